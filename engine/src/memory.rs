@@ -1,0 +1,311 @@
+//! The replica's memory budget: weights, runtime reserve and KV cache, derived
+//! from the model's architecture and the accelerator (nothing per model is
+//! hard-coded).
+//!
+//! # Formula
+//! - weights [B] = parameters x bytes per weight (every expert of a MoE is resident);
+//! - KV bytes per token (per replica) = 2 (K and V) x layers x max(kv_heads, TP)
+//!   x head_dim x bytes per KV element. With TP larger than the KV heads, each GPU
+//!   still holds one head, so heads are replicated. Under multi-head latent
+//!   attention the latent vector (kv_latent_dim elements per layer) is cached on
+//!   every GPU of the replica: TP x layers x kv_latent_dim x bytes;
+//! - usable [B] = TP x device memory x gpu_memory_utilization;
+//! - KV pool [B] = usable - weights - TP x runtime reserve;
+//! - blocks = floor(KV pool / (block_size x KV bytes per token)).
+
+use serde::Serialize;
+
+use crate::error::Checker;
+use crate::scenario::ScenarioParams;
+
+/// Bytes in a GiB.
+pub const GIB: f64 = 1_073_741_824.0;
+
+/// Where a replica's memory goes. All sizes are per replica [bytes].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemoryBudget {
+    pub gpus_per_replica: u32,
+    /// Physical memory of all GPUs of the replica.
+    pub device_bytes: f64,
+    /// The part the engine may use (gpu_memory_utilization).
+    pub usable_bytes: f64,
+    pub weight_bytes: f64,
+    pub reserve_bytes: f64,
+    /// What is left for the KV cache (negative when the model does not fit).
+    pub kv_pool_bytes: f64,
+    pub kv_bytes_per_token: f64,
+    pub block_size: u32,
+    /// KV cache blocks (0 when the model does not fit).
+    pub total_blocks: u32,
+    /// Longest sequence (prompt + output - 1 tokens of KV) a request may need.
+    pub max_seq_tokens: u64,
+}
+
+/// How comfortably a model fits, for the memory bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fit {
+    /// The KV cache holds at least `max_num_seqs` sequences of the configured
+    /// reference length.
+    Fits,
+    /// The model fits, but the KV cache holds fewer sequences than the engine
+    /// could batch: KV, not `max_num_seqs`, will limit concurrency.
+    Tight,
+    DoesNotFit,
+}
+
+impl MemoryBudget {
+    /// The budget without judging it (the memory bar shows it even when the
+    /// model does not fit).
+    pub fn compute(params: &ScenarioParams) -> MemoryBudget {
+        let m = &params.model;
+        let r = &params.replica;
+        let tp = r.gpus_per_replica.max(1);
+        let weight_bytes = m.params_b * 1e9 * m.weight_dtype.bytes();
+        let kv_bytes_per_token = match m.kv_latent_dim {
+            Some(latent) => tp as f64 * m.layers as f64 * latent as f64 * m.kv_dtype.bytes(),
+            None => {
+                2.0 * m.layers as f64
+                    * m.kv_heads.max(tp) as f64
+                    * m.head_dim as f64
+                    * m.kv_dtype.bytes()
+            }
+        };
+        let device_bytes = tp as f64 * params.hardware.memory_gib * GIB;
+        let usable_bytes = device_bytes * r.gpu_memory_utilization;
+        let reserve_bytes = tp as f64 * r.runtime_reserve_gib * GIB;
+        let kv_pool_bytes = usable_bytes - weight_bytes - reserve_bytes;
+        let block_size = params.engine.block_size.max(1);
+        let block_bytes = block_size as f64 * kv_bytes_per_token;
+        let blocks = if kv_pool_bytes > 0.0 && block_bytes > 0.0 {
+            (kv_pool_bytes / block_bytes).floor()
+        } else {
+            0.0
+        };
+        let total_blocks = blocks.min(u32::MAX as f64 / 2.0) as u32;
+        let cache_tokens = total_blocks as u64 * block_size as u64;
+        let max_seq_tokens = match params.engine.max_model_len {
+            Some(len) => cache_tokens.min(len as u64),
+            None => cache_tokens,
+        };
+        MemoryBudget {
+            gpus_per_replica: tp,
+            device_bytes,
+            usable_bytes,
+            weight_bytes,
+            reserve_bytes,
+            kv_pool_bytes,
+            kv_bytes_per_token,
+            block_size,
+            total_blocks,
+            max_seq_tokens,
+        }
+    }
+
+    /// Tokens the KV cache holds.
+    pub fn kv_capacity_tokens(&self) -> u64 {
+        self.total_blocks as u64 * self.block_size as u64
+    }
+
+    /// Fits / tight / does not fit, given the sequence length that a typical
+    /// request reaches (prompt + output).
+    pub fn fit(&self, max_num_seqs: u32, typical_seq_tokens: f64) -> Fit {
+        if self.total_blocks == 0 {
+            Fit::DoesNotFit
+        } else if (self.kv_capacity_tokens() as f64) < max_num_seqs as f64 * typical_seq_tokens {
+            Fit::Tight
+        } else {
+            Fit::Fits
+        }
+    }
+
+    /// Checks the architecture and hardware fields and that the model fits;
+    /// `None` (with errors) otherwise.
+    pub(crate) fn derive(params: &ScenarioParams, check: &mut Checker) -> Option<MemoryBudget> {
+        let before = check.has_errors();
+        let m = &params.model;
+        check.at("model", |c| {
+            if c.positive("params_b", m.params_b)
+                && let Some(active) = m.active_params_b
+                && c.positive("active_params_b", active)
+                && active > m.params_b
+            {
+                c.fail(
+                    "active_params_b",
+                    format!("must not exceed params_b ({}), got {active}", m.params_b),
+                );
+            }
+            c.at_least("layers", m.layers as u64, 1);
+            c.at_least("q_heads", m.q_heads as u64, 1);
+            c.at_least("kv_heads", m.kv_heads as u64, 1);
+            c.at_least("head_dim", m.head_dim as u64, 1);
+            if m.kv_heads > m.q_heads || (m.kv_heads > 0 && !m.q_heads.is_multiple_of(m.kv_heads)) {
+                c.fail(
+                    "kv_heads",
+                    format!(
+                        "must divide q_heads ({}) for grouped-query attention, got {}",
+                        m.q_heads, m.kv_heads
+                    ),
+                );
+            }
+            if let Some(latent) = m.kv_latent_dim {
+                c.at_least("kv_latent_dim", latent as u64, 1);
+            }
+        });
+        let h = &params.hardware;
+        check.at("hardware", |c| {
+            c.positive("memory_gib", h.memory_gib);
+            c.positive("bandwidth_gb_s", h.bandwidth_gb_s);
+            c.positive("peak_tflops", h.peak_tflops);
+        });
+        let r = &params.replica;
+        check.at("replica", |c| {
+            let tp = r.gpus_per_replica;
+            if !(1..=64).contains(&tp) {
+                c.fail("gpus_per_replica", format!("must be between 1 and 64, got {tp}"));
+            } else if m.kv_latent_dim.is_none()
+                && m.kv_heads > 0
+                && !m.kv_heads.is_multiple_of(tp)
+                && !tp.is_multiple_of(m.kv_heads)
+            {
+                c.fail(
+                    "gpus_per_replica",
+                    format!(
+                        "tensor parallelism must divide the KV heads ({}) or be a multiple of them, got {tp}",
+                        m.kv_heads
+                    ),
+                );
+            }
+            if !(r.gpu_memory_utilization > 0.0 && r.gpu_memory_utilization <= 1.0) {
+                c.fail(
+                    "gpu_memory_utilization",
+                    format!("must be in (0, 1], got {}", crate::error::show(r.gpu_memory_utilization)),
+                );
+            }
+            c.non_negative("runtime_reserve_gib", r.runtime_reserve_gib);
+        });
+        if check.has_errors() != before {
+            return None;
+        }
+        let budget = MemoryBudget::compute(params);
+        if budget.total_blocks == 0 {
+            let need = budget.weight_bytes + budget.reserve_bytes;
+            check.fail(
+                "model.params_b",
+                format!(
+                    "the model does not fit: weights need {:.1} GiB ({} B parameters x {} bytes) and the runtime reserve {:.1} GiB, \
+                     but a {}-GPU replica of {} has {:.1} GiB usable ({:.0} GiB x {} x {}); short by {:.1} GiB. \
+                     Use more GPUs per replica, a smaller weight type, or a larger accelerator",
+                    budget.weight_bytes / GIB,
+                    m.params_b,
+                    m.weight_dtype.bytes(),
+                    budget.reserve_bytes / GIB,
+                    budget.gpus_per_replica,
+                    h.name,
+                    budget.usable_bytes / GIB,
+                    h.memory_gib,
+                    budget.gpus_per_replica,
+                    r.gpu_memory_utilization,
+                    (need + budget.block_size as f64 * budget.kv_bytes_per_token - budget.usable_bytes).max(0.0) / GIB,
+                ),
+            );
+            return None;
+        }
+        Some(budget)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+    use crate::scenario::{Dtype, Scenario};
+
+    fn params(model: &str, hardware: &str, tp: u32) -> ScenarioParams {
+        let mut p = ScenarioParams {
+            model: presets::model(model).unwrap(),
+            hardware: presets::hardware(hardware).unwrap(),
+            ..ScenarioParams::default()
+        };
+        p.replica.gpus_per_replica = tp;
+        p
+    }
+
+    #[test]
+    fn kv_bytes_per_token_follow_from_the_architecture() {
+        // 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 (facts.md: 128 KiB).
+        assert_eq!(
+            MemoryBudget::compute(&params("llama-3.1-8b", "h100-sxm", 1)).kv_bytes_per_token,
+            131_072.0
+        );
+        // 2 x 80 x 8 x 128 x 2 = 327,680 (320 KiB).
+        assert_eq!(
+            MemoryBudget::compute(&params("llama-3.1-70b", "h100-sxm", 4)).kv_bytes_per_token,
+            327_680.0
+        );
+        // Qwen2.5-7B: 2 x 28 x 4 x 128 x 2 = 57,344; at TP 8 the 4 heads are replicated to 8.
+        assert_eq!(
+            MemoryBudget::compute(&params("qwen2.5-7b", "h100-sxm", 1)).kv_bytes_per_token,
+            57_344.0
+        );
+        assert_eq!(
+            MemoryBudget::compute(&params("qwen2.5-7b", "h100-sxm", 8)).kv_bytes_per_token,
+            2.0 * 57_344.0
+        );
+        // DeepSeek-V3 MLA: 61 x (512 + 64) x 2 = 70,272 bytes per GPU, replicated on each.
+        assert_eq!(
+            MemoryBudget::compute(&params("deepseek-v3", "h200-sxm", 8)).kv_bytes_per_token,
+            8.0 * 70_272.0
+        );
+    }
+
+    #[test]
+    fn fp8_kv_halves_the_footprint() {
+        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
+        p.model.kv_dtype = Dtype::Fp8;
+        assert_eq!(MemoryBudget::compute(&p).kv_bytes_per_token, 65_536.0);
+    }
+
+    #[test]
+    fn blocks_are_what_remains_after_weights_and_reserve() {
+        let p = params("llama-3.1-8b", "h100-sxm", 1);
+        let b = MemoryBudget::compute(&p);
+        let pool = 80.0 * GIB * 0.9 - 8.03e9 * 2.0 - 2.0 * GIB;
+        assert!((b.kv_pool_bytes - pool).abs() < 1.0);
+        assert_eq!(b.total_blocks, (pool / (16.0 * 131_072.0)).floor() as u32);
+    }
+
+    #[test]
+    fn a_model_that_does_not_fit_says_by_how_much() {
+        let p = params("llama-3.1-70b", "h100-sxm", 1);
+        let e = Scenario::try_from(p).unwrap_err();
+        let msg = e
+            .for_field("model.params_b")
+            .expect("error on the parameter count");
+        assert!(msg.contains("does not fit"), "{msg}");
+        assert!(msg.contains("short by"), "{msg}");
+        assert!(
+            msg.contains("131.4 GiB"),
+            "weights of 70.55B bf16 should be 131.4 GiB: {msg}"
+        );
+    }
+
+    #[test]
+    fn zero_memory_is_a_field_error() {
+        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
+        p.hardware.memory_gib = 0.0;
+        let e = Scenario::try_from(p).unwrap_err();
+        assert!(e.for_field("hardware.memory_gib").is_some(), "{e}");
+    }
+
+    #[test]
+    fn tensor_parallelism_must_match_kv_heads() {
+        let p = params("llama-3.1-8b", "h100-sxm", 3);
+        let e = Scenario::try_from(p).unwrap_err();
+        assert!(
+            e.for_field("replica.gpus_per_replica")
+                .unwrap()
+                .contains("KV heads (8)")
+        );
+    }
+}

@@ -1,0 +1,433 @@
+//! What the planner keeps of one simulation run, and how runs are judged
+//! against the SLA targets.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::nonfinite;
+use crate::plan::params::{DecisionRule, TargetMetric, TargetParams};
+use crate::report::{ClassStats, Quantiles, Report};
+use crate::scenario::Scenario;
+use crate::sim::{RequestRecord, Status};
+use crate::stats::mean_and_half_width;
+
+/// The standard percentiles a report computes; others need the records.
+const REPORT_PERCENTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
+
+/// Totals of one class (or all classes) in one run.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ClassTotals {
+    pub arrived: u64,
+    pub met: u64,
+    pub completed: u64,
+    pub p_miss: f64,
+    pub sojourn: Quantiles,
+    pub ttft: Quantiles,
+    pub tpot: Quantiles,
+    pub prefill_tokens: u64,
+    /// Output tokens of completed requests (the first one included).
+    pub output_tokens: u64,
+    pub busy_s: f64,
+    pub busy_s_missed: f64,
+    pub busy_s_recomputed: f64,
+}
+
+impl ClassTotals {
+    fn of(stats: &ClassStats) -> ClassTotals {
+        let completed = stats.met + stats.late;
+        ClassTotals {
+            arrived: stats.arrived,
+            met: stats.met,
+            completed,
+            // A class with no arrivals has no misses.
+            p_miss: if stats.p_miss.is_nan() {
+                0.0
+            } else {
+                stats.p_miss
+            },
+            sojourn: stats.sojourn.clone(),
+            ttft: stats.ttft.clone(),
+            tpot: stats.tpot.clone(),
+            prefill_tokens: stats.prefill_tokens,
+            output_tokens: stats.decode_tokens + completed,
+            busy_s: stats.busy_s,
+            busy_s_missed: stats.busy_s_missed,
+            busy_s_recomputed: stats.busy_s_recomputed,
+        }
+    }
+}
+
+/// What the planner keeps of one run: aggregates, not records.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RunSummary {
+    pub replicas: u32,
+    /// Measured window: horizon - warm-up [s].
+    pub window_s: f64,
+    pub classes: Vec<ClassTotals>,
+    pub overall: ClassTotals,
+    /// Requests simulated (warm-up included).
+    pub requests: u64,
+    /// Accelerator work of the measured requests / (replicas x window).
+    pub busy_fraction: f64,
+    /// Largest sampled waiting queue per replica.
+    pub peak_waiting_per_replica: f64,
+    /// 99th percentile of the sampled waiting queue per replica.
+    pub p99_waiting_per_replica: f64,
+    /// 99th percentile of the sampled KV utilization.
+    pub p99_kv_utilization: f64,
+    /// Replica-seconds per prompt token and per output token at saturation
+    /// (the load estimate's), for splitting cost between them.
+    pub prefill_s_per_token: f64,
+    pub decode_s_per_token: f64,
+    /// Percentiles a report does not compute, from the records:
+    /// (check index, value).
+    pub extra_percentiles: Vec<(usize, f64)>,
+}
+
+impl RunSummary {
+    pub fn of(report: &Report, checks: &[CheckSpec]) -> RunSummary {
+        let window_s = report.horizon_s - report.warmup_s;
+        let n = report.replicas.max(1) as f64;
+        let mut waiting: Vec<f64> = report.series.iter().map(|p| p.waiting as f64 / n).collect();
+        waiting.sort_by(f64::total_cmp);
+        let mut kv: Vec<f64> = report.series.iter().map(|p| p.kv_utilization).collect();
+        kv.sort_by(f64::total_cmp);
+        let p99 = |sorted: &[f64]| {
+            if sorted.is_empty() {
+                0.0
+            } else {
+                crate::stats::quantile_sorted(sorted, 0.99)
+            }
+        };
+        let extra_percentiles = checks
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.needs_records())
+            .map(|(i, c)| (i, c.percentile_from_records(report)))
+            .collect();
+        RunSummary {
+            replicas: report.replicas,
+            window_s,
+            classes: report.classes.iter().map(ClassTotals::of).collect(),
+            overall: ClassTotals::of(&report.overall),
+            requests: report.engine.requests,
+            busy_fraction: report.overall.busy_s / (n * window_s),
+            peak_waiting_per_replica: waiting.last().copied().unwrap_or(0.0),
+            p99_waiting_per_replica: p99(&waiting),
+            p99_kv_utilization: p99(&kv),
+            prefill_s_per_token: report.load.prefill_s_per_token,
+            decode_s_per_token: report.load.decode_s_per_token,
+            extra_percentiles,
+        }
+    }
+}
+
+/// What a check measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckMetric {
+    MissProbability,
+    Sojourn,
+    Ttft,
+    Tpot,
+    /// The implicit sustainability check: the measured requests' accelerator
+    /// work over the fleet's time must stay at or below `max_busy_fraction`.
+    BusyFraction,
+}
+
+/// One target applied to one class (a target without a class becomes one
+/// check per class), or the sustainability check.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CheckSpec {
+    pub metric: CheckMetric,
+    /// Class index (None for the fleet-wide busy-fraction check).
+    pub class: Option<usize>,
+    pub class_name: Option<String>,
+    pub percentile: f64,
+    /// The value must be at most this.
+    pub threshold: f64,
+    pub description: String,
+}
+
+impl CheckSpec {
+    /// Every check a scenario's plan asks for, in target order, then the
+    /// busy-fraction check.
+    pub fn all(scenario: &Scenario) -> Vec<CheckSpec> {
+        let names: Vec<&str> = scenario
+            .params
+            .classes
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let plan = &scenario.params.plan;
+        let mut out = Vec::new();
+        for target in &TargetParams::effective(&plan.targets) {
+            let classes: Vec<usize> = match target.class() {
+                Some(name) => names.iter().position(|n| *n == name).into_iter().collect(),
+                None => (0..names.len()).collect(),
+            };
+            for k in classes {
+                let name = names[k].to_string();
+                let deadline_s = scenario.classes[k].deadline_s;
+                let spec = match target {
+                    TargetParams::MissProbability { epsilon, .. } => CheckSpec {
+                        metric: CheckMetric::MissProbability,
+                        class: Some(k),
+                        percentile: 0.0,
+                        threshold: *epsilon,
+                        description: format!(
+                            "{name}: P(sojourn > {}) <= {}",
+                            duration(deadline_s),
+                            percent(*epsilon)
+                        ),
+                        class_name: Some(name),
+                    },
+                    _ => {
+                        let (p, bound_s) = target.percentile_bound().unwrap_or_default();
+                        let (metric, label) = match target.metric() {
+                            TargetMetric::Ttft => (CheckMetric::Ttft, "TTFT"),
+                            TargetMetric::Tpot => (CheckMetric::Tpot, "TPOT"),
+                            _ => (CheckMetric::Sojourn, "sojourn"),
+                        };
+                        CheckSpec {
+                            metric,
+                            class: Some(k),
+                            percentile: p,
+                            threshold: bound_s,
+                            description: format!(
+                                "{name}: {} {label} <= {}",
+                                percentile_label(p),
+                                duration(bound_s)
+                            ),
+                            class_name: Some(name),
+                        }
+                    }
+                };
+                out.push(spec);
+            }
+        }
+        out.push(CheckSpec {
+            metric: CheckMetric::BusyFraction,
+            class: None,
+            class_name: None,
+            percentile: 0.0,
+            threshold: plan.max_busy_fraction,
+            description: format!(
+                "sustainable: the day's work takes <= {} of the fleet's time",
+                percent(plan.max_busy_fraction)
+            ),
+        });
+        out
+    }
+
+    fn quantiles_metric(&self) -> bool {
+        matches!(
+            self.metric,
+            CheckMetric::Sojourn | CheckMetric::Ttft | CheckMetric::Tpot
+        )
+    }
+
+    pub fn needs_records(&self) -> bool {
+        self.quantiles_metric() && !REPORT_PERCENTILES.contains(&self.percentile)
+    }
+
+    /// This check's value in one run.
+    pub fn value(&self, index: usize, run: &RunSummary) -> f64 {
+        let Some(k) = self.class else {
+            return run.busy_fraction;
+        };
+        let class = &run.classes[k];
+        let quantiles = match self.metric {
+            CheckMetric::MissProbability => return class.p_miss,
+            CheckMetric::BusyFraction => return run.busy_fraction,
+            CheckMetric::Sojourn => &class.sojourn,
+            CheckMetric::Ttft => &class.ttft,
+            CheckMetric::Tpot => &class.tpot,
+        };
+        let value = if self.needs_records() {
+            run.extra_percentiles
+                .iter()
+                .find(|(i, _)| *i == index)
+                .map_or(f64::INFINITY, |(_, v)| *v)
+        } else if self.percentile == 0.5 {
+            quantiles.p50
+        } else if self.percentile == 0.9 {
+            quantiles.p90
+        } else if self.percentile == 0.99 {
+            quantiles.p99
+        } else {
+            quantiles.p999
+        };
+        // A class without requests has no delay.
+        if value.is_nan() { 0.0 } else { value }
+    }
+
+    /// A percentile the report does not compute, from the records, with the
+    /// report's definitions: every measured arrival counts, and one that
+    /// never reached the event counts as infinitely late (TPOT: completed
+    /// requests with more than one output token).
+    fn percentile_from_records(&self, report: &Report) -> f64 {
+        let Some(k) = self.class else {
+            return f64::NAN;
+        };
+        let measured = report
+            .records
+            .iter()
+            .filter(|r| r.class as usize == k && r.arrival_s >= report.warmup_s);
+        let mut finite = Vec::new();
+        let mut missing = 0u64;
+        let mut push = |x: f64| {
+            if x.is_finite() {
+                finite.push(x)
+            } else {
+                missing += 1
+            }
+        };
+        for r in measured {
+            match self.metric {
+                CheckMetric::Sojourn => push(completed_or_inf(r, r.end_s - r.arrival_s)),
+                CheckMetric::Ttft => push(if r.first_token_s.is_nan() {
+                    f64::INFINITY
+                } else {
+                    r.first_token_s - r.arrival_s
+                }),
+                CheckMetric::Tpot => {
+                    if r.status == Status::Completed && r.output_tokens > 1 {
+                        push((r.end_s - r.first_token_s) / (r.output_tokens - 1) as f64);
+                    }
+                }
+                CheckMetric::MissProbability | CheckMetric::BusyFraction => {}
+            }
+        }
+        finite.sort_by(f64::total_cmp);
+        Quantiles::at(&finite, missing, self.percentile)
+    }
+}
+
+fn completed_or_inf(r: &RequestRecord, x: f64) -> f64 {
+    if r.status == Status::Completed {
+        x
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// One check over R replications.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TargetCheck {
+    pub description: String,
+    pub metric: CheckMetric,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// The value must be at most this (a probability, a fraction or seconds).
+    pub threshold: f64,
+    /// Mean over replications (infinite when a replication never reached it).
+    #[serde(with = "nonfinite")]
+    pub mean: f64,
+    /// 95% Student-t interval over replications; absent with one replication
+    /// or an infinite value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
+    pub met: bool,
+}
+
+/// One fleet size evaluated against every check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    pub replicas: u32,
+    pub replications: u32,
+    /// Every check met.
+    pub meets: bool,
+    /// The largest judged value / threshold over the checks (at most 1
+    /// exactly when every check is met).
+    #[serde(with = "nonfinite")]
+    pub worst_ratio: f64,
+    pub checks: Vec<TargetCheck>,
+}
+
+/// Mean and 95% Student-t interval of per-replication values (infinite
+/// values give an infinite mean and no interval). Every quantity the planner
+/// averages is non-negative, so the interval is cut at zero.
+pub(crate) fn mean_ci(values: &[f64]) -> (f64, Option<[f64; 2]>) {
+    if values.iter().any(|v| !v.is_finite()) {
+        return (f64::INFINITY, None);
+    }
+    let (mean, half) = mean_and_half_width(values, true);
+    let ci = half
+        .is_finite()
+        .then_some([(mean - half).max(0.0), mean + half]);
+    (mean, ci)
+}
+
+/// Judges runs (one per replication) against every check.
+pub(crate) fn evaluate(
+    checks: &[CheckSpec],
+    runs: &[&RunSummary],
+    decision: DecisionRule,
+) -> Evaluation {
+    let mut out = Vec::with_capacity(checks.len());
+    let mut worst_ratio = 0.0f64;
+    for (i, spec) in checks.iter().enumerate() {
+        let values: Vec<f64> = runs.iter().map(|r| spec.value(i, r)).collect();
+        let (mean, ci95) = mean_ci(&values);
+        let judged = match (decision, ci95) {
+            (DecisionRule::Upper95, Some([_, hi])) => hi,
+            _ => mean,
+        };
+        let met = judged <= spec.threshold;
+        // Judged like `met`, so that ratio <= 1 exactly when met.
+        let ratio = judged / spec.threshold;
+        worst_ratio = worst_ratio.max(ratio);
+        out.push(TargetCheck {
+            description: spec.description.clone(),
+            metric: spec.metric,
+            class: spec.class_name.clone(),
+            threshold: spec.threshold,
+            mean,
+            ci95,
+            met,
+        });
+    }
+    Evaluation {
+        replicas: runs.first().map_or(0, |r| r.replicas),
+        replications: runs.len() as u32,
+        meets: out.iter().all(|c| c.met),
+        worst_ratio,
+        checks: out,
+    }
+}
+
+/// "1%", "0.1%", "100%".
+pub(crate) fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if p >= 1.0 && p == p.round() {
+        format!("{p:.0}%")
+    } else {
+        let text = format!("{p:.3}");
+        format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+    }
+}
+
+/// "p99", "p99.9", "p95".
+pub(crate) fn percentile_label(p: f64) -> String {
+    let text = format!("{:.3}", p * 100.0);
+    format!("p{}", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// A duration for messages: "850 ms", "30 s", "12.5 min", "24 h".
+pub(crate) fn duration(s: f64) -> String {
+    let trim = |x: f64| {
+        let text = format!("{x:.2}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    if !s.is_finite() {
+        "never".to_string()
+    } else if s < 1.0 {
+        format!("{} ms", trim(s * 1000.0))
+    } else if s < 120.0 {
+        format!("{} s", trim(s))
+    } else if s < 7200.0 {
+        format!("{} min", trim(s / 60.0))
+    } else {
+        format!("{} h", trim(s / 3600.0))
+    }
+}

@@ -1,0 +1,886 @@
+//! The plan section of a scenario: prices, reserve, SLA targets, candidate
+//! hardware, best and worst cases, sensitivity and replication settings.
+//!
+//! Like the rest of [`crate::ScenarioParams`] it is permissive serde input;
+//! [`check_plan`] validates it once, inside [`crate::Scenario::try_from`], so
+//! the planner never re-checks. Every field has a default: files written
+//! before the planner existed keep decoding.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analytic::fastest_service;
+use crate::error::{Checker, show};
+use crate::presets;
+use crate::scenario::{Class, HardwareParams, MAX_REPLICAS, Scenario, ScenarioParams};
+use crate::step_time::{StepTimeModel, StepTimeParams};
+
+/// Most replications per evaluated configuration.
+pub const MAX_REPLICATIONS: u32 = 100;
+/// Most points on a service curve.
+pub const MAX_CURVE_POINTS: usize = 32;
+/// The miss probability every class must stay under when no target is listed.
+pub const DEFAULT_EPSILON: f64 = 0.01;
+
+/// Everything the planner needs beyond the scenario itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlanParams {
+    /// What the configured hardware costs, and the labels every cost carries.
+    pub pricing: PricingParams,
+    /// Capacity held back from steady demand.
+    pub reserve: ReserveParams,
+    /// SLA targets: the fleet must meet all of them. Empty: every class must
+    /// meet its deadline with P(miss) <= [`DEFAULT_EPSILON`] (checked by the
+    /// planner, not at validation, so that any scenario can still be run).
+    pub targets: Vec<TargetParams>,
+    /// Hardware and parallelism options to compare. Absent: the configured
+    /// hardware alone, at `pricing`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<CandidateParams>>,
+    /// The optimistic case, as multipliers on the base.
+    pub best: Multipliers,
+    /// The pessimistic case, as multipliers on the base.
+    pub worst: Multipliers,
+    pub sensitivity: SensitivityParams,
+    pub service_curve: ServiceCurveParams,
+    /// Independent seeds R per evaluated configuration (replication r uses
+    /// the scenario seed + r).
+    pub replications: u32,
+    /// Largest fleet the capacity search considers [replicas].
+    pub max_replicas: u32,
+    /// Most of the fleet's time the measured requests may occupy: their
+    /// accelerator work / (replicas x measured window). At 1 a day's work
+    /// just fits in a day; above it queues grow from one day to the next,
+    /// whatever a one-day run shows.
+    pub max_busy_fraction: f64,
+    /// How replications decide whether a target is met.
+    pub decision: DecisionRule,
+}
+
+/// How the pricing was agreed; the fleet is static, so the model labels the
+/// price rather than changing the arithmetic (enter the effective rate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PricingModel {
+    OnDemand,
+    /// Reserved or committed-use: paid whether used or not.
+    Reserved,
+    /// Interruptible capacity: cheaper, and can be reclaimed at short notice.
+    Spot,
+}
+
+impl PricingModel {
+    pub fn label(self) -> &'static str {
+        match self {
+            PricingModel::OnDemand => "on-demand",
+            PricingModel::Reserved => "reserved",
+            PricingModel::Spot => "spot",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PricingParams {
+    /// Price of one accelerator for one hour [USD]. Absent: costs are not
+    /// computed (GPU-hours still are).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usd_per_gpu_hour: Option<f64>,
+    pub pricing_model: PricingModel,
+    /// Fixed costs (storage, network, operations) [USD per month of 730 h],
+    /// prorated over the horizon.
+    pub fixed_usd_per_month: f64,
+    /// When the price was read, e.g. "2025-09-01".
+    pub price_date: String,
+    /// Where the price applies, e.g. "AWS us-east-1, p5 on-demand".
+    pub provider_region: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReserveParams {
+    /// N + k: replicas kept to absorb k failures [replicas].
+    pub failure_reserve_replicas: u32,
+    /// Warm idle replicas for bursts and rollouts [replicas].
+    pub warm_idle_replicas: u32,
+}
+
+/// One SLA target. `class` names the request class it applies to; absent, it
+/// applies to every class separately.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "metric", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TargetParams {
+    /// P(S > class deadline) <= epsilon.
+    MissProbability {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
+        epsilon: f64,
+    },
+    /// The `percentile` quantile of the sojourn time <= `bound_s`.
+    SojournPercentile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
+        percentile: f64,
+        bound_s: f64,
+    },
+    /// The `percentile` quantile of the time to first token <= `bound_s`.
+    TtftPercentile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
+        percentile: f64,
+        bound_s: f64,
+    },
+    /// The `percentile` quantile of the time per output token <= `bound_s`.
+    TpotPercentile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        class: Option<String>,
+        percentile: f64,
+        bound_s: f64,
+    },
+}
+
+/// What a target measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetMetric {
+    MissProbability,
+    Sojourn,
+    Ttft,
+    Tpot,
+}
+
+impl TargetParams {
+    /// The targets a plan uses: those listed, or the default.
+    pub fn effective(listed: &[TargetParams]) -> Vec<TargetParams> {
+        if listed.is_empty() {
+            vec![TargetParams::MissProbability {
+                class: None,
+                epsilon: DEFAULT_EPSILON,
+            }]
+        } else {
+            listed.to_vec()
+        }
+    }
+
+    pub fn class(&self) -> Option<&str> {
+        match self {
+            TargetParams::MissProbability { class, .. }
+            | TargetParams::SojournPercentile { class, .. }
+            | TargetParams::TtftPercentile { class, .. }
+            | TargetParams::TpotPercentile { class, .. } => class.as_deref(),
+        }
+    }
+
+    pub fn metric(&self) -> TargetMetric {
+        match self {
+            TargetParams::MissProbability { .. } => TargetMetric::MissProbability,
+            TargetParams::SojournPercentile { .. } => TargetMetric::Sojourn,
+            TargetParams::TtftPercentile { .. } => TargetMetric::Ttft,
+            TargetParams::TpotPercentile { .. } => TargetMetric::Tpot,
+        }
+    }
+
+    /// (percentile, bound [s]) of a percentile target.
+    pub fn percentile_bound(&self) -> Option<(f64, f64)> {
+        match self {
+            TargetParams::MissProbability { .. } => None,
+            TargetParams::SojournPercentile {
+                percentile,
+                bound_s,
+                ..
+            }
+            | TargetParams::TtftPercentile {
+                percentile,
+                bound_s,
+                ..
+            }
+            | TargetParams::TpotPercentile {
+                percentile,
+                bound_s,
+                ..
+            } => Some((*percentile, *bound_s)),
+        }
+    }
+}
+
+/// One hardware and parallelism option for the fleet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CandidateParams {
+    pub name: String,
+    /// An accelerator preset id (e.g. "h100-sxm"). Give this or `hardware`;
+    /// neither means the configured hardware.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardware_preset: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareParams>,
+    /// GPUs per replica (tensor-parallel degree).
+    pub gpus_per_replica: u32,
+    /// [USD per accelerator-hour]; absent: `pricing.usd_per_gpu_hour`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usd_per_gpu_hour: Option<f64>,
+    /// Absent: `pricing.pricing_model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pricing_model: Option<PricingModel>,
+    /// A step-time model measured for this option; absent: the scenario's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_time: Option<StepTimeParams>,
+}
+
+/// Multipliers that turn the base scenario into another case. 1 everywhere is
+/// the base.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Multipliers {
+    /// On every class's batch rate.
+    pub arrival_rate: f64,
+    /// On batch sizes of batch classes (those whose batch size is not the
+    /// constant 1 of a plain Poisson stream).
+    pub batch_size: f64,
+    pub input_tokens: f64,
+    pub output_tokens: f64,
+    /// On every class's prefix-cache hit rate (capped at 1).
+    pub prefix_cache_hit: f64,
+    /// On every accelerator price and the fixed costs.
+    pub price: f64,
+    /// On every step time (calibration error of the step-time model).
+    pub step_time: f64,
+}
+
+impl Default for Multipliers {
+    fn default() -> Self {
+        Multipliers::BASE
+    }
+}
+
+impl Multipliers {
+    /// No change.
+    pub const BASE: Multipliers = Multipliers {
+        arrival_rate: 1.0,
+        batch_size: 1.0,
+        input_tokens: 1.0,
+        output_tokens: 1.0,
+        prefix_cache_hit: 1.0,
+        price: 1.0,
+        step_time: 1.0,
+    };
+
+    /// The value for one input.
+    pub fn get(&self, input: SensitivityInput) -> f64 {
+        match input {
+            SensitivityInput::ArrivalRate => self.arrival_rate,
+            SensitivityInput::BatchSize => self.batch_size,
+            SensitivityInput::InputTokens => self.input_tokens,
+            SensitivityInput::OutputTokens => self.output_tokens,
+            SensitivityInput::PrefixCacheHit => self.prefix_cache_hit,
+            SensitivityInput::Price => self.price,
+            SensitivityInput::StepTime => self.step_time,
+        }
+    }
+
+    /// These multipliers with one input set to `value`.
+    pub fn with(mut self, input: SensitivityInput, value: f64) -> Multipliers {
+        *match input {
+            SensitivityInput::ArrivalRate => &mut self.arrival_rate,
+            SensitivityInput::BatchSize => &mut self.batch_size,
+            SensitivityInput::InputTokens => &mut self.input_tokens,
+            SensitivityInput::OutputTokens => &mut self.output_tokens,
+            SensitivityInput::PrefixCacheHit => &mut self.prefix_cache_hit,
+            SensitivityInput::Price => &mut self.price,
+            SensitivityInput::StepTime => &mut self.step_time,
+        } = value;
+        self
+    }
+
+    /// Whether these multipliers change the simulated system (price alone does not).
+    pub fn same_system_as(&self, other: &Multipliers) -> bool {
+        Multipliers {
+            price: 1.0,
+            ..*self
+        } == Multipliers {
+            price: 1.0,
+            ..*other
+        }
+    }
+
+    /// The scenario parameters of this case: `params` with every multiplier
+    /// but price applied. The plan section is dropped (a case is simulated,
+    /// not planned).
+    pub fn apply(&self, params: &ScenarioParams) -> ScenarioParams {
+        let mut out = ScenarioParams {
+            plan: PlanParams::default(),
+            ..params.clone()
+        };
+        for class in &mut out.classes {
+            class.batches_per_hour *= self.arrival_rate;
+            let poisson = class.batch_size == crate::dist::DistParams::constant(1.0);
+            if self.batch_size != 1.0 && !poisson {
+                class.batch_size = class.batch_size.scaled(self.batch_size);
+            }
+            if self.input_tokens != 1.0 {
+                class.input_tokens = class.input_tokens.scaled(self.input_tokens);
+            }
+            if self.output_tokens != 1.0 {
+                class.output_tokens = class.output_tokens.scaled(self.output_tokens);
+            }
+            class.prefix_cache_hit = (class.prefix_cache_hit * self.prefix_cache_hit).min(1.0);
+        }
+        out.step_time_scale *= self.step_time;
+        out
+    }
+}
+
+/// An input the sensitivity analysis varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SensitivityInput {
+    ArrivalRate,
+    BatchSize,
+    InputTokens,
+    OutputTokens,
+    PrefixCacheHit,
+    Price,
+    StepTime,
+}
+
+impl SensitivityInput {
+    pub const ALL: [SensitivityInput; 7] = [
+        SensitivityInput::ArrivalRate,
+        SensitivityInput::BatchSize,
+        SensitivityInput::InputTokens,
+        SensitivityInput::OutputTokens,
+        SensitivityInput::PrefixCacheHit,
+        SensitivityInput::Price,
+        SensitivityInput::StepTime,
+    ];
+
+    /// A label for tables and charts.
+    pub fn label(self) -> &'static str {
+        match self {
+            SensitivityInput::ArrivalRate => "arrival rate",
+            SensitivityInput::BatchSize => "batch size",
+            SensitivityInput::InputTokens => "input tokens",
+            SensitivityInput::OutputTokens => "output tokens",
+            SensitivityInput::PrefixCacheHit => "prefix cache hit rate",
+            SensitivityInput::Price => "price",
+            SensitivityInput::StepTime => "step time",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SensitivityParams {
+    /// Each input is multiplied by 1 - delta and 1 + delta in turn.
+    pub delta: f64,
+    /// The inputs to vary; empty skips the analysis.
+    pub inputs: Vec<SensitivityInput>,
+    /// Seeds per point (the same seeds at every point: common random numbers).
+    pub replications: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServiceCurveParams {
+    /// Offered load as multiples of the base arrival rate; empty skips the curve.
+    pub load_multipliers: Vec<f64>,
+    /// Keep the recommended operating point this fraction below the knee.
+    pub headroom_fraction: f64,
+    /// Seeds per point; absent: the plan's `replications`, so that the
+    /// curve agrees with the capacity search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replications: Option<u32>,
+}
+
+/// How replications decide whether a target is met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionRule {
+    /// The mean over replications meets the target.
+    Mean,
+    /// The upper end of the 95% confidence interval meets it (safer, needs
+    /// more capacity when replications disagree).
+    Upper95,
+}
+
+impl Default for PlanParams {
+    fn default() -> Self {
+        PlanParams {
+            pricing: PricingParams::default(),
+            reserve: ReserveParams::default(),
+            targets: Vec::new(),
+            candidates: None,
+            best: Multipliers {
+                arrival_rate: 0.8,
+                batch_size: 0.8,
+                input_tokens: 0.9,
+                output_tokens: 0.9,
+                prefix_cache_hit: 1.2,
+                price: 0.9,
+                step_time: 0.95,
+            },
+            worst: Multipliers {
+                arrival_rate: 1.3,
+                batch_size: 1.5,
+                input_tokens: 1.2,
+                output_tokens: 1.2,
+                prefix_cache_hit: 0.7,
+                price: 1.2,
+                step_time: 1.1,
+            },
+            sensitivity: SensitivityParams::default(),
+            service_curve: ServiceCurveParams::default(),
+            replications: 5,
+            max_replicas: 512,
+            max_busy_fraction: 1.0,
+            decision: DecisionRule::Mean,
+        }
+    }
+}
+
+impl Default for PricingParams {
+    fn default() -> Self {
+        PricingParams {
+            usd_per_gpu_hour: None,
+            pricing_model: PricingModel::OnDemand,
+            fixed_usd_per_month: 0.0,
+            price_date: String::new(),
+            provider_region: String::new(),
+        }
+    }
+}
+
+impl Default for ReserveParams {
+    fn default() -> Self {
+        ReserveParams {
+            failure_reserve_replicas: 1,
+            warm_idle_replicas: 0,
+        }
+    }
+}
+
+impl Default for CandidateParams {
+    fn default() -> Self {
+        CandidateParams {
+            name: String::new(),
+            hardware_preset: None,
+            hardware: None,
+            gpus_per_replica: 1,
+            usd_per_gpu_hour: None,
+            pricing_model: None,
+            step_time: None,
+        }
+    }
+}
+
+impl Default for SensitivityParams {
+    fn default() -> Self {
+        SensitivityParams {
+            delta: 0.2,
+            inputs: SensitivityInput::ALL.to_vec(),
+            replications: 2,
+        }
+    }
+}
+
+impl Default for ServiceCurveParams {
+    fn default() -> Self {
+        ServiceCurveParams {
+            load_multipliers: vec![0.5, 1.0, 1.5, 2.0, 3.0],
+            headroom_fraction: 0.2,
+            replications: None,
+        }
+    }
+}
+
+/// A candidate resolved into what the planner simulates and prices.
+#[derive(Clone, Debug)]
+pub struct ResolvedCandidate {
+    pub name: String,
+    /// The base scenario's parameters with this candidate's hardware,
+    /// parallelism and step-time model (and no plan section).
+    pub params: ScenarioParams,
+    pub usd_per_gpu_hour: Option<f64>,
+    pub pricing_model: PricingModel,
+}
+
+/// The candidates of a plan: the listed ones, or the configured hardware.
+/// Presets are known and the parameters valid once the scenario is.
+pub fn resolve_candidates(params: &ScenarioParams) -> Vec<ResolvedCandidate> {
+    let plan = &params.plan;
+    let base = ScenarioParams {
+        plan: PlanParams::default(),
+        ..params.clone()
+    };
+    let Some(candidates) = &plan.candidates else {
+        return vec![ResolvedCandidate {
+            name: format!(
+                "{} x{}",
+                params.hardware.name, params.replica.gpus_per_replica
+            ),
+            params: base,
+            usd_per_gpu_hour: plan.pricing.usd_per_gpu_hour,
+            pricing_model: plan.pricing.pricing_model,
+        }];
+    };
+    candidates
+        .iter()
+        .map(|c| {
+            let mut p = base.clone();
+            if let Some(h) = &c.hardware {
+                p.hardware = h.clone();
+            } else if let Some(h) = c.hardware_preset.as_deref().and_then(presets::hardware) {
+                p.hardware = h;
+            }
+            p.replica.gpus_per_replica = c.gpus_per_replica;
+            if let Some(step_time) = &c.step_time {
+                p.step_time = step_time.clone();
+            }
+            let name = if c.name.trim().is_empty() {
+                format!("{} x{}", p.hardware.name, c.gpus_per_replica)
+            } else {
+                c.name.clone()
+            };
+            ResolvedCandidate {
+                name,
+                params: p,
+                usd_per_gpu_hour: c.usd_per_gpu_hour.or(plan.pricing.usd_per_gpu_hour),
+                pricing_model: c.pricing_model.unwrap_or(plan.pricing.pricing_model),
+            }
+        })
+        .collect()
+}
+
+/// Checks the plan section. `built` holds the validated classes and
+/// step-time model when the rest of the scenario is valid (the checks that
+/// need them are skipped otherwise).
+pub(crate) fn check_plan(
+    params: &ScenarioParams,
+    built: Option<(&[Class], &StepTimeModel)>,
+    check: &mut Checker,
+) {
+    let plan = &params.plan;
+    check.at("plan", |c| {
+        check_pricing(&plan.pricing, c);
+        check_targets(params, built, c);
+        if built.is_some() {
+            // A candidate is the base scenario on other hardware: checked only
+            // when the base is valid, so its errors are not repeated per candidate.
+            check_candidates(params, c);
+        }
+        c.at("best", |c| check_multipliers(&plan.best, c));
+        c.at("worst", |c| check_multipliers(&plan.worst, c));
+        c.at("sensitivity", |c| {
+            let s = &plan.sensitivity;
+            if !(s.delta.is_finite() && s.delta > 0.0 && s.delta < 1.0) {
+                c.fail(
+                    "delta",
+                    format!(
+                        "must be a fraction between 0 and 1 (0.2 varies each input by +/-20%), got {}",
+                        show(s.delta)
+                    ),
+                );
+            }
+            check_count(c, "replications", s.replications, MAX_REPLICATIONS);
+        });
+        c.at("service_curve", |c| {
+            let s = &plan.service_curve;
+            if s.load_multipliers.len() > MAX_CURVE_POINTS {
+                c.fail(
+                    "load_multipliers",
+                    format!(
+                        "at most {MAX_CURVE_POINTS} points, got {}",
+                        s.load_multipliers.len()
+                    ),
+                );
+            }
+            for (i, m) in s.load_multipliers.iter().enumerate() {
+                c.positive(&format!("load_multipliers[{i}]"), *m);
+            }
+            if s.load_multipliers.windows(2).any(|w| w[1] <= w[0]) {
+                c.fail("load_multipliers", "must be strictly increasing");
+            }
+            if let Some(r) = s.replications {
+                check_count(c, "replications", r, MAX_REPLICATIONS);
+            }
+            if !(s.headroom_fraction.is_finite() && (0.0..1.0).contains(&s.headroom_fraction)) {
+                c.fail(
+                    "headroom_fraction",
+                    format!(
+                        "must be at least 0 and below 1, got {}",
+                        show(s.headroom_fraction)
+                    ),
+                );
+            }
+        });
+        check_count(c, "replications", plan.replications, MAX_REPLICATIONS);
+        check_count(c, "max_replicas", plan.max_replicas, MAX_REPLICAS);
+        if c.positive("max_busy_fraction", plan.max_busy_fraction) && plan.max_busy_fraction > 1.0
+        {
+            c.fail(
+                "max_busy_fraction",
+                format!(
+                    "must be at most 1 (above it the backlog grows every day), got {}",
+                    show(plan.max_busy_fraction)
+                ),
+            );
+        }
+    });
+}
+
+fn check_count(check: &mut Checker, field: &str, value: u32, max: u32) {
+    if value == 0 || value > max {
+        check.fail(field, format!("must be between 1 and {max}, got {value}"));
+    }
+}
+
+fn check_price(check: &mut Checker, field: &str, price: Option<f64>) {
+    if let Some(p) = price
+        && !(p.is_finite() && p >= 0.0)
+    {
+        check.fail(
+            field,
+            format!(
+                "a price must be zero or more USD per GPU-hour, got {}",
+                show(p)
+            ),
+        );
+    }
+}
+
+fn check_pricing(pricing: &PricingParams, check: &mut Checker) {
+    check.at("pricing", |c| {
+        check_price(c, "usd_per_gpu_hour", pricing.usd_per_gpu_hour);
+        if !(pricing.fixed_usd_per_month.is_finite() && pricing.fixed_usd_per_month >= 0.0) {
+            c.fail(
+                "fixed_usd_per_month",
+                format!(
+                    "fixed costs must be zero or more USD per month, got {}",
+                    show(pricing.fixed_usd_per_month)
+                ),
+            );
+        }
+    });
+}
+
+fn check_multipliers(m: &Multipliers, check: &mut Checker) {
+    for input in SensitivityInput::ALL {
+        let value = m.get(input);
+        let field = serde_name(input);
+        let ok = if input == SensitivityInput::PrefixCacheHit {
+            value.is_finite() && value >= 0.0
+        } else {
+            value.is_finite() && value > 0.0
+        };
+        if !ok {
+            check.fail(
+                field,
+                format!(
+                    "a multiplier must be a positive number, got {}",
+                    show(value)
+                ),
+            );
+        }
+    }
+}
+
+/// The JSON name of a multiplier.
+fn serde_name(input: SensitivityInput) -> &'static str {
+    match input {
+        SensitivityInput::ArrivalRate => "arrival_rate",
+        SensitivityInput::BatchSize => "batch_size",
+        SensitivityInput::InputTokens => "input_tokens",
+        SensitivityInput::OutputTokens => "output_tokens",
+        SensitivityInput::PrefixCacheHit => "prefix_cache_hit",
+        SensitivityInput::Price => "price",
+        SensitivityInput::StepTime => "step_time",
+    }
+}
+
+fn check_targets(
+    params: &ScenarioParams,
+    built: Option<(&[Class], &StepTimeModel)>,
+    check: &mut Checker,
+) {
+    let targets = &params.plan.targets;
+    let names: Vec<&str> = params.classes.iter().map(|c| c.name.as_str()).collect();
+    for (i, target) in targets.iter().enumerate() {
+        check.at(format!("targets[{i}]"), |c| {
+            let class_index = match target.class() {
+                Some(name) => match names.iter().position(|n| *n == name) {
+                    Some(k) => Some(k),
+                    None => {
+                        c.fail(
+                            "class",
+                            format!(
+                                "no class is called \"{name}\" (the classes are {})",
+                                names
+                                    .iter()
+                                    .map(|n| format!("\"{n}\""))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        );
+                        return;
+                    }
+                },
+                None => None,
+            };
+            let ok = match target {
+                TargetParams::MissProbability { epsilon, .. } => {
+                    let ok = epsilon.is_finite() && *epsilon > 0.0 && *epsilon < 1.0;
+                    if !ok {
+                        c.fail(
+                            "epsilon",
+                            format!(
+                                "a miss probability target must be strictly between 0 and 1 (0.01 allows 1% of requests to miss), got {}",
+                                show(*epsilon)
+                            ),
+                        );
+                    }
+                    ok
+                }
+                _ => {
+                    let (percentile, bound_s) = target.percentile_bound().unwrap_or_default();
+                    let mut ok = true;
+                    if !(percentile.is_finite() && percentile > 0.0 && percentile < 1.0) {
+                        c.fail(
+                            "percentile",
+                            format!(
+                                "must be a fraction strictly between 0 and 1 (0.99 for p99), got {}",
+                                show(percentile)
+                            ),
+                        );
+                        ok = false;
+                    }
+                    ok &= c.positive("bound_s", bound_s);
+                    ok
+                }
+            };
+            if let (true, Some((classes, step_time))) = (ok, built) {
+                let applies: Vec<usize> = match class_index {
+                    Some(k) => vec![k],
+                    None => (0..classes.len()).collect(),
+                };
+                for k in applies {
+                    check_reachable(target, &params.classes[k].name, &classes[k], step_time, params, c);
+                }
+            }
+        });
+    }
+}
+
+/// A bound shorter than the fastest any request of the class can be served
+/// (alone, on an idle replica) cannot be met by any fleet: an input error.
+fn check_reachable(
+    target: &TargetParams,
+    class_name: &str,
+    class: &Class,
+    step_time: &StepTimeModel,
+    params: &ScenarioParams,
+    check: &mut Checker,
+) {
+    let fastest = fastest_service(class, step_time, &params.engine);
+    let (field, what, bound, fastest_s) = match target {
+        TargetParams::MissProbability { .. } => {
+            ("", "deadline", class.deadline_s, fastest.sojourn_s)
+        }
+        TargetParams::SojournPercentile { bound_s, .. } => {
+            ("bound_s", "sojourn bound", *bound_s, fastest.sojourn_s)
+        }
+        TargetParams::TtftPercentile { bound_s, .. } => (
+            "bound_s",
+            "time-to-first-token bound",
+            *bound_s,
+            fastest.ttft_s,
+        ),
+        TargetParams::TpotPercentile { bound_s, .. } => (
+            "bound_s",
+            "time-per-output-token bound",
+            *bound_s,
+            fastest.tpot_s,
+        ),
+    };
+    if bound < fastest_s {
+        check.fail(
+            field,
+            format!(
+                "class \"{class_name}\": the {what} ({}) is shorter than the fastest possible service ({}, the shortest request alone on an idle replica), so no fleet can meet it",
+                seconds(bound),
+                seconds(fastest_s)
+            ),
+        );
+    }
+}
+
+fn seconds(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.1} ms", s * 1000.0)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+fn check_candidates(params: &ScenarioParams, check: &mut Checker) {
+    let Some(candidates) = &params.plan.candidates else {
+        return;
+    };
+    if candidates.is_empty() {
+        check.fail(
+            "candidates",
+            "must hold at least one hardware option (leave the field out to plan for the configured hardware)",
+        );
+        return;
+    }
+    let resolved = resolve_candidates(params);
+    for (i, (c, r)) in candidates.iter().zip(&resolved).enumerate() {
+        check.at(format!("candidates[{i}]"), |check| {
+            check_price(check, "usd_per_gpu_hour", c.usd_per_gpu_hour);
+            if c.hardware.is_some() && c.hardware_preset.is_some() {
+                check.fail(
+                    "hardware_preset",
+                    "give either hardware_preset or hardware, not both",
+                );
+            }
+            if let Some(id) = &c.hardware_preset
+                && presets::hardware(id).is_none()
+            {
+                let known: Vec<&str> = presets::hardware_presets().iter().map(|h| h.id).collect();
+                check.fail(
+                    "hardware_preset",
+                    format!("unknown accelerator \"{id}\" (known: {})", known.join(", ")),
+                );
+                return;
+            }
+            if resolved[..i].iter().any(|other| other.name == r.name) {
+                check.fail(
+                    "name",
+                    format!("\"{}\" is used by another candidate", r.name),
+                );
+            }
+            // The candidate's own hardware, parallelism and step time, checked
+            // as a scenario; its errors are reported under the candidate.
+            if let Err(e) = Scenario::try_from(r.params.clone()) {
+                for error in e.errors {
+                    let field = candidate_field(&error.field);
+                    check.fail(field, format!("{} ({})", error.reason, error.field));
+                }
+            }
+        });
+    }
+}
+
+/// Where a candidate's scenario error belongs within the candidate.
+fn candidate_field(scenario_field: &str) -> &str {
+    if let Some(rest) = scenario_field.strip_prefix("replica.") {
+        if rest == "gpus_per_replica" {
+            return "gpus_per_replica";
+        }
+        return "";
+    }
+    if scenario_field.starts_with("hardware.") || scenario_field.starts_with("step_time") {
+        return scenario_field;
+    }
+    // The model does not fit: the candidate's memory is too small.
+    "gpus_per_replica"
+}

@@ -1,0 +1,316 @@
+//! What a plan produces. Every type serialises to JSON (and reads back: the
+//! web app sends it from a Web Worker), with infinities as `null`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analytic::QueueEstimate;
+use crate::plan::cost::{CostBasis, FleetCost, UnitCosts};
+use crate::plan::evaluate::Evaluation;
+use crate::plan::nonfinite;
+use crate::plan::params::{DecisionRule, Multipliers, PricingModel, SensitivityInput};
+
+/// Everything a plan produces.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanResult {
+    pub scenario_name: String,
+    pub model: String,
+    /// What counts as a successful request (for cost per success).
+    pub success_criterion: String,
+    /// Every check the fleet must pass, one line each.
+    pub targets: Vec<String>,
+    pub replications: u32,
+    pub decision: DecisionRule,
+    /// The capacity search of the base case on each candidate.
+    pub candidates: Vec<CandidateResult>,
+    /// Index into `candidates` of the cheapest that meets every target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen_candidate: Option<usize>,
+    /// The plan; absent when no candidate meets the targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<Recommendation>,
+    /// Base, best and worst cases on the chosen candidate.
+    pub scenarios: Vec<ScenarioResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_curve: Option<ServiceCurve>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<Sensitivity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytic: Option<AnalyticComparison>,
+    /// Simulations run (cached repeats not counted).
+    pub simulations: u64,
+    pub simulated_requests: u64,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CandidateResult {
+    pub name: String,
+    pub hardware: String,
+    pub gpus_per_replica: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_gpu_hour: Option<f64>,
+    pub pricing_model: PricingModel,
+    pub search: SearchResult,
+}
+
+/// One capacity search: the smallest fleet meeting every check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// Which case ("base on H100 x1", "worst").
+    pub case: String,
+    pub candidate: String,
+    /// The smallest fleet meeting every check; absent when none up to
+    /// `max_replicas` does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<u32>,
+    /// The outcome in words, e.g. "no configuration up to 512 replicas
+    /// meets api: p99 sojourn <= 30 s; the best reaches 41 s".
+    pub message: String,
+    /// Where the two-stage estimate put the answer (the search's start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytic_guess: Option<u32>,
+    pub max_replicas: u32,
+    /// Every evaluation, in the order the search made them (one seed while
+    /// bracketing, R seeds while confirming).
+    pub evaluations: Vec<Evaluation>,
+    /// The R-seed evaluation at the answer (at `max_replicas` when none).
+    pub at_answer: Evaluation,
+    /// Cost at the answer, with the reserve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostSummary>,
+    /// Simulations this search used (each counted once; some may have been
+    /// run first by an earlier part of the plan).
+    pub simulations: u64,
+}
+
+/// A fleet's cost and its attribution, averaged over replications.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostSummary {
+    pub basis: CostBasis,
+    pub fleet: FleetCost,
+    pub units: UnitCosts,
+    /// 95% interval of the cost per success over replications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_success_ci95: Option<[f64; 2]>,
+    pub replications: u32,
+}
+
+/// The plan itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    pub candidate: String,
+    /// The smallest fleet meeting every target.
+    pub min_replicas: u32,
+    /// The recommended steady fleet: at least `min_replicas`, and enough to
+    /// keep the base load at the operating point below the knee.
+    pub steady_replicas: u32,
+    pub failure_reserve_replicas: u32,
+    pub warm_idle_replicas: u32,
+    pub total_replicas: u32,
+    pub total_gpus: u32,
+    /// Bound on each replica's waiting queue (engine.max_waiting): a replica
+    /// cannot clear more than this within the longest deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admission_limit_per_replica: Option<u64>,
+    /// The deepest waiting queue per replica seen at the planned fleet.
+    pub observed_peak_queue_per_replica: f64,
+    /// Scale up when the waiting queue per replica stays above this: what
+    /// one replica clears, at its goodput at the operating point, within the
+    /// tightest deadline (deeper, and that class starts to miss), or the
+    /// busy-but-normal depth when bursts routinely exceed that (see notes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_up_queue_per_replica: Option<f64>,
+    /// What a busy but normal queue looks like: the 99th percentile of the
+    /// sampled waiting queue per replica at the operating point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normal_queue_per_replica_p99: Option<f64>,
+    /// Scale up when KV-cache utilization stays above this: its 99th
+    /// percentile (of series samples) at the operating point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_up_kv_utilization: Option<f64>,
+    /// The saturation knee, the highest load meeting every target and the
+    /// operating point, as multiples of the base load on `min_replicas`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_load: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sla_limit_load: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operating_load: Option<f64>,
+    /// How far below the knee the base load runs on the steady fleet
+    /// (0.3 = 30% below), assuming per-replica load is what matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom_to_knee: Option<f64>,
+    /// How far below the highest load meeting every target it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom_to_sla_limit: Option<f64>,
+    /// The steady fleet against every check (R replications).
+    pub evaluation: Evaluation,
+    /// P(miss) and sojourn percentiles of each class on the steady fleet,
+    /// with their intervals over the replications.
+    pub classes: Vec<ClassIntervals>,
+    /// Steady plus reserve, with the attribution of its cost.
+    pub budget: CostSummary,
+    pub notes: Vec<String>,
+}
+
+/// One of base, best and worst.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    pub name: String,
+    pub multipliers: Multipliers,
+    /// The smallest fleet this case needs.
+    pub search: SearchResult,
+    /// The recommended steady fleet under this case.
+    pub at_plan_fleet: Evaluation,
+    pub classes_at_plan_fleet: Vec<ClassIntervals>,
+    pub cost_at_plan_fleet: CostSummary,
+}
+
+/// Goodput and P(miss) against offered load for one fleet (each point the
+/// mean over `service_curve.replications` seeds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServiceCurve {
+    pub candidate: String,
+    pub replicas: u32,
+    pub points: Vec<CurvePoint>,
+    /// Where marginal goodput falls below half the marginal load (multiple
+    /// of the base load); absent when the curve never bends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_load: Option<f64>,
+    /// The highest load meeting every target; absent when every point does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sla_limit_load: Option<f64>,
+    /// min(knee x (1 - headroom), SLA limit).
+    pub operating_load: f64,
+    pub headroom_fraction: f64,
+    /// Seeds per point.
+    pub replications: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Multiple of the base arrival rate.
+    pub load: f64,
+    pub offered_per_s: f64,
+    pub offered_per_replica_per_s: f64,
+    /// Requests meeting their deadline per second.
+    pub goodput_per_s: f64,
+    pub p_miss: f64,
+    pub meets: bool,
+    #[serde(with = "nonfinite")]
+    pub worst_ratio: f64,
+    pub busy_fraction: f64,
+    pub p99_waiting_per_replica: f64,
+    pub p99_kv_utilization: f64,
+}
+
+/// One-at-a-time sensitivity (the data behind a tornado chart).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sensitivity {
+    /// Prices, dates and the success criterion behind the cost columns.
+    pub basis: CostBasis,
+    pub candidate: String,
+    pub replicas: u32,
+    pub delta: f64,
+    pub replications: u32,
+    pub base_p_miss: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_usd_per_success: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_gpu_hours_per_success: Option<f64>,
+    /// Sorted by impact, largest first (see [`SensitivityRow::impact`]).
+    pub rows: Vec<SensitivityRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SensitivityRow {
+    pub input: SensitivityInput,
+    pub label: String,
+    pub low_multiplier: f64,
+    pub high_multiplier: f64,
+    pub p_miss_low: f64,
+    pub p_miss_high: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_success_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_success_high: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_hours_per_success_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_hours_per_success_high: Option<f64>,
+    /// Whether every check (targets and sustainability) holds at each end.
+    pub meets_low: bool,
+    pub meets_high: bool,
+    /// The worst check's value / threshold at each end.
+    #[serde(with = "nonfinite")]
+    pub worst_ratio_low: f64,
+    #[serde(with = "nonfinite")]
+    pub worst_ratio_high: f64,
+    /// |high - low| / base of cost per success.
+    pub cost_swing: f64,
+    /// |high - low| of P(miss).
+    pub p_miss_swing: f64,
+    /// The sort key: the largest of `cost_swing`, `p_miss_swing` relative
+    /// to the base P(miss) (to the tightest miss target when the base has
+    /// no misses), and the swing of the worst check's ratio.
+    pub impact: f64,
+}
+
+/// The two-stage estimate beside the simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnalyticComparison {
+    pub replicas: u32,
+    pub estimate: QueueEstimate,
+    pub rows: Vec<ComparisonRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonRow {
+    pub class: String,
+    pub metric: String,
+    #[serde(with = "nonfinite")]
+    pub analytic: f64,
+    /// Mean over the replications.
+    #[serde(with = "nonfinite")]
+    pub simulated: f64,
+    /// analytic - simulated (infinite when either is).
+    #[serde(with = "nonfinite")]
+    pub difference: f64,
+}
+
+impl ComparisonRow {
+    pub fn new(class: &str, metric: &str, analytic: f64, simulated: f64) -> ComparisonRow {
+        let difference = if analytic.is_finite() && simulated.is_finite() {
+            analytic - simulated
+        } else {
+            f64::INFINITY
+        };
+        ComparisonRow {
+            class: class.to_string(),
+            metric: metric.to_string(),
+            analytic,
+            simulated,
+            difference,
+        }
+    }
+}
+
+/// A mean over replications and its 95% Student-t interval (absent with one
+/// replication, or when a replication's value is infinite: then the mean is).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    #[serde(with = "nonfinite")]
+    pub mean: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
+}
+
+/// One class's outcome over replications.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassIntervals {
+    pub class: String,
+    pub p_miss: Interval,
+    pub sojourn_p50_s: Interval,
+    pub sojourn_p99_s: Interval,
+    pub ttft_p99_s: Interval,
+}

@@ -1,0 +1,546 @@
+//! The report: per-request records and what planners read off them.
+//!
+//! A request *misses* when it completes after its class deadline, is
+//! rejected, times out, or is unfinished when the run ends. Statistics count
+//! requests that arrive at or after the warm-up.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analytic::{LoadEstimate, load_estimate};
+use crate::scenario::Scenario;
+use crate::sim::{RequestRecord, Status};
+use crate::stats::wilson_interval;
+
+/// Serialises infinities as JSON `null` and reads `null` back as infinity
+/// (a percentile that falls among requests that never completed).
+mod inf_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.is_finite() {
+            s.serialize_f64(*x)
+        } else {
+            s.serialize_none()
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+    }
+}
+
+/// Percentiles of a time [s]. Percentiles count every request of the
+/// population; one that falls among requests that never reached the event
+/// is infinite (`null` in JSON). `mean` and `max` are over the finite values.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quantiles {
+    /// Requests with a finite value.
+    pub count: u64,
+    pub mean: f64,
+    #[serde(with = "inf_as_null")]
+    pub p50: f64,
+    #[serde(with = "inf_as_null")]
+    pub p90: f64,
+    #[serde(with = "inf_as_null")]
+    pub p99: f64,
+    #[serde(with = "inf_as_null")]
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl Quantiles {
+    /// From `finite` values (any order) and `missing` further requests whose
+    /// value is infinite. Linear time: each percentile is found by selection,
+    /// not by sorting.
+    pub fn of(mut finite: Vec<f64>, missing: u64) -> Quantiles {
+        let n = finite.len();
+        let total = n as u64 + missing;
+        let mut out = Quantiles {
+            count: n as u64,
+            mean: if n > 0 {
+                finite.iter().sum::<f64>() / n as f64
+            } else {
+                f64::NAN
+            },
+            max: finite.iter().copied().fold(f64::NAN, f64::max),
+            ..Quantiles::default()
+        };
+        // Ranks ascend, so each selection only looks right of the previous one.
+        let mut done = 0;
+        for (p, field) in [
+            (0.5, &mut out.p50),
+            (0.9, &mut out.p90),
+            (0.99, &mut out.p99),
+            (0.999, &mut out.p999),
+        ] {
+            *field = match rank(p, total) {
+                None => f64::NAN,
+                Some(r) if r > n => f64::INFINITY,
+                Some(r) => {
+                    let index = r - 1;
+                    if index >= done {
+                        let (_, v, _) =
+                            finite[done..].select_nth_unstable_by(index - done, f64::total_cmp);
+                        let v = *v;
+                        done = index;
+                        v
+                    } else {
+                        finite[index]
+                    }
+                }
+            };
+        }
+        out
+    }
+
+    /// The p-quantile of `sorted` values plus `missing` infinite ones: the
+    /// smallest x with F(x) >= p (no interpolation).
+    pub fn at(sorted: &[f64], missing: u64, p: f64) -> f64 {
+        match rank(p, sorted.len() as u64 + missing) {
+            None => f64::NAN,
+            Some(r) if r <= sorted.len() => sorted[r - 1],
+            Some(_) => f64::INFINITY,
+        }
+    }
+}
+
+/// The 1-based rank of the p-quantile among `total` values (`None` for none).
+fn rank(p: f64, total: u64) -> Option<usize> {
+    (total > 0).then(|| ((p * total as f64).ceil() as u64).clamp(1, total) as usize)
+}
+
+/// Statistics of one class, or of all classes together.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassStats {
+    pub name: String,
+    /// The class deadline [s] (NaN for the overall row when classes differ).
+    pub deadline_s: f64,
+    pub arrived: u64,
+    pub met: u64,
+    pub late: u64,
+    pub rejected: u64,
+    pub timed_out: u64,
+    pub unfinished: u64,
+    /// P(S > deadline), misses over arrivals.
+    pub p_miss: f64,
+    /// 95% Wilson interval of `p_miss` within this run (sampling error of
+    /// one seed, treating requests as independent; replications give a
+    /// more honest interval).
+    pub p_miss_ci95: [f64; 2],
+    /// Requests meeting the SLA per hour of the measured window.
+    pub goodput_per_h: f64,
+    /// Sojourn time (queue + service) of all arrivals; non-completed are infinite.
+    pub sojourn: Quantiles,
+    /// Arrival to first scheduled step.
+    pub queue_wait: Quantiles,
+    /// Arrival to first output token.
+    pub ttft: Quantiles,
+    /// Time per output token after the first, of completed requests.
+    pub tpot: Quantiles,
+    /// Points (sojourn [s], fraction of arrivals completed within it) of the
+    /// sojourn CDF, log-spaced in time, for charts.
+    pub cdf: Vec<[f64; 2]>,
+    /// Prompt tokens computed (cache hits excluded, recomputation included).
+    pub prefill_tokens: u64,
+    pub decode_tokens: u64,
+    pub preemptions: u64,
+    /// Replica-seconds attributed to the class's requests.
+    pub busy_s: f64,
+    /// Replica-seconds attributed to requests that missed.
+    pub busy_s_missed: f64,
+    /// Replica-seconds spent on tokens later discarded by preemption.
+    pub busy_s_recomputed: f64,
+}
+
+/// The fleet's state at one instant, and the flows over the interval that
+/// ends there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    pub t_s: f64,
+    pub waiting: u64,
+    pub running: u64,
+    /// Fraction of all KV blocks in use.
+    pub kv_utilization: f64,
+    pub replicas: u32,
+    /// Arrivals in the interval ending at `t_s`.
+    pub arrivals: u64,
+    /// Completions in the interval ending at `t_s`.
+    pub completions: u64,
+}
+
+/// Counters of the engine's own work.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EngineStats {
+    pub requests: u64,
+    /// Engine steps simulated (skipped ones included).
+    pub steps: u64,
+    /// Events processed: one per executed step or skipped run of steps.
+    pub events: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub scenario_name: String,
+    pub seed: u64,
+    pub horizon_s: f64,
+    pub warmup_s: f64,
+    /// When the simulation stopped (horizon + drain) [s].
+    pub end_s: f64,
+    pub replicas: u32,
+    pub overall: ClassStats,
+    pub classes: Vec<ClassStats>,
+    pub series: Vec<SeriesPoint>,
+    /// Fraction of the run's replica-time spent executing steps.
+    pub utilization: f64,
+    /// Over the horizon.
+    pub prefill_tokens_per_s: f64,
+    pub decode_tokens_per_s: f64,
+    pub load: LoadEstimate,
+    pub warnings: Vec<String>,
+    pub engine: EngineStats,
+    /// Every request, in arrival order (empty when the run was asked not to
+    /// keep them). Not serialised: export it separately.
+    #[serde(skip)]
+    pub records: Vec<RequestRecord>,
+}
+
+/// Whether a finished record met its class deadline.
+pub fn met_deadline(r: &RequestRecord, deadline_s: f64) -> bool {
+    r.status == Status::Completed && r.sojourn_s() <= deadline_s
+}
+
+struct Accumulator {
+    sojourn: Vec<f64>,
+    wait: Vec<f64>,
+    ttft: Vec<f64>,
+    tpot: Vec<f64>,
+    stats: ClassStats,
+}
+
+impl Accumulator {
+    fn new(name: &str, deadline_s: f64) -> Accumulator {
+        Accumulator {
+            sojourn: Vec::new(),
+            wait: Vec::new(),
+            ttft: Vec::new(),
+            tpot: Vec::new(),
+            stats: ClassStats {
+                name: name.to_string(),
+                deadline_s,
+                arrived: 0,
+                met: 0,
+                late: 0,
+                rejected: 0,
+                timed_out: 0,
+                unfinished: 0,
+                p_miss: f64::NAN,
+                p_miss_ci95: [f64::NAN; 2],
+                goodput_per_h: 0.0,
+                sojourn: Quantiles::default(),
+                queue_wait: Quantiles::default(),
+                ttft: Quantiles::default(),
+                tpot: Quantiles::default(),
+                cdf: Vec::new(),
+                prefill_tokens: 0,
+                decode_tokens: 0,
+                preemptions: 0,
+                busy_s: 0.0,
+                busy_s_missed: 0.0,
+                busy_s_recomputed: 0.0,
+            },
+        }
+    }
+
+    fn add(&mut self, r: &RequestRecord, deadline_s: f64) {
+        let s = &mut self.stats;
+        s.arrived += 1;
+        let met = met_deadline(r, deadline_s);
+        match r.status {
+            Status::Completed if met => s.met += 1,
+            Status::Completed => s.late += 1,
+            Status::RejectedQueueFull | Status::RejectedTooLong => s.rejected += 1,
+            Status::TimedOut => s.timed_out += 1,
+            Status::Unfinished | Status::Pending => s.unfinished += 1,
+        }
+        if r.status == Status::Completed {
+            self.sojourn.push(r.sojourn_s());
+            if r.output_tokens > 1 {
+                self.tpot
+                    .push((r.end_s - r.first_token_s) / (r.output_tokens - 1) as f64);
+            }
+            s.decode_tokens += r.output_tokens as u64 - 1;
+        }
+        if !r.admitted_s.is_nan() {
+            self.wait.push(r.admitted_s - r.arrival_s);
+            s.prefill_tokens += (r.input_tokens - r.cached_tokens) as u64 + r.recomputed_tokens;
+        }
+        if !r.first_token_s.is_nan() {
+            self.ttft.push(r.first_token_s - r.arrival_s);
+        }
+        s.preemptions += r.preemptions as u64;
+        s.busy_s += r.busy_s;
+        if !met {
+            s.busy_s_missed += r.busy_s;
+        }
+        let computed = (r.input_tokens - r.cached_tokens) as u64
+            + r.output_tokens as u64
+            + r.recomputed_tokens;
+        if r.recomputed_tokens > 0 && computed > 0 {
+            s.busy_s_recomputed += r.busy_s * r.recomputed_tokens as f64 / computed as f64;
+        }
+    }
+
+    fn finish(mut self, window_s: f64) -> ClassStats {
+        let s = &mut self.stats;
+        let n = s.arrived;
+        let misses = n - s.met;
+        s.p_miss = if n > 0 {
+            misses as f64 / n as f64
+        } else {
+            f64::NAN
+        };
+        let (lo, hi) = wilson_interval(misses, n, 1.96);
+        s.p_miss_ci95 = [lo, hi];
+        s.goodput_per_h = s.met as f64 / (window_s / 3600.0);
+        let never = n - self.sojourn.len() as u64;
+        s.cdf = cdf_points(&self.sojourn, n, 200);
+        s.sojourn = Quantiles::of(self.sojourn, never);
+        let not_admitted = n - self.wait.len() as u64;
+        s.queue_wait = Quantiles::of(self.wait, not_admitted);
+        let no_token = n - self.ttft.len() as u64;
+        s.ttft = Quantiles::of(self.ttft, no_token);
+        s.tpot = Quantiles::of(self.tpot, 0);
+        self.stats
+    }
+}
+
+/// Up to `points` points of the empirical CDF of `values` (any order;
+/// fractions relative to `total` requests), log-spaced in time between the
+/// smallest and largest value. Exact at each point; linear time.
+fn cdf_points(values: &[f64], total: u64, points: usize) -> Vec<[f64; 2]> {
+    if values.is_empty() || points == 0 {
+        return Vec::new();
+    }
+    let lo = values
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-6);
+    let hi = values
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        .max(lo);
+    let (llo, lhi) = (libm::log(lo), libm::log(hi));
+    let xs: Vec<f64> = (0..points)
+        .map(|i| {
+            if i + 1 == points {
+                hi
+            } else {
+                libm::exp(llo + (lhi - llo) * i as f64 / (points - 1).max(1) as f64)
+            }
+        })
+        .collect();
+    // counts[i]: values in (xs[i-1], xs[i]].
+    let mut counts = vec![0u64; points];
+    for v in values {
+        let i = xs.partition_point(|x| x < v).min(points - 1);
+        counts[i] += 1;
+    }
+    let mut below = 0;
+    xs.iter()
+        .zip(counts)
+        .map(|(x, c)| {
+            below += c;
+            [*x, below as f64 / total as f64]
+        })
+        .collect()
+}
+
+impl Report {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build(
+        scenario: &Scenario,
+        records: Vec<RequestRecord>,
+        mut series: Vec<SeriesPoint>,
+        busy_per_replica: &[f64],
+        events: u64,
+        steps: u64,
+        end_s: f64,
+        keep_records: bool,
+    ) -> Report {
+        let run = &scenario.params.run;
+        let window_s = run.horizon_s - run.warmup_s;
+        let deadlines: Vec<f64> = scenario.classes.iter().map(|c| c.deadline_s).collect();
+        let same_deadline = deadlines.windows(2).all(|w| w[0] == w[1]);
+        let mut per_class: Vec<Accumulator> = scenario
+            .params
+            .classes
+            .iter()
+            .map(|c| Accumulator::new(&c.name, c.deadline_s))
+            .collect();
+        let mut all = Accumulator::new(
+            "all",
+            if same_deadline {
+                deadlines[0]
+            } else {
+                f64::NAN
+            },
+        );
+        for r in records.iter().filter(|r| r.arrival_s >= run.warmup_s) {
+            let deadline = deadlines[r.class as usize];
+            per_class[r.class as usize].add(r, deadline);
+            all.add(r, deadline);
+        }
+        // Flows per series interval (every request, warm-up included).
+        let interval = run.series_interval_s;
+        let bucket = |t: f64| ((t / interval).ceil() as usize).max(1) - 1;
+        for r in &records {
+            if let Some(p) = series.get_mut(bucket(r.arrival_s)) {
+                p.arrivals += 1;
+            }
+            if r.status == Status::Completed
+                && let Some(p) = series.get_mut(bucket(r.end_s))
+            {
+                p.completions += 1;
+            }
+        }
+        let classes: Vec<ClassStats> = per_class.into_iter().map(|a| a.finish(window_s)).collect();
+        let overall = all.finish(window_s);
+        let n = scenario.params.cluster.replicas;
+        let busy: f64 = busy_per_replica.iter().sum();
+        let load = load_estimate(scenario);
+        let warnings = warnings(&overall, &classes, &load, &records);
+        Report {
+            scenario_name: scenario.params.name.clone(),
+            seed: run.seed,
+            horizon_s: run.horizon_s,
+            warmup_s: run.warmup_s,
+            end_s,
+            replicas: n,
+            utilization: busy / (n as f64 * end_s.max(run.horizon_s)),
+            prefill_tokens_per_s: overall.prefill_tokens as f64 / window_s,
+            decode_tokens_per_s: overall.decode_tokens as f64 / window_s,
+            overall,
+            classes,
+            series,
+            load,
+            warnings,
+            engine: EngineStats {
+                requests: records.len() as u64,
+                steps,
+                events,
+            },
+            records: if keep_records { records } else { Vec::new() },
+        }
+    }
+
+    /// A hash of every per-request time and outcome (FNV-1a over their bits):
+    /// equal digests mean identical runs, natively or in wasm.
+    pub fn digest(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u64| {
+            for byte in x.to_le_bytes() {
+                h ^= byte as u64;
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        for r in &self.records {
+            eat(r.class as u64);
+            eat(r.replica as u64);
+            eat(r.input_tokens as u64);
+            eat(r.output_tokens as u64);
+            eat(r.preemptions as u64);
+            eat(r.arrival_s.to_bits());
+            eat(r.admitted_s.to_bits());
+            eat(r.first_token_s.to_bits());
+            eat(r.end_s.to_bits());
+            eat(r.busy_s.to_bits());
+            eat(r.status as u64);
+        }
+        h
+    }
+}
+
+fn warnings(
+    overall: &ClassStats,
+    classes: &[ClassStats],
+    load: &LoadEstimate,
+    records: &[RequestRecord],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let pct = |k: u64, n: u64| 100.0 * k as f64 / n.max(1) as f64;
+    if load.rho >= 1.0 {
+        out.push(format!(
+            "Overloaded: the offered load is {:.0}% of the estimated capacity (rho = {:.2}); queues grow until requests miss, time out or are cut off at the end.",
+            100.0 * load.rho,
+            load.rho
+        ));
+    } else if load.rho >= 0.85 {
+        out.push(format!(
+            "Near saturation (rho = {:.2}): small errors in the step-time model or the workload become large errors in waiting time.",
+            load.rho
+        ));
+    }
+    if overall.unfinished > 0 {
+        out.push(format!(
+            "{} requests ({:.1}%) were still queued or running when the run ended; they count as misses.",
+            overall.unfinished,
+            pct(overall.unfinished, overall.arrived)
+        ));
+    }
+    let too_long = records
+        .iter()
+        .filter(|r| r.status == Status::RejectedTooLong)
+        .count() as u64;
+    if too_long > 0 {
+        out.push(format!(
+            "{too_long} requests were longer (prompt + output) than the KV cache or max_model_len allows and were rejected."
+        ));
+    }
+    let preempted = records.iter().filter(|r| r.preemptions > 0).count() as u64;
+    if preempted > 0 && pct(preempted, records.len() as u64) >= 1.0 {
+        out.push(format!(
+            "{:.1}% of requests were preempted at least once: the KV cache, not max_num_seqs, limits concurrency.",
+            pct(preempted, records.len() as u64)
+        ));
+    }
+    for c in classes.iter().filter(|c| c.arrived == 0) {
+        out.push(format!(
+            "Class \"{}\" had no arrivals in the measured window.",
+            c.name
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_count_missing_requests_as_infinite() {
+        let q = Quantiles::of(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1);
+        assert_eq!(q.p50, 5.0);
+        assert_eq!(q.p90, 9.0);
+        assert_eq!(q.p99, f64::INFINITY);
+        assert_eq!(q.mean, 5.0);
+        let json = serde_json::to_string(&q).unwrap();
+        assert!(json.contains("\"p99\":null"), "{json}");
+        let back: Quantiles = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, q);
+    }
+
+    #[test]
+    fn cdf_points_are_monotone_and_end_at_the_completed_fraction() {
+        let xs: Vec<f64> = (1..=100).map(|i| i as f64).collect();
+        let pts = cdf_points(&xs, 200, 50);
+        assert_eq!(pts.len(), 50);
+        assert!(
+            pts.windows(2)
+                .all(|w| w[0][0] <= w[1][0] && w[0][1] <= w[1][1])
+        );
+        assert_eq!(pts[49], [100.0, 0.5]);
+    }
+}

@@ -1,0 +1,741 @@
+//! The fast engine: exact event skipping.
+//!
+//! Decoding requests are kept in aggregate: every one of them decodes one
+//! token per step, so with G the replica's decode-step counter a decoder's
+//! context is `computed = offset + G` for a fixed offset. The replica keeps
+//! - the sum of the offsets (total decode context in O(1));
+//! - a histogram of offsets modulo the block size (how many decoders cross a
+//!   block boundary, and so need a new KV block, at any future step);
+//! - a heap of the step at which each decoder produces its last token.
+//!
+//! While nothing is prefilling and the head of the waiting queue cannot be
+//! admitted, consecutive steps are identical decode-only steps whose
+//! durations follow an affine piece of the step-time model. The engine then
+//! jumps over k steps at once, where k stops at the first of: a completion, a
+//! step whose block allocations would not fit (a preemption), the end of the
+//! step-time piece, or the first step starting at or after the next external
+//! event (arrival, timeout, sample). The k steps' total duration is an
+//! arithmetic series. Steps with prefill chunks or admissions are executed one
+//! by one, with the decoders still in aggregate: only the decoders that need
+//! a block are visited, and only when the blocks run short (preemption).
+//!
+//! The property tests in `tests/engine/oracle.rs` check that every request's
+//! times equal the reference stepper's.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+use super::reference::apply_step;
+use super::state::{Active, ReqId, WaitQueue, blocks_for};
+use super::{Ctx, Replica, ReplicaConfig, Status};
+use crate::scenario::Discipline;
+use crate::step_time::{DecodePiece, StepShape};
+
+/// A running request: decoder or prefiller at an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Running {
+    Decoder(usize),
+    Prefiller(usize),
+}
+
+/// Orders f64 times in a heap (times are never NaN here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Time(f64);
+
+impl Eq for Time {}
+
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+pub(crate) struct FastReplica {
+    cfg: ReplicaConfig,
+    /// When the next step may start [s].
+    clock: f64,
+    /// Decode steps executed so far.
+    g: u64,
+    free_blocks: u32,
+    waiting: WaitQueue,
+    next_admit_seq: u64,
+    busy_s: f64,
+    /// Decoding requests in admission order. Their `computed`, `generated`,
+    /// `blocks` and `busy_s` are as of their `g_sync`.
+    /// Boxed: decoders leave from anywhere in the list, and moving pointers
+    /// instead of whole records made removal the engine's largest cost.
+    #[allow(clippy::vec_box)]
+    decoders: Vec<Box<Active>>,
+    /// Prefilling requests in admission order, fully explicit.
+    prefillers: Vec<Active>,
+    /// Sum over decoders of (computed - G).
+    offset_sum: i64,
+    /// Decoders by (computed - G) mod block size.
+    offset_hist: Vec<u32>,
+    /// (decode step producing the last token, admit_seq); stale entries are
+    /// skipped lazily.
+    last_step: BinaryHeap<Reverse<(u64, u64)>>,
+    /// Busy time each decoder has been attributed since the start.
+    busy_per_decoder: f64,
+    /// (timeout, request), only when classes have timeouts; lazily pruned.
+    timeouts: BinaryHeap<Reverse<(Time, ReqId)>>,
+    /// No state a router can observe changes in steps starting before this.
+    quiet_until: f64,
+    /// The latest time the cluster advanced this replica to.
+    requested_s: f64,
+}
+
+impl FastReplica {
+    fn offset(&self, d: &Active) -> i64 {
+        d.computed as i64 - d.g_sync as i64
+    }
+
+    fn residue(&self, offset: i64) -> usize {
+        offset.rem_euclid(self.cfg.block_size as i64) as usize
+    }
+
+    /// Blocks the decoders need at decode step `g`: those whose context is a
+    /// multiple of the block size.
+    fn blocks_needed_at(&self, g: u64) -> u64 {
+        self.offset_hist[self.boundary_residue(g)] as u64
+    }
+
+    /// The offset residue of the decoders at a block boundary at step `g`.
+    fn boundary_residue(&self, g: u64) -> usize {
+        let bs = self.cfg.block_size;
+        ((bs - g % bs) % bs) as usize
+    }
+
+    /// Blocks needed at steps g, g + 1, ...: the residue walks down the
+    /// histogram (no division in the loop).
+    fn needs_from(&self, g: u64) -> impl Iterator<Item = u64> + '_ {
+        let bs = self.offset_hist.len();
+        let mut r = self.boundary_residue(g);
+        std::iter::repeat_with(move || {
+            let need = self.offset_hist[r] as u64;
+            r = if r == 0 { bs - 1 } else { r - 1 };
+            need
+        })
+    }
+
+    /// Total blocks the decoders need over the next `k` steps.
+    fn blocks_needed_over(&self, k: u64) -> u64 {
+        let bs = self.cfg.block_size;
+        let full = (k / bs) * self.decoders.len() as u64;
+        full + self
+            .needs_from(self.g + (k / bs) * bs)
+            .take((k % bs) as usize)
+            .sum::<u64>()
+    }
+
+    /// Index of the first upcoming step whose decode allocations would not fit.
+    fn steps_until_blocks_run_out(&self) -> u64 {
+        let n = self.decoders.len() as u64;
+        let bs = self.cfg.block_size;
+        let mut free = self.free_blocks as u64;
+        // Every block-size steps, each decoder needs exactly one block.
+        let cycles = free / n;
+        free -= cycles * n;
+        let start = cycles * bs;
+        let mut j = start;
+        for need in self.needs_from(self.g + start) {
+            if need > free {
+                break;
+            }
+            free -= need;
+            j += 1;
+        }
+        j
+    }
+
+    fn bring_up_to_date(&self, d: &mut Active) {
+        let steps = self.g - d.g_sync;
+        d.computed += steps;
+        d.generated += steps as u32;
+        d.blocks = blocks_for(d.computed, self.cfg.block_size);
+        d.busy_s += self.busy_per_decoder - d.busy_sync;
+        d.g_sync = self.g;
+        d.busy_sync = self.busy_per_decoder;
+    }
+
+    fn last_step_of(d: &Active) -> u64 {
+        d.g_sync + (d.output - d.generated) as u64 - 1
+    }
+
+    /// Adds a request that has just finished its prefill (state explicit, as of now).
+    fn join_decoders(&mut self, mut d: Active) {
+        d.g_sync = self.g;
+        d.busy_sync = self.busy_per_decoder;
+        let offset = self.offset(&d);
+        let r = self.residue(offset);
+        self.offset_hist[r] += 1;
+        self.offset_sum += offset;
+        self.last_step
+            .push(Reverse((Self::last_step_of(&d), d.admit_seq)));
+        let at = self.decoders.partition_point(|x| x.admit_seq < d.admit_seq);
+        self.decoders.insert(at, Box::new(d));
+    }
+
+    /// Removes decoder `index`, brought up to date.
+    fn leave_decoders(&mut self, index: usize) -> Active {
+        let mut d = *self.decoders.remove(index);
+        let offset = self.offset(&d);
+        let r = self.residue(offset);
+        self.offset_hist[r] -= 1;
+        self.offset_sum -= offset;
+        self.bring_up_to_date(&mut d);
+        d
+    }
+
+    fn decoder_index(&self, admit_seq: u64) -> Option<usize> {
+        self.decoders
+            .binary_search_by_key(&admit_seq, |d| d.admit_seq)
+            .ok()
+    }
+
+    /// The earliest decode step at which a decoder finishes, pruning stale entries.
+    fn next_last_step(&mut self) -> Option<u64> {
+        while let Some(Reverse((g_last, seq))) = self.last_step.peek().copied() {
+            match self.decoder_index(seq) {
+                Some(i) if Self::last_step_of(&self.decoders[i]) == g_last => return Some(g_last),
+                _ => {
+                    self.last_step.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Completes the decoders whose last token came out of a step before `self.g`.
+    fn complete_finished_decoders(&mut self, end_s: f64, ctx: &mut Ctx) {
+        while let Some(g_last) = self.next_last_step() {
+            if g_last >= self.g {
+                break;
+            }
+            let Some(Reverse((_, seq))) = self.last_step.pop() else {
+                break;
+            };
+            if let Some(i) = self.decoder_index(seq) {
+                let d = self.leave_decoders(i);
+                self.free_blocks += d.blocks;
+                ctx.close(&d, Status::Completed, end_s);
+            }
+        }
+    }
+
+    /// Total decode KV tokens of the next step: sum of (computed + 1).
+    fn decode_kv_tokens(&self) -> u64 {
+        let n = self.decoders.len() as i64;
+        (self.offset_sum + n * self.g as i64 + n) as u64
+    }
+
+    fn expire_timeouts(&mut self, now: f64, ctx: &mut Ctx) {
+        while let Some(Reverse((Time(at), id))) = self.timeouts.peek().copied() {
+            if at > now {
+                break;
+            }
+            self.timeouts.pop();
+            if let Some(r) = self.waiting.remove(id) {
+                ctx.close(&r, Status::TimedOut, at);
+            } else if let Some(i) = self.prefillers.iter().position(|r| r.id == id) {
+                let r = self.prefillers.remove(i);
+                self.free_blocks += r.blocks;
+                ctx.close(&r, Status::TimedOut, at);
+            } else if let Some(i) = self.decoders.iter().position(|r| r.id == id) {
+                let d = self.leave_decoders(i);
+                self.free_blocks += d.blocks;
+                ctx.close(&d, Status::TimedOut, at);
+            }
+        }
+    }
+
+    fn next_timeout_s(&self) -> f64 {
+        self.timeouts
+            .peek()
+            .map_or(f64::INFINITY, |Reverse((Time(t), _))| *t)
+    }
+
+    /// Whether the next step could admit the head of the waiting queue, given
+    /// the decoders take `decode_blocks` first and nothing else runs.
+    fn could_admit(&self, decode_blocks: u64) -> bool {
+        let Some(head) = self.waiting.peek() else {
+            return false;
+        };
+        let n = self.decoders.len() as u64;
+        if self.decoders.len() + self.prefillers.len() >= self.cfg.max_num_seqs
+            || n >= self.cfg.budget
+        {
+            return false;
+        }
+        let tokens = head.wanted_tokens(self.cfg.threshold, self.cfg.budget - n);
+        let need = blocks_for(head.computed + tokens, self.cfg.block_size) as u64;
+        need + decode_blocks <= self.free_blocks as u64
+    }
+
+    /// How many identical decode-only steps can be skipped now, all starting
+    /// before `limit_s`; 0 when the next step must be executed on its own.
+    fn skippable_steps(&mut self, limit_s: f64) -> Option<(u64, DecodePiece)> {
+        let n = self.decoders.len() as u64;
+        if !self.prefillers.is_empty() || n == 0 || self.could_admit(self.blocks_needed_at(self.g))
+        {
+            return None;
+        }
+        let g_last = self.next_last_step()?;
+        let mut k = (g_last - self.g + 1).min(self.steps_until_blocks_run_out());
+        if k == 0 {
+            return None;
+        }
+        let kv = self.decode_kv_tokens();
+        let piece = self.cfg.step_time.decode_piece(n, kv);
+        if let Some(below) = piece.valid_below {
+            k = k.min((below - kv).div_ceil(n));
+        }
+        // Nothing a router or the waiting queue can see changes before the
+        // last of these steps starts (or the next timeout).
+        let last_start = self.clock + series_s(&piece, kv, n, k - 1);
+        self.quiet_until = last_start.min(self.next_timeout_s());
+        // Steps 0..k-1 must all start before the limit.
+        if last_start >= limit_s {
+            k = first_step_at_or_after(&piece, kv, n, limit_s - self.clock, k - 1);
+        }
+        (k > 0).then_some((k, piece))
+    }
+
+    /// Runs every step that starts before `t`, exactly.
+    fn advance_exact(&mut self, t: f64, ctx: &mut Ctx) {
+        while self.clock < t && !self.is_idle() {
+            if ctx.over_budget() {
+                return;
+            }
+            if self.cfg.timeouts {
+                self.expire_timeouts(self.clock, ctx);
+                if self.is_idle() {
+                    return;
+                }
+            }
+            self.quiet_until = f64::NEG_INFINITY;
+            let limit = t.min(self.next_timeout_s());
+            if let Some((k, piece)) = self.skippable_steps(limit) {
+                self.skip(k, &piece, ctx);
+            } else if !self.step(ctx) {
+                debug_assert!(false, "a replica with work scheduled nothing");
+                return;
+            }
+            #[cfg(debug_assertions)]
+            self.check_invariants();
+        }
+    }
+
+    /// Jumps over `k` identical decode-only steps.
+    fn skip(&mut self, k: u64, piece: &DecodePiece, ctx: &mut Ctx) {
+        let n = self.decoders.len() as u64;
+        let total_s = series_s(piece, self.decode_kv_tokens(), n, k);
+        self.free_blocks -= self.blocks_needed_over(k) as u32;
+        self.busy_per_decoder += total_s / n as f64;
+        self.g += k;
+        self.clock += total_s;
+        self.busy_s += total_s;
+        ctx.steps += k;
+        ctx.events += 1;
+        self.complete_finished_decoders(self.clock, ctx);
+    }
+
+    /// The running request to preempt next: under the priority discipline
+    /// the least urgent (largest priority, latest arrival), otherwise the most
+    /// recently admitted. `None` when nothing runs.
+    fn victim(&self) -> Option<Running> {
+        if self.cfg.discipline == Discipline::Priority {
+            let key = |r: &Active| (r.priority, r.arrival_s, r.id);
+            let d = (0..self.decoders.len()).max_by(|&a, &b| {
+                key(&self.decoders[a])
+                    .partial_cmp(&key(&self.decoders[b]))
+                    .unwrap_or(Ordering::Equal)
+            });
+            let p = (0..self.prefillers.len()).max_by(|&a, &b| {
+                key(&self.prefillers[a])
+                    .partial_cmp(&key(&self.prefillers[b]))
+                    .unwrap_or(Ordering::Equal)
+            });
+            match (d, p) {
+                (Some(d), Some(p)) => Some(if key(&self.decoders[d]) > key(&self.prefillers[p]) {
+                    Running::Decoder(d)
+                } else {
+                    Running::Prefiller(p)
+                }),
+                (Some(d), None) => Some(Running::Decoder(d)),
+                (None, Some(p)) => Some(Running::Prefiller(p)),
+                (None, None) => None,
+            }
+        } else {
+            match (self.decoders.last(), self.prefillers.last()) {
+                (Some(d), Some(p)) if d.admit_seq > p.admit_seq => {
+                    Some(Running::Decoder(self.decoders.len() - 1))
+                }
+                (_, Some(_)) => Some(Running::Prefiller(self.prefillers.len() - 1)),
+                (Some(_), None) => Some(Running::Decoder(self.decoders.len() - 1)),
+                (None, None) => None,
+            }
+        }
+    }
+
+    /// Whether decoder `d` needs a new block in the step at the current G.
+    fn at_block_boundary(&self, d: &Active) -> bool {
+        (self.offset(d) + self.g as i64).rem_euclid(self.cfg.block_size as i64) == 0
+    }
+
+    /// Preempts `victim`: frees its blocks (plus the one a decoder was given
+    /// this step, if any), refunds its scheduled tokens to `budget` (one for
+    /// a decoder already counted in the step) and sends it back to the
+    /// waiting queue.
+    fn preempt(
+        &mut self,
+        victim: Running,
+        got_block_this_step: bool,
+        decode_counted: bool,
+        budget: &mut u64,
+    ) {
+        let mut r = match victim {
+            Running::Decoder(i) => {
+                let mut d = self.leave_decoders(i);
+                d.blocks += got_block_this_step as u32;
+                d.sched = decode_counted as u64;
+                d
+            }
+            Running::Prefiller(i) => self.prefillers.remove(i),
+        };
+        *budget += r.sched;
+        self.free_blocks += r.blocks;
+        r.reset_for_recompute();
+        self.waiting.push_front(r);
+    }
+
+    /// One step with the decoders in aggregate: the rules of
+    /// [`super::reference`], applied to decoders only where they need a block.
+    /// False when nothing could be scheduled or preempted (a stall, which the
+    /// rules exclude; the caller stops rather than spin).
+    fn step(&mut self, ctx: &mut Ctx) -> bool {
+        let now = self.clock;
+        let mut budget = self.cfg.budget;
+        let mut preempted = false;
+        let mut stopped = false;
+        // Decoders later in admission order than a decoder that preempted
+        // itself are not scheduled this step (priority discipline only).
+        let mut unscheduled: Vec<Active> = Vec::new();
+        // Phase A1: every decoder takes one token; those at a block boundary need a block.
+        let need = self.blocks_needed_at(self.g);
+        if need <= self.free_blocks as u64 {
+            self.free_blocks -= need as u32;
+        } else {
+            let mut i = 0;
+            while i < self.decoders.len() {
+                if !self.at_block_boundary(&self.decoders[i]) {
+                    i += 1;
+                    continue;
+                }
+                while self.free_blocks == 0 {
+                    let Some(victim) = self.victim() else { break };
+                    preempted = true;
+                    if victim == Running::Decoder(i) {
+                        self.preempt(victim, false, false, &mut budget);
+                        stopped = true;
+                        break;
+                    }
+                    let got_block = match victim {
+                        Running::Decoder(j) => j < i && self.at_block_boundary(&self.decoders[j]),
+                        Running::Prefiller(_) => false,
+                    };
+                    self.preempt(victim, got_block, false, &mut budget);
+                    if matches!(victim, Running::Decoder(j) if j < i) {
+                        i -= 1;
+                    }
+                }
+                if stopped {
+                    while self.decoders.len() > i {
+                        let d = self.leave_decoders(i);
+                        unscheduled.push(d);
+                    }
+                    break;
+                }
+                self.free_blocks -= 1;
+                i += 1;
+            }
+        }
+        let n = self.decoders.len() as u64;
+        budget -= n;
+        // Phase A2: continuing prefills in admission order.
+        let mut i = 0;
+        while !stopped && i < self.prefillers.len() {
+            let p = &self.prefillers[i];
+            let tokens = p.wanted_tokens(self.cfg.threshold, budget);
+            if tokens == 0 {
+                i += 1;
+                continue;
+            }
+            let need = blocks_for(p.computed + tokens, self.cfg.block_size) - p.blocks;
+            while need > self.free_blocks {
+                let Some(victim) = self.victim() else { break };
+                preempted = true;
+                if victim == Running::Prefiller(i) {
+                    self.preempt(victim, false, false, &mut budget);
+                    stopped = true;
+                    break;
+                }
+                let got_block = matches!(victim, Running::Decoder(j) if self.at_block_boundary(&self.decoders[j]));
+                self.preempt(victim, got_block, true, &mut budget);
+                if matches!(victim, Running::Prefiller(j) if j < i) {
+                    i -= 1;
+                }
+            }
+            if stopped {
+                break;
+            }
+            let p = &mut self.prefillers[i];
+            self.free_blocks -= need;
+            p.blocks += need;
+            p.sched = tokens;
+            budget -= tokens;
+            i += 1;
+        }
+        // Decoders preempted during phase A2 were scheduled; the count is final now.
+        let n = self.decoders.len() as u64;
+        // Phase B: admissions, only when nothing was preempted.
+        while !preempted
+            && budget > 0
+            && self.decoders.len() + self.prefillers.len() < self.cfg.max_num_seqs
+        {
+            let Some(head) = self.waiting.peek() else {
+                break;
+            };
+            let tokens = head.wanted_tokens(self.cfg.threshold, budget);
+            let need = blocks_for(head.computed + tokens, self.cfg.block_size);
+            if need > self.free_blocks {
+                break;
+            }
+            let Some(mut r) = self.waiting.pop() else {
+                break;
+            };
+            self.free_blocks -= need;
+            r.blocks = need;
+            r.sched = tokens;
+            r.admit_seq = self.next_admit_seq;
+            self.next_admit_seq += 1;
+            budget -= tokens;
+            let record = &mut ctx.records[r.id as usize];
+            if record.admitted_s.is_nan() {
+                record.admitted_s = now;
+            }
+            self.prefillers.push(r);
+        }
+        let mut shape = StepShape {
+            decode_seqs: n,
+            decode_kv_tokens: if n > 0 { self.decode_kv_tokens() } else { 0 },
+            ..StepShape::default()
+        };
+        for p in self.prefillers.iter().filter(|p| p.sched > 0) {
+            shape.add_prefill(p.computed, p.sched);
+        }
+        let tokens = shape.tokens();
+        if tokens > 0 {
+            let dt = self.cfg.step_time.step_s(&shape);
+            let end = now + dt;
+            if n > 0 {
+                self.g += 1;
+                self.busy_per_decoder += dt / tokens as f64;
+            }
+            apply_step(
+                &mut self.prefillers,
+                dt,
+                tokens,
+                end,
+                &mut self.free_blocks,
+                ctx,
+            );
+            self.promote_finished_prefills();
+            self.complete_finished_decoders(end, ctx);
+            self.clock = end;
+            self.busy_s += dt;
+            ctx.steps += 1;
+            ctx.events += 1;
+        }
+        for d in unscheduled {
+            self.join_decoders(d);
+        }
+        tokens > 0 || preempted
+    }
+
+    /// Moves requests whose prefill is complete into the decode group.
+    fn promote_finished_prefills(&mut self) {
+        let mut i = 0;
+        while i < self.prefillers.len() {
+            if self.prefillers[i].is_decoding() {
+                let d = self.prefillers.remove(i);
+                self.join_decoders(d);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn is_idle(&self) -> bool {
+        self.decoders.is_empty() && self.prefillers.is_empty() && self.waiting.is_empty()
+    }
+
+    /// Debug builds (and so every test) check the aggregates against the
+    /// explicit state after each event: blocks held + free = capacity, the
+    /// histogram and offset sum describe the decoders, slots and order hold.
+    #[cfg(debug_assertions)]
+    fn check_invariants(&self) {
+        let bs = self.cfg.block_size;
+        let mut held: u64 = self.prefillers.iter().map(|p| p.blocks as u64).sum();
+        let mut hist = vec![0u32; bs as usize];
+        let mut sum = 0i64;
+        for d in &self.decoders {
+            let offset = self.offset(d);
+            hist[self.residue(offset)] += 1;
+            sum += offset;
+            held += blocks_for((offset + self.g as i64) as u64, bs) as u64;
+            assert!(
+                d.computed + (self.g - d.g_sync) < d.input + d.output as u64,
+                "decoder past its end"
+            );
+        }
+        assert_eq!(
+            held + self.free_blocks as u64,
+            self.cfg.total_blocks as u64,
+            "KV blocks leaked or over-allocated"
+        );
+        assert_eq!(hist, self.offset_hist, "offset histogram out of date");
+        assert_eq!(sum, self.offset_sum, "offset sum out of date");
+        assert!(self.decoders.len() + self.prefillers.len() <= self.cfg.max_num_seqs);
+        assert!(
+            self.decoders
+                .windows(2)
+                .all(|w| w[0].admit_seq < w[1].admit_seq)
+        );
+        assert!(
+            self.prefillers
+                .windows(2)
+                .all(|w| w[0].admit_seq < w[1].admit_seq)
+        );
+        assert!(self.prefillers.iter().all(|p| !p.is_decoding()));
+    }
+}
+
+/// Total duration of `k` decode-only steps starting at `kv` decode KV
+/// tokens with `n` decoders: step j lasts `piece.at(kv + n j)`, so the sum is
+/// `k t0 + n slope k (k - 1) / 2`.
+fn series_s(piece: &DecodePiece, kv: u64, n: u64, k: u64) -> f64 {
+    let k = k as f64;
+    k * piece.at(kv) + piece.slope_s_per_token * n as f64 * k * (k - 1.0) / 2.0
+}
+
+/// The smallest j <= `upper` with `series_s(j) >= span_s` (the number of
+/// steps that start strictly before the limit).
+fn first_step_at_or_after(piece: &DecodePiece, kv: u64, n: u64, span_s: f64, upper: u64) -> u64 {
+    if span_s <= 0.0 {
+        return 0;
+    }
+    let t0 = piece.at(kv);
+    let c = piece.slope_s_per_token * n as f64;
+    // Solve k t0 + c k (k - 1) / 2 = span for k, then correct by evaluation.
+    let guess = if c > 0.0 {
+        let b = t0 - c / 2.0;
+        (-b + libm::sqrt(b * b + 2.0 * c * span_s)) / c
+    } else if t0 > 0.0 {
+        span_s / t0
+    } else {
+        upper as f64
+    };
+    let mut j = (guess.max(0.0).ceil() as u64).min(upper);
+    while j < upper && series_s(piece, kv, n, j) < span_s {
+        j += 1;
+    }
+    while j > 0 && series_s(piece, kv, n, j - 1) >= span_s {
+        j -= 1;
+    }
+    j
+}
+
+impl Replica for FastReplica {
+    fn new(cfg: ReplicaConfig) -> Self {
+        FastReplica {
+            clock: 0.0,
+            g: 0,
+            free_blocks: cfg.total_blocks,
+            waiting: WaitQueue::new(cfg.discipline, cfg.timeouts),
+            next_admit_seq: 0,
+            busy_s: 0.0,
+            decoders: Vec::new(),
+            prefillers: Vec::new(),
+            offset_sum: 0,
+            offset_hist: vec![0; cfg.block_size as usize],
+            last_step: BinaryHeap::new(),
+            busy_per_decoder: 0.0,
+            timeouts: BinaryHeap::new(),
+            quiet_until: f64::NEG_INFINITY,
+            requested_s: 0.0,
+            cfg,
+        }
+    }
+
+    /// Lazy: inside a run of identical decode steps nothing observable
+    /// changes, so the work is deferred until the state is needed
+    /// ([`Replica::sync`], an arrival) or the run ends.
+    fn advance_until(&mut self, t: f64, ctx: &mut Ctx) {
+        self.requested_s = self.requested_s.max(t);
+        if t > self.quiet_until {
+            self.advance_exact(t, ctx);
+        }
+    }
+
+    fn sync(&mut self, ctx: &mut Ctx) {
+        self.advance_exact(self.requested_s, ctx);
+    }
+
+    fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx) {
+        self.advance_exact(t, ctx);
+        self.quiet_until = f64::NEG_INFINITY;
+        if self.is_idle() {
+            self.clock = self.clock.max(t);
+        }
+        if self.cfg.timeouts && request.timeout_at_s.is_finite() {
+            self.timeouts
+                .push(Reverse((Time(request.timeout_at_s), request.id)));
+        }
+        self.waiting.push_back(request);
+    }
+
+    fn waiting_len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    fn running_len(&self) -> usize {
+        self.decoders.len() + self.prefillers.len()
+    }
+
+    fn used_blocks(&self) -> u32 {
+        self.cfg.total_blocks - self.free_blocks
+    }
+
+    fn busy_s(&self) -> f64 {
+        self.busy_s
+    }
+
+    fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {
+        self.advance_exact(end_s, ctx);
+        while !self.decoders.is_empty() {
+            let d = self.leave_decoders(0);
+            ctx.close(&d, Status::Unfinished, end_s);
+        }
+        for r in self.prefillers.drain(..).chain(self.waiting.take_all()) {
+            ctx.close(&r, Status::Unfinished, end_s);
+        }
+        self.free_blocks = self.cfg.total_blocks;
+    }
+}

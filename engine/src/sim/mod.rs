@@ -1,0 +1,522 @@
+//! The cluster simulation: workload, router, replicas, per-request records.
+//!
+//! [`simulate`] runs a scenario to the end; [`Simulation`] is the steppable
+//! form (`advance` a bounded amount of work at a time) for progress bars and
+//! cancellation. Both engines share this loop and differ only in how a
+//! replica executes its steps: [`reference`] one at a time, [`fast`] by
+//! skipping runs of identical decode steps in closed form.
+
+pub mod fast;
+pub mod reference;
+pub mod state;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::report::{Report, SeriesPoint};
+use crate::scenario::{Discipline, Router, Scenario};
+use crate::sim::state::{Active, ReqId};
+use crate::step_time::StepTimeModel;
+use crate::workload::{RequestSpec, Workload};
+
+/// How a request left the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still in the system (or not yet arrived); never in a finished report.
+    Pending,
+    Completed,
+    /// Refused on arrival: the replica's waiting queue was full.
+    RejectedQueueFull,
+    /// Refused on arrival: prompt + output cannot fit in the KV cache or
+    /// exceed `max_model_len`.
+    RejectedTooLong,
+    /// The client's timeout passed first.
+    TimedOut,
+    /// Still queued or running when the simulation ended.
+    Unfinished,
+}
+
+/// Everything recorded about one request. Times are absolute simulated
+/// seconds; NaN where the event never happened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequestRecord {
+    pub class: u16,
+    /// Replica it was routed to (`u16::MAX` if rejected before routing).
+    pub replica: u16,
+    pub input_tokens: u32,
+    pub cached_tokens: u32,
+    pub output_tokens: u32,
+    pub preemptions: u32,
+    pub arrival_s: f64,
+    /// First scheduled (start of its first step).
+    pub admitted_s: f64,
+    /// End of the step that produced its first output token.
+    pub first_token_s: f64,
+    /// Completion, rejection or abandonment.
+    pub end_s: f64,
+    /// Replica-seconds attributed to it: each step's duration split in
+    /// proportion to the tokens each request computed in it.
+    pub busy_s: f64,
+    /// Tokens computed and then discarded by preemptions.
+    pub recomputed_tokens: u64,
+    pub status: Status,
+}
+
+impl RequestRecord {
+    pub fn sojourn_s(&self) -> f64 {
+        self.end_s - self.arrival_s
+    }
+}
+
+/// Limits that keep a runaway scenario bounded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunOptions {
+    /// Which replica engine to use.
+    pub engine: EngineKind,
+    /// Stop with an error beyond this many requests.
+    pub max_requests: u64,
+    /// Stop with an error beyond this many engine events (a skipped run of
+    /// decode steps or one general step each).
+    pub max_events: u64,
+    /// Keep every per-request record in the report (the planner drops them
+    /// to save memory when it only needs aggregates).
+    pub keep_records: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            engine: EngineKind::Fast,
+            max_requests: DEFAULT_MAX_REQUESTS,
+            max_events: DEFAULT_MAX_EVENTS,
+            keep_records: true,
+        }
+    }
+}
+
+/// Default cap on simulated requests per run.
+pub const DEFAULT_MAX_REQUESTS: u64 = 20_000_000;
+/// Default cap on engine events per run.
+pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// Event skipping: exact, fast.
+    Fast,
+    /// One step at a time: the oracle.
+    Reference,
+}
+
+/// Why a run stopped without a report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum RunError {
+    /// The scenario expects more requests than the cap allows.
+    TooManyRequests { expected: f64, cap: u64 },
+    /// The run hit the event cap.
+    TooManyEvents { cap: u64, simulated_s: f64 },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::TooManyRequests { expected, cap } => write!(
+                f,
+                "the scenario would simulate about {expected:.0} requests, more than the cap of {cap}; \
+                 shorten the horizon or lower the arrival rates"
+            ),
+            RunError::TooManyEvents { cap, simulated_s } => write!(
+                f,
+                "stopped after {cap} engine events at {:.1} h of simulated time; \
+                 the scenario is too large to simulate here (shorten the horizon, lower the rates or add replicas)",
+                simulated_s / 3600.0
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Numbers a replica needs, copied out of the scenario.
+#[derive(Clone, Debug)]
+pub(crate) struct ReplicaConfig {
+    pub max_num_seqs: usize,
+    pub budget: u64,
+    /// Per-request prefill limit per step (u64::MAX for none).
+    pub threshold: u64,
+    pub block_size: u64,
+    pub total_blocks: u32,
+    pub discipline: Discipline,
+    /// Whether any class has a timeout.
+    pub timeouts: bool,
+    pub step_time: StepTimeModel,
+}
+
+impl ReplicaConfig {
+    fn new(scenario: &Scenario) -> ReplicaConfig {
+        let e = &scenario.params.engine;
+        ReplicaConfig {
+            max_num_seqs: e.max_num_seqs as usize,
+            budget: e.max_num_batched_tokens as u64,
+            threshold: if e.long_prefill_threshold == 0 {
+                u64::MAX
+            } else {
+                e.long_prefill_threshold as u64
+            },
+            block_size: scenario.memory.block_size as u64,
+            total_blocks: scenario.memory.total_blocks,
+            discipline: e.discipline,
+            timeouts: scenario.classes.iter().any(|c| c.timeout_s.is_some()),
+            step_time: scenario.step_time.clone(),
+        }
+    }
+}
+
+/// What replicas write into while they run.
+pub(crate) struct Ctx {
+    pub records: Vec<RequestRecord>,
+    pub events: u64,
+    pub steps: u64,
+    pub max_events: u64,
+}
+
+impl Ctx {
+    /// Records how a request left a replica.
+    pub fn close(&mut self, a: &Active, status: Status, end_s: f64) {
+        let status = match status {
+            Status::Unfinished if a.timeout_at_s <= end_s => Status::TimedOut,
+            s => s,
+        };
+        let end_s = match status {
+            Status::TimedOut => a.timeout_at_s,
+            Status::Unfinished => f64::NAN,
+            _ => end_s,
+        };
+        let r = &mut self.records[a.id as usize];
+        r.status = status;
+        r.end_s = end_s;
+        r.busy_s = a.busy_s;
+        r.preemptions = a.preemptions;
+        r.recomputed_tokens = a.recomputed_tokens;
+    }
+
+    pub fn over_budget(&self) -> bool {
+        self.events > self.max_events
+    }
+}
+
+/// One replica's scheduler, as the cluster loop drives it.
+pub(crate) trait Replica {
+    fn new(cfg: ReplicaConfig) -> Self;
+    /// Runs every step that starts before `t`, abandoning timed-out requests
+    /// at step starts. May defer work that no query below could observe.
+    fn advance_until(&mut self, t: f64, ctx: &mut Ctx);
+    /// Does any deferred work, so that `used_blocks` is exact.
+    fn sync(&mut self, ctx: &mut Ctx);
+    /// A request routed here at time `t` (after `advance_until(t)`).
+    fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx);
+    fn waiting_len(&self) -> usize;
+    fn running_len(&self) -> usize;
+    fn used_blocks(&self) -> u32;
+    /// Total duration of the steps executed [s].
+    fn busy_s(&self) -> f64;
+    /// Marks everything still here as unfinished (or timed out) at `end_s`.
+    fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx);
+}
+
+/// How far a [`Simulation`] has got.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Progress {
+    /// Simulated time reached [s].
+    pub simulated_s: f64,
+    /// Fraction of the run done, in [0, 1].
+    pub fraction: f64,
+    pub requests: u64,
+    pub done: bool,
+}
+
+struct Cluster<'s, R: Replica> {
+    scenario: &'s Scenario,
+    workload: Workload<'s>,
+    replicas: Vec<R>,
+    ctx: Ctx,
+    next_arrival: Option<RequestSpec>,
+    round_robin: usize,
+    series: Vec<SeriesPoint>,
+    next_sample_s: f64,
+    end_s: f64,
+    now_s: f64,
+    max_requests: u64,
+    done: bool,
+    keep_records: bool,
+}
+
+impl<'s, R: Replica> Cluster<'s, R> {
+    fn new(scenario: &'s Scenario, options: &RunOptions) -> Result<Self, RunError> {
+        let expected = scenario.expected_requests();
+        if expected > options.max_requests as f64 {
+            return Err(RunError::TooManyRequests {
+                expected,
+                cap: options.max_requests,
+            });
+        }
+        let cfg = ReplicaConfig::new(scenario);
+        let n = scenario.params.cluster.replicas as usize;
+        let mut workload = Workload::new(scenario, scenario.params.run.seed);
+        let next_arrival = workload.next();
+        Ok(Cluster {
+            scenario,
+            workload,
+            replicas: (0..n).map(|_| R::new(cfg.clone())).collect(),
+            ctx: Ctx {
+                records: Vec::with_capacity(
+                    (expected * 1.05 + 64.0).min(options.max_requests as f64) as usize,
+                ),
+                events: 0,
+                steps: 0,
+                max_events: options.max_events,
+            },
+            next_arrival,
+            round_robin: 0,
+            series: Vec::new(),
+            next_sample_s: scenario.params.run.series_interval_s,
+            end_s: scenario.params.run.horizon_s + scenario.drain_s,
+            now_s: 0.0,
+            max_requests: options.max_requests,
+            done: false,
+            keep_records: options.keep_records,
+        })
+    }
+
+    fn check_budget(&self) -> Result<(), RunError> {
+        if self.ctx.over_budget() {
+            return Err(RunError::TooManyEvents {
+                cap: self.ctx.max_events,
+                simulated_s: self.now_s,
+            });
+        }
+        if self.ctx.records.len() as u64 > self.max_requests {
+            return Err(RunError::TooManyRequests {
+                expected: self.ctx.records.len() as f64,
+                cap: self.max_requests,
+            });
+        }
+        Ok(())
+    }
+
+    /// Takes the time-series samples due at or before `t`.
+    fn sample_until(&mut self, t: f64) {
+        while self.next_sample_s <= t && self.next_sample_s <= self.end_s {
+            let at = self.next_sample_s;
+            let (mut waiting, mut running, mut blocks) = (0, 0, 0u64);
+            for r in &mut self.replicas {
+                r.advance_until(at, &mut self.ctx);
+                r.sync(&mut self.ctx);
+                waiting += r.waiting_len();
+                running += r.running_len();
+                blocks += r.used_blocks() as u64;
+            }
+            let capacity = self.scenario.memory.total_blocks as f64 * self.replicas.len() as f64;
+            self.series.push(SeriesPoint {
+                t_s: at,
+                waiting: waiting as u64,
+                running: running as u64,
+                kv_utilization: blocks as f64 / capacity,
+                replicas: self.replicas.len() as u32,
+                arrivals: 0,
+                completions: 0,
+            });
+            self.next_sample_s += self.scenario.params.run.series_interval_s;
+        }
+    }
+
+    fn deliver(&mut self, spec: RequestSpec) {
+        let t = spec.arrival_s;
+        let class = &self.scenario.classes[spec.class as usize];
+        let id = self.ctx.records.len() as ReqId;
+        self.ctx.records.push(RequestRecord {
+            class: spec.class,
+            replica: u16::MAX,
+            input_tokens: spec.input_tokens,
+            cached_tokens: spec.cached_tokens,
+            output_tokens: spec.output_tokens,
+            preemptions: 0,
+            arrival_s: t,
+            admitted_s: f64::NAN,
+            first_token_s: f64::NAN,
+            end_s: f64::NAN,
+            busy_s: 0.0,
+            recomputed_tokens: 0,
+            status: Status::Pending,
+        });
+        let kv_tokens = spec.input_tokens as u64 + spec.output_tokens as u64 - 1;
+        if kv_tokens > self.scenario.memory.max_seq_tokens {
+            let r = &mut self.ctx.records[id as usize];
+            r.status = Status::RejectedTooLong;
+            r.end_s = t;
+            return;
+        }
+        let chosen = match self.scenario.params.cluster.router {
+            Router::RoundRobin => {
+                let c = self.round_robin;
+                self.round_robin = (c + 1) % self.replicas.len();
+                c
+            }
+            Router::JoinShortestQueue | Router::LeastKvLoad => {
+                let by_kv = self.scenario.params.cluster.router == Router::LeastKvLoad;
+                for r in &mut self.replicas {
+                    r.advance_until(t, &mut self.ctx);
+                    if by_kv {
+                        r.sync(&mut self.ctx);
+                    }
+                }
+                let load = |r: &R| {
+                    let queue = (r.waiting_len() + r.running_len()) as u64;
+                    if by_kv {
+                        (r.used_blocks() as u64, queue)
+                    } else {
+                        (queue, 0)
+                    }
+                };
+                (0..self.replicas.len())
+                    .min_by_key(|&i| load(&self.replicas[i]))
+                    .unwrap_or(0)
+            }
+        };
+        let replica = &mut self.replicas[chosen];
+        replica.advance_until(t, &mut self.ctx);
+        self.ctx.records[id as usize].replica = chosen as u16;
+        if let Some(m) = self.scenario.params.engine.max_waiting
+            && replica.waiting_len() >= m as usize
+        {
+            let r = &mut self.ctx.records[id as usize];
+            r.status = Status::RejectedQueueFull;
+            r.end_s = t;
+            return;
+        }
+        let input = spec.input_tokens as u64;
+        replica.enqueue(
+            Active {
+                id,
+                arrival_s: t,
+                priority: class.priority,
+                deadline_at_s: t + class.deadline_s,
+                timeout_at_s: class.timeout_s.map_or(f64::INFINITY, |d| t + d),
+                input,
+                cached: spec.cached_tokens as u64,
+                output: spec.output_tokens,
+                computed: spec.cached_tokens as u64,
+                target: input,
+                generated: 0,
+                blocks: 0,
+                admit_seq: 0,
+                sched: 0,
+                busy_s: 0.0,
+                recomputed_tokens: 0,
+                preemptions: 0,
+                g_sync: 0,
+                busy_sync: 0.0,
+            },
+            t,
+            &mut self.ctx,
+        );
+    }
+
+    /// Does up to `work` units (arrivals or series samples) and reports progress.
+    fn advance(&mut self, work: u32) -> Result<Progress, RunError> {
+        let mut left = work.max(1);
+        while !self.done && left > 0 {
+            left -= 1;
+            self.check_budget()?;
+            match self.next_arrival.take() {
+                Some(spec) => {
+                    self.now_s = spec.arrival_s;
+                    self.sample_until(spec.arrival_s);
+                    self.deliver(spec);
+                    self.next_arrival = self.workload.next();
+                }
+                None => {
+                    // Drain: one series interval per unit of work.
+                    let t =
+                        (self.now_s + self.scenario.params.run.series_interval_s).min(self.end_s);
+                    self.sample_until(t);
+                    for r in &mut self.replicas {
+                        r.advance_until(t, &mut self.ctx);
+                    }
+                    self.now_s = t;
+                    if t >= self.end_s {
+                        for r in &mut self.replicas {
+                            r.close_unfinished(self.end_s, &mut self.ctx);
+                        }
+                        self.done = true;
+                    }
+                }
+            }
+        }
+        self.check_budget()?;
+        Ok(Progress {
+            simulated_s: self.now_s,
+            fraction: (self.now_s / self.end_s).clamp(0.0, 1.0),
+            requests: self.ctx.records.len() as u64,
+            done: self.done,
+        })
+    }
+
+    fn finish(mut self) -> Result<Report, RunError> {
+        while !self.done {
+            self.advance(u32::MAX)?;
+        }
+        let busy: Vec<f64> = self.replicas.iter().map(|r| r.busy_s()).collect();
+        Ok(Report::build(
+            self.scenario,
+            self.ctx.records,
+            self.series,
+            &busy,
+            self.ctx.events,
+            self.ctx.steps,
+            self.end_s,
+            self.keep_records,
+        ))
+    }
+}
+
+/// A run in progress. Call [`Simulation::advance`] until `done`, then
+/// [`Simulation::finish`].
+pub struct Simulation<'s>(Engine<'s>);
+
+enum Engine<'s> {
+    Fast(Box<Cluster<'s, fast::FastReplica>>),
+    Reference(Box<Cluster<'s, reference::RefReplica>>),
+}
+
+impl<'s> Simulation<'s> {
+    pub fn new(scenario: &'s Scenario, options: &RunOptions) -> Result<Simulation<'s>, RunError> {
+        Ok(Simulation(match options.engine {
+            EngineKind::Fast => Engine::Fast(Box::new(Cluster::new(scenario, options)?)),
+            EngineKind::Reference => Engine::Reference(Box::new(Cluster::new(scenario, options)?)),
+        }))
+    }
+
+    /// Processes up to `work` arrivals (or drain intervals).
+    pub fn advance(&mut self, work: u32) -> Result<Progress, RunError> {
+        match &mut self.0 {
+            Engine::Fast(c) => c.advance(work),
+            Engine::Reference(c) => c.advance(work),
+        }
+    }
+
+    /// Runs to the end if needed and builds the report.
+    pub fn finish(self) -> Result<Report, RunError> {
+        match self.0 {
+            Engine::Fast(c) => c.finish(),
+            Engine::Reference(c) => c.finish(),
+        }
+    }
+}
+
+/// Runs a scenario to the end.
+pub fn simulate(scenario: &Scenario, options: &RunOptions) -> Result<Report, RunError> {
+    Simulation::new(scenario, options)?.finish()
+}

@@ -1,0 +1,257 @@
+//! Properties every run must have, whatever the scenario: requests are
+//! conserved, KV use stays within capacity, time runs forward, throughput
+//! stays under its analytic bound; plus runaway bounds and pinned values.
+
+use proptest::prelude::*;
+use sojourn_engine::{
+    ClassParams, DistParams, EngineParams, RunError, RunOptions, Scenario, ScenarioParams, Shape,
+    Status, StepTimeParams, simulate,
+};
+
+use crate::support::{classical_queue, geometric, run};
+
+fn small_default(horizon_s: f64, seed: u64) -> ScenarioParams {
+    let mut p = ScenarioParams::default();
+    p.run.horizon_s = horizon_s;
+    p.run.seed = seed;
+    p
+}
+
+/// Checks conservation and ordering on a finished report.
+fn check_report(r: &sojourn_engine::Report) -> Result<(), TestCaseError> {
+    let o = &r.overall;
+    prop_assert_eq!(
+        o.arrived,
+        o.met + o.late + o.rejected + o.timed_out + o.unfinished
+    );
+    prop_assert_eq!(r.engine.requests, r.records.len() as u64);
+    let arrivals: u64 = r.series.iter().map(|p| p.arrivals).sum();
+    let in_series_window = r
+        .records
+        .iter()
+        .filter(|x| x.arrival_s <= r.series.last().map_or(0.0, |p| p.t_s))
+        .count() as u64;
+    prop_assert_eq!(
+        arrivals,
+        in_series_window,
+        "series arrivals = requests arrived in sampled intervals"
+    );
+    for x in &r.records {
+        prop_assert!(x.status != Status::Pending, "no request is left pending");
+        if x.status == Status::Completed {
+            prop_assert!(x.arrival_s <= x.admitted_s, "admitted after arrival");
+            prop_assert!(
+                x.admitted_s < x.first_token_s,
+                "first token after admission"
+            );
+            prop_assert!(x.first_token_s <= x.end_s, "completion after first token");
+            prop_assert!(x.busy_s > 0.0);
+        }
+    }
+    for p in &r.series {
+        prop_assert!(
+            p.kv_utilization >= 0.0 && p.kv_utilization <= 1.0,
+            "KV use within capacity"
+        );
+    }
+    prop_assert!(
+        r.series.windows(2).all(|w| w[0].t_s < w[1].t_s),
+        "the clock never goes back"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn default_like_runs_conserve_requests(seed in any::<u64>(), replicas in 1..4u32, rate in 0.5..3.0f64) {
+        let mut p = small_default(2.0 * 3600.0, seed);
+        p.cluster.replicas = replicas;
+        for c in &mut p.classes {
+            c.batches_per_hour *= rate;
+            c.timeout_s = Some(3600.0);
+        }
+        p.engine.max_waiting = Some(2000);
+        let r = run(p);
+        check_report(&r)?;
+    }
+}
+
+#[test]
+fn throughput_never_beats_the_token_budget_bound() {
+    // An overloaded queue: every step lasts at least the overhead o = 2 ms
+    // and holds at most the budget b = 256 tokens, so no run can compute more
+    // than b / o = 128,000 tokens per second of busy time. 300 requests/s of
+    // 300 + 200 tokens offer 150,000 tokens/s, more than the bound.
+    let mut p = classical_queue(
+        300.0,
+        DistParams::constant(1.0),
+        geometric(200.0),
+        256,
+        0.002,
+        200.0,
+        3,
+    );
+    p.run.warmup_s = 0.0;
+    p.run.drain_s = Some(3000.0);
+    p.engine.max_num_batched_tokens = 256;
+    p.classes[0].input_tokens = DistParams::constant(300.0);
+    p.step_time = StepTimeParams::AlphaBeta {
+        alpha_s_per_token: 1e-5,
+        beta_s_per_step: 0.0,
+        overhead_s: 0.002,
+    };
+    let r = run(p);
+    assert_eq!(
+        r.overall.met, r.overall.arrived,
+        "all requests complete in the drain"
+    );
+    let tokens = (r.overall.prefill_tokens + r.overall.decode_tokens) as f64;
+    let busy = r.utilization * r.replicas as f64 * r.end_s.max(r.horizon_s);
+    assert!(
+        tokens <= 256.0 * r.engine.steps as f64,
+        "at most the budget per step"
+    );
+    let rate = tokens / busy;
+    assert!(rate <= 256.0 / 0.002 * (1.0 + 1e-9), "{rate} tokens/s");
+    // The bound is nearly reached when the queue never empties.
+    assert!(rate > 0.5 * 256.0 / 0.002, "{rate} tokens/s");
+}
+
+#[test]
+fn same_seed_same_numbers_other_seed_other_numbers() {
+    let a = run(small_default(3600.0, 5));
+    let b = run(small_default(3600.0, 5));
+    let c = run(small_default(3600.0, 6));
+    assert_eq!(a.digest(), b.digest());
+    let json = |r: &sojourn_engine::Report| serde_json::to_string(r).expect("report serialises");
+    assert_eq!(json(&a), json(&b));
+    assert_ne!(a.digest(), c.digest());
+}
+
+/// Pinned numbers for the default scenario (1 h, seed 1): a change here
+/// changes what every shared link shows, so it must be deliberate.
+#[test]
+fn value_stability_of_the_default_scenario() {
+    let r = run(small_default(3600.0, 1));
+    let pinned = (
+        r.overall.arrived,
+        r.overall.met,
+        format!("{:.6}", r.overall.sojourn.p50),
+        r.digest(),
+    );
+    let (arrived, met, p50, digest) = PINNED_DEFAULT;
+    assert_eq!(
+        pinned,
+        (arrived, met, p50.to_string(), digest),
+        "default scenario results changed"
+    );
+}
+
+const PINNED_DEFAULT: (u64, u64, &str, u64) = (7371, 7166, "98.303627", 14_213_046_406_907_193_207);
+
+#[test]
+fn runaway_scenarios_stop_with_a_clear_message() {
+    let mut p = ScenarioParams::default();
+    p.classes[1].batches_per_hour = 1e9;
+    let scenario = Scenario::try_from(p).unwrap();
+    let err = simulate(&scenario, &RunOptions::default()).unwrap_err();
+    assert!(matches!(err, RunError::TooManyRequests { .. }));
+    assert!(err.to_string().contains("more than the cap"), "{err}");
+
+    let scenario = Scenario::try_from(small_default(3600.0, 1)).unwrap();
+    let err = simulate(
+        &scenario,
+        &RunOptions {
+            max_events: 1000,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, RunError::TooManyEvents { cap: 1000, .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn warm_up_requests_are_simulated_but_not_counted() {
+    let mut p = small_default(3600.0, 2);
+    p.run.warmup_s = 1800.0;
+    let r = run(p);
+    let after = r.records.iter().filter(|x| x.arrival_s >= 1800.0).count() as u64;
+    assert!(after < r.records.len() as u64);
+    assert_eq!(r.overall.arrived, after);
+}
+
+#[test]
+fn requests_longer_than_the_cache_are_rejected_not_stuck() {
+    let mut p = small_default(600.0, 3);
+    p.engine.max_model_len = Some(2048);
+    p.classes = vec![ClassParams {
+        name: "long".into(),
+        batches_per_hour: 600.0,
+        input_tokens: DistParams::new(Shape::Uniform {
+            low: 1000.0,
+            high: 3000.0,
+        }),
+        output_tokens: DistParams::constant(100.0),
+        ..ClassParams::default()
+    }];
+    let r = run(p);
+    let too_long = r
+        .records
+        .iter()
+        .filter(|x| x.status == Status::RejectedTooLong)
+        .count();
+    assert!(too_long > 0);
+    assert!(
+        r.records
+            .iter()
+            .all(|x| (x.status == Status::RejectedTooLong)
+                == (x.input_tokens + x.output_tokens - 1 > 2048))
+    );
+    assert!(
+        r.warnings.iter().any(|w| w.contains("longer")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+#[test]
+fn a_bounded_queue_rejects_beyond_m() {
+    let mut p = classical_queue(
+        5.0,
+        DistParams::constant(1.0),
+        geometric(1000.0),
+        1,
+        0.001,
+        600.0,
+        4,
+    );
+    p.engine = EngineParams {
+        max_waiting: Some(3),
+        ..p.engine
+    };
+    let r = run(p);
+    assert!(
+        r.overall.rejected > 0,
+        "an overloaded queue with m = 3 rejects"
+    );
+    assert!(r.series.iter().all(|s| s.waiting <= 3));
+}
+
+#[test]
+fn overload_is_flagged() {
+    let mut p = small_default(3600.0, 1);
+    p.cluster.replicas = 1;
+    p.classes[1].batches_per_hour *= 60.0;
+    let r = run(p);
+    assert!(r.load.rho > 1.0, "rho = {}", r.load.rho);
+    assert!(
+        r.warnings.iter().any(|w| w.starts_with("Overloaded")),
+        "{:?}",
+        r.warnings
+    );
+}

@@ -1,0 +1,330 @@
+//! The fast engine against the reference stepper: for the same scenario and
+//! seed, every request must have the same outcome, replica and preemption
+//! count, and the same times up to floating-point rounding (the fast engine
+//! sums runs of steps in closed form, the reference one by one).
+
+use proptest::prelude::*;
+use sojourn_engine::{
+    ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
+    ReplicaParams, Report, Router, RunOptions, RunParams, Scenario, ScenarioParams, Shape,
+    StepTimeParams, simulate,
+};
+
+use crate::support::{hardware_for_blocks, tiny_model};
+
+fn close(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn run_both(params: &ScenarioParams) -> (Report, Report) {
+    let scenario = Scenario::try_from(params.clone()).expect("generated scenario is valid");
+    let fast = simulate(&scenario, &RunOptions::default()).expect("fast run");
+    let reference = simulate(
+        &scenario,
+        &RunOptions {
+            engine: EngineKind::Reference,
+            ..RunOptions::default()
+        },
+    )
+    .expect("reference run");
+    (fast, reference)
+}
+
+fn assert_same_requests(fast: &Report, reference: &Report) -> Result<(), TestCaseError> {
+    prop_assert_eq!(fast.records.len(), reference.records.len());
+    for (i, (f, r)) in fast.records.iter().zip(&reference.records).enumerate() {
+        prop_assert_eq!(f.status, r.status, "request {} status", i);
+        prop_assert_eq!(f.replica, r.replica, "request {} replica", i);
+        prop_assert_eq!(f.preemptions, r.preemptions, "request {} preemptions", i);
+        prop_assert_eq!(
+            f.recomputed_tokens,
+            r.recomputed_tokens,
+            "request {} recomputed tokens",
+            i
+        );
+        for (what, a, b) in [
+            ("admitted", f.admitted_s, r.admitted_s),
+            ("first token", f.first_token_s, r.first_token_s),
+            ("end", f.end_s, r.end_s),
+            ("busy", f.busy_s, r.busy_s),
+        ] {
+            prop_assert!(
+                close(a, b),
+                "request {} {}: fast {} reference {}",
+                i,
+                what,
+                a,
+                b
+            );
+        }
+    }
+    prop_assert_eq!(
+        fast.engine.steps,
+        reference.engine.steps,
+        "the same number of engine steps"
+    );
+    Ok(())
+}
+
+fn dist(max: f64) -> impl Strategy<Value = DistParams> {
+    (0..6u8, 1.0..max, 1.0..max).prop_map(move |(kind, a, b)| {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let shape = match kind {
+            0 => Shape::Constant { value: a.round() },
+            1 => Shape::Uniform { low: lo, high: hi },
+            2 => Shape::Exponential { mean: a },
+            3 => Shape::Geometric { mean: a },
+            4 => Shape::Gamma {
+                mean: a,
+                std_dev: b,
+            },
+            _ => Shape::LogNormal {
+                median: lo,
+                p90: hi + 1.0,
+            },
+        };
+        DistParams::new(shape).clamped(None, Some(max))
+    })
+}
+
+fn class(index: usize) -> impl Strategy<Value = ClassParams> {
+    (
+        20.0..400.0f64,
+        prop_oneof![
+            Just(DistParams::constant(1.0)),
+            (1.0..4.0f64).prop_map(|m| DistParams::new(Shape::Geometric { mean: m }))
+        ],
+        dist(1500.0),
+        dist(250.0),
+        prop_oneof![Just(0.0), 0.0..0.9f64],
+        -1..3i32,
+        prop_oneof![Just(86_400.0), 5.0..600.0f64],
+        prop_oneof![3 => Just(None), 1 => (10.0..400.0f64).prop_map(Some)],
+    )
+        .prop_map(
+            move |(rate, batch_size, input, output, hit, priority, deadline, timeout)| {
+                ClassParams {
+                    name: format!("class-{index}"),
+                    batches_per_hour: rate,
+                    batch_size,
+                    time_of_day: None,
+                    input_tokens: input,
+                    output_tokens: output,
+                    prefix_cache_hit: hit,
+                    priority,
+                    deadline_s: deadline,
+                    timeout_s: timeout,
+                }
+            },
+        )
+}
+
+fn step_time() -> impl Strategy<Value = StepTimeParams> {
+    let alpha_beta = (1e-6..2e-4f64, 1e-3..4e-2f64, 0.0..4e-3f64).prop_map(|(a, b, o)| {
+        StepTimeParams::AlphaBeta {
+            alpha_s_per_token: a,
+            beta_s_per_step: b,
+            overhead_s: o,
+        }
+    });
+    let roofline = (0.2..1.0f64, 0.2..1.0f64, 0.0..3e-3f64).prop_map(|(mfu, mbu, o)| {
+        StepTimeParams::Roofline {
+            mfu,
+            mbu,
+            overhead_s: o,
+        }
+    });
+    let table = (1e-3..2e-2f64, 0.0..1e-2f64, 0.0..5e-2f64, 0.0..1e-2f64).prop_map(
+        |(base, dk, db, dk2)| StepTimeParams::Table {
+            batch_tokens: vec![1.0, 64.0, 2048.0],
+            kv_tokens: vec![100.0, 3000.0, 40_000.0],
+            step_s: vec![
+                vec![base, base + dk, base + dk + dk2],
+                vec![
+                    base + db / 4.0,
+                    base + dk + db / 4.0,
+                    base + dk + dk2 + db / 4.0,
+                ],
+                vec![base + db, base + dk + db, base + 2.0 * dk + dk2 + db],
+            ],
+        },
+    );
+    prop_oneof![alpha_beta, roofline, table]
+}
+
+fn scenario() -> impl Strategy<Value = ScenarioParams> {
+    (
+        1..=3usize,
+        step_time(),
+        (
+            1..24u32,
+            prop_oneof![Just(0u32), 1..600u32],
+            prop::sample::select(vec![1u32, 4, 16, 32]),
+        ),
+        (20..600u32, 16..3000u32),
+        (
+            prop::sample::select(vec![
+                Discipline::Fcfs,
+                Discipline::Priority,
+                Discipline::ShortestInputFirst,
+                Discipline::EarliestDeadlineFirst,
+            ]),
+            prop_oneof![3 => Just(None), 1 => (1..40u32).prop_map(Some)],
+        ),
+        (
+            1..=3u32,
+            prop::sample::select(vec![
+                Router::RoundRobin,
+                Router::JoinShortestQueue,
+                Router::LeastKvLoad,
+            ]),
+        ),
+        (300.0..1500.0f64, any::<u64>()),
+    )
+        .prop_flat_map(
+            |(
+                n,
+                step,
+                (seqs, threshold, block),
+                (blocks, budget),
+                (discipline, waiting),
+                (replicas, router),
+                (horizon, seed),
+            )| {
+                (
+                    prop::collection::vec(class(0), n),
+                    Just((
+                        step, seqs, threshold, block, blocks, budget, discipline, waiting,
+                        replicas, router, horizon, seed,
+                    )),
+                )
+            },
+        )
+        .prop_map(
+            |(
+                mut classes,
+                (
+                    step,
+                    seqs,
+                    threshold,
+                    block,
+                    blocks,
+                    budget,
+                    discipline,
+                    waiting,
+                    replicas,
+                    router,
+                    horizon,
+                    seed,
+                ),
+            )| {
+                for (i, c) in classes.iter_mut().enumerate() {
+                    c.name = format!("class-{i}");
+                }
+                let hardware = match &step {
+                    // Slow enough memory and compute that the tiny model's steps
+                    // take milliseconds and queues form.
+                    StepTimeParams::Roofline { .. } => HardwareParams {
+                        bandwidth_gb_s: 0.002,
+                        peak_tflops: 2e-5,
+                        ..hardware_for_blocks(blocks, block)
+                    },
+                    _ => hardware_for_blocks(blocks, block),
+                };
+                ScenarioParams {
+                    name: "generated".into(),
+                    classes,
+                    model: tiny_model(),
+                    hardware,
+                    replica: ReplicaParams {
+                        gpus_per_replica: 1,
+                        gpu_memory_utilization: 1.0,
+                        runtime_reserve_gib: 0.0,
+                    },
+                    engine: EngineParams {
+                        max_num_seqs: seqs,
+                        max_num_batched_tokens: budget.max(seqs),
+                        long_prefill_threshold: threshold,
+                        block_size: block,
+                        discipline,
+                        max_waiting: waiting,
+                        max_model_len: None,
+                    },
+                    cluster: ClusterParams { replicas, router },
+                    step_time: step,
+                    run: RunParams {
+                        horizon_s: horizon,
+                        warmup_s: 0.0,
+                        drain_s: Some(horizon),
+                        seed,
+                        series_interval_s: 60.0,
+                    },
+                    ..ScenarioParams::default()
+                }
+            },
+        )
+}
+
+proptest! {
+    // 256 cases by default; set PROPTEST_CASES for a longer search.
+
+    #[test]
+    fn fast_engine_matches_reference_request_by_request(params in scenario()) {
+        let (fast, reference) = run_both(&params);
+        assert_same_requests(&fast, &reference)?;
+    }
+}
+
+/// A hand-made case that preempts: four long requests share 40 blocks of 16
+/// tokens, so they cannot all grow to 300 tokens at once.
+#[test]
+fn kv_pressure_preempts_and_both_engines_agree() {
+    let params = ScenarioParams {
+        name: "kv pressure".into(),
+        classes: vec![ClassParams {
+            name: "long".into(),
+            batches_per_hour: 60.0,
+            batch_size: DistParams::constant(4.0),
+            input_tokens: DistParams::constant(100.0),
+            output_tokens: DistParams::constant(200.0),
+            ..ClassParams::default()
+        }],
+        model: tiny_model(),
+        hardware: hardware_for_blocks(40, 16),
+        replica: ReplicaParams {
+            gpus_per_replica: 1,
+            gpu_memory_utilization: 1.0,
+            runtime_reserve_gib: 0.0,
+        },
+        engine: EngineParams {
+            max_num_seqs: 8,
+            max_num_batched_tokens: 512,
+            ..EngineParams::default()
+        },
+        cluster: ClusterParams {
+            replicas: 1,
+            router: Router::RoundRobin,
+        },
+        step_time: StepTimeParams::AlphaBeta {
+            alpha_s_per_token: 1e-4,
+            beta_s_per_step: 0.01,
+            overhead_s: 0.0,
+        },
+        run: RunParams {
+            horizon_s: 600.0,
+            ..RunParams::default()
+        },
+        ..ScenarioParams::default()
+    };
+    let (fast, reference) = run_both(&params);
+    assert!(
+        fast.records.iter().any(|r| r.preemptions > 0),
+        "the scenario should preempt"
+    );
+    assert!(
+        fast.records
+            .iter()
+            .all(|r| r.status == sojourn_engine::Status::Completed)
+    );
+    assert_same_requests(&fast, &reference).unwrap();
+}

@@ -1,0 +1,109 @@
+//! Scenario builders shared by the tests.
+
+use sojourn_engine::scenario::Dtype;
+use sojourn_engine::{
+    ClassParams, DistParams, EngineParams, HardwareParams, ModelParams, Report, RunOptions,
+    Scenario, ScenarioParams, Shape, StepTimeParams, simulate,
+};
+
+/// A model so small that memory is never the limit unless asked: 2 bytes of
+/// weights per parameter, 256 bytes of KV per token.
+pub fn tiny_model() -> ModelParams {
+    ModelParams {
+        name: "tiny".into(),
+        params_b: 0.0001,
+        active_params_b: None,
+        layers: 1,
+        q_heads: 1,
+        kv_heads: 1,
+        head_dim: 64,
+        kv_latent_dim: None,
+        weight_dtype: Dtype::Bf16,
+        kv_dtype: Dtype::Bf16,
+    }
+}
+
+/// Hardware whose memory gives about `blocks` KV blocks of `block_size`
+/// tokens for [`tiny_model`] (256 bytes per token).
+pub fn hardware_for_blocks(blocks: u32, block_size: u32) -> HardwareParams {
+    let bytes = 0.0001e9 * 2.0 + blocks as f64 * block_size as f64 * 256.0 + 1.0;
+    HardwareParams {
+        name: "test accelerator".into(),
+        memory_gib: bytes / 1_073_741_824.0,
+        bandwidth_gb_s: 1000.0,
+        peak_tflops: 100.0,
+    }
+}
+
+/// A queue in the classical sense: every step lasts `step_s` whatever it
+/// holds, prompts are one token, and service time is (output tokens) x
+/// `step_s`. With `servers` = max_num_seqs and ample KV, the engine is an
+/// M^X/G/c queue.
+pub fn classical_queue(
+    batches_per_s: f64,
+    batch_size: DistParams,
+    output_tokens: DistParams,
+    servers: u32,
+    step_s: f64,
+    horizon_s: f64,
+    seed: u64,
+) -> ScenarioParams {
+    ScenarioParams {
+        name: "classical queue".into(),
+        classes: vec![ClassParams {
+            name: "jobs".into(),
+            batches_per_hour: batches_per_s * 3600.0,
+            batch_size,
+            input_tokens: DistParams::constant(1.0),
+            output_tokens,
+            deadline_s: 1e9,
+            ..ClassParams::default()
+        }],
+        model: tiny_model(),
+        hardware: hardware_for_blocks(1_000_000, 16),
+        replica: sojourn_engine::ReplicaParams {
+            gpus_per_replica: 1,
+            gpu_memory_utilization: 1.0,
+            runtime_reserve_gib: 0.0,
+        },
+        engine: EngineParams {
+            max_num_seqs: servers,
+            max_num_batched_tokens: servers.max(16),
+            ..EngineParams::default()
+        },
+        cluster: sojourn_engine::ClusterParams {
+            replicas: 1,
+            router: sojourn_engine::Router::RoundRobin,
+        },
+        step_time: StepTimeParams::AlphaBeta {
+            alpha_s_per_token: 0.0,
+            beta_s_per_step: 0.0,
+            overhead_s: step_s,
+        },
+        run: sojourn_engine::RunParams {
+            horizon_s,
+            warmup_s: 200.0,
+            drain_s: Some(horizon_s),
+            seed,
+            series_interval_s: 10.0,
+        },
+        ..ScenarioParams::default()
+    }
+}
+
+pub fn geometric(mean: f64) -> DistParams {
+    DistParams::new(Shape::Geometric { mean })
+}
+
+pub fn run(params: ScenarioParams) -> Report {
+    let scenario = Scenario::try_from(params).expect("test scenario is valid");
+    simulate(&scenario, &RunOptions::default()).expect("test run finishes")
+}
+
+/// Mean and standard error of a statistic over independent replications.
+pub fn mean_and_se(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
+    (mean, (var / n).sqrt())
+}

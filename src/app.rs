@@ -1,0 +1,59 @@
+//! The page: a header, the toolbar, the inputs on the left and the results
+//! on the right (stacked on narrow screens).
+
+use leptos::prelude::*;
+
+use crate::panels::fields::TextField;
+use crate::panels::model::{HardwarePanel, ModelPanel};
+use crate::panels::plan::{CasesPanel, PricesPanel, TargetsPanel};
+use crate::panels::results::ResultsPanel;
+use crate::panels::serving::{ServingPanel, SimulationPanel};
+use crate::panels::toolbar::{NoticeBar, Toolbar};
+use crate::panels::workload::WorkloadPanel;
+use crate::state::AppState;
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::new();
+    view! {
+        <header class="page-header">
+            <h1>"Sojourn"</h1>
+            <p class="tagline">
+                "Capacity and SLA planning for batched LLM inference. Describe the traffic, model, "
+                "hardware and fleet; see how many requests miss their deadline, what each successful "
+                "request costs, and the cheapest fleet that meets the target. Everything runs in your browser."
+            </p>
+        </header>
+        <Toolbar state />
+        <NoticeBar state />
+        <main class="layout">
+            <div class="inputs" role="region" aria-label="Scenario inputs">
+                <section class="panel scenario-name">
+                    <TextField
+                        state
+                        path="name"
+                        label="Scenario name"
+                        help="A name for this scenario; it is part of the link and of file names."
+                        get=|p| p.name.clone()
+                        set=|p, v| p.name = v
+                    />
+                </section>
+                <WorkloadPanel state />
+                <ModelPanel state />
+                <HardwarePanel state />
+                <ServingPanel state />
+                <PricesPanel state />
+                <TargetsPanel state />
+                <CasesPanel state />
+                <SimulationPanel state />
+            </div>
+            <div class="outputs">
+                <ResultsPanel state />
+            </div>
+        </main>
+        <footer class="page-footer">
+            <p>"Sojourn simulates continuous batching request by request in a Web Worker; the link in the address bar holds the whole scenario, seed included."</p>
+        </footer>
+    }
+}

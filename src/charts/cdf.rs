@@ -1,0 +1,186 @@
+//! The sojourn-time CDF: fraction of requests done within t, on a log time
+//! axis, with each class deadline drawn as a dashed line and p50/p99 marked.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px, time_tick_label, time_ticks};
+
+/// Which curve a line is, for its colour and weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CurveKind {
+    Base,
+    Best,
+    Worst,
+    /// A request class (its index).
+    Class(usize),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CdfCurve {
+    pub label: String,
+    pub kind: CurveKind,
+    /// (sojourn [s], fraction done within it), ascending in time.
+    pub points: Vec<[f64; 2]>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CdfInput {
+    pub curves: Vec<CdfCurve>,
+    /// (label, deadline [s]) for each distinct class deadline.
+    pub deadlines: Vec<(String, f64)>,
+    /// (label, time [s], fraction) points marked on the base curve.
+    pub markers: Vec<(String, f64, f64)>,
+}
+
+/// The chart's title (also its accessible name).
+pub const CDF_TITLE: &str = "Sojourn-time CDF";
+
+/// Draws the CDF; `width` x `width / 2` CSS pixels.
+pub fn cdf_chart(input: &CdfInput, theme: &Theme, width: u32) -> Chart {
+    let height = (width as f64 * 0.52).round() as u32;
+    if input.curves.iter().all(|c| c.points.is_empty()) {
+        return empty(CDF_TITLE, "No request completed: nothing to draw.", width, height, theme);
+    }
+    let mut svg = String::new();
+    match draw(input, theme, width, height, &mut svg) {
+        Ok(()) => finish(svg, &title(input), width, height),
+        Err(error) => empty(CDF_TITLE, &format!("The chart could not be drawn: {error}"), width, height, theme),
+    }
+}
+
+fn title(input: &CdfInput) -> String {
+    let deadlines: Vec<String> = input
+        .deadlines
+        .iter()
+        .map(|(label, d)| format!("{label} {}", crate::format::format_duration_s(*d)))
+        .collect();
+    format!("{CDF_TITLE}; deadlines: {}", deadlines.join(", "))
+}
+
+fn range(input: &CdfInput) -> (f64, f64) {
+    let times = input
+        .curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p[0]))
+        .filter(|t| t.is_finite() && *t > 0.0);
+    let (low, high) = times.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    let high = input
+        .deadlines
+        .iter()
+        .map(|(_, d)| *d)
+        .fold(high, f64::max);
+    let low = if low.is_finite() { low } else { 1.0 };
+    let low = 10f64.powf(low.log10().floor()).max(1e-3);
+    let high = 10f64.powf((high * 1.2).log10().ceil()).max(low * 100.0);
+    (low, high)
+}
+
+fn draw(input: &CdfInput, theme: &Theme, width: u32, height: u32, svg: &mut String) -> DrawResult<()> {
+    let font = font_px(width);
+    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
+    root.fill(&theme.background).map_err(draw_error)?;
+    let (low, high) = range(input);
+    let ticks = time_ticks(low, high);
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(14)
+        .margin_right(18)
+        .margin_left(8)
+        .margin_bottom(8)
+        .x_label_area_size(font * 3.2)
+        .y_label_area_size(font * 4.2)
+        .build_cartesian_2d((low..high).log_scale().with_key_points(ticks), 0.0..1.02)
+        .map_err(draw_error)?;
+    let label_style = ("sans-serif", font).into_font().color(&theme.ink);
+    chart
+        .configure_mesh()
+        .x_desc("Sojourn time (queue + service), log scale")
+        .y_desc("Requests done within")
+        .x_label_formatter(&|t| time_tick_label(*t))
+        .y_label_formatter(&|f| format!("{:.0} %", f * 100.0))
+        .y_labels(6)
+        .label_style(label_style.clone())
+        .axis_desc_style(label_style.clone())
+        .bold_line_style(theme.grid)
+        .light_line_style(theme.grid_light)
+        .axis_style(theme.muted)
+        .draw()
+        .map_err(draw_error)?;
+
+    for (index, (label, deadline)) in input.deadlines.iter().enumerate() {
+        let color = theme.deadline;
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(*deadline, 0.0), (*deadline, 1.02)],
+                7,
+                4,
+                color.stroke_width(2),
+            ))
+            .map_err(draw_error)?;
+        let y = 0.97 - 0.08 * index as f64;
+        let text = format!("{label} {}", crate::format::format_duration_s(*deadline));
+        let style = ("sans-serif", font)
+            .into_font()
+            .color(&color)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        chart
+            .draw_series(std::iter::once(Text::new(text, (*deadline / 1.08, y), style)))
+            .map_err(draw_error)?;
+    }
+
+    // Draw the base last so it sits on top.
+    let mut ordered: Vec<&super::CdfCurve> = input.curves.iter().collect();
+    ordered.sort_by_key(|c| matches!(c.kind, CurveKind::Base));
+    for curve in ordered {
+        let (color, width) = match curve.kind {
+            CurveKind::Base => (theme.base, 3),
+            CurveKind::Best => (theme.best, 2),
+            CurveKind::Worst => (theme.worst, 2),
+            CurveKind::Class(i) => (theme.class_color(i), 2),
+        };
+        let points: Vec<(f64, f64)> = curve
+            .points
+            .iter()
+            .filter(|p| p[0] > 0.0 && p[0].is_finite())
+            .map(|p| (p[0].max(low), p[1]))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(width)))
+            .map_err(draw_error)?
+            .label(curve.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width)));
+    }
+
+    for (label, t, f) in &input.markers {
+        if !(t.is_finite() && *t > 0.0) {
+            continue;
+        }
+        let style = ("sans-serif", font)
+            .into_font()
+            .color(&theme.ink)
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        chart
+            .draw_series([
+                Circle::new((*t, *f), 4, theme.ink.filled()),
+            ])
+            .map_err(draw_error)?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("{label} {}", crate::format::format_duration_s(*t)),
+                (*t * 1.15, (*f - 0.03).max(0.02)),
+                style,
+            )))
+            .map_err(draw_error)?;
+    }
+
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(theme.background.mix(0.92))
+        .border_style(theme.grid)
+        .label_font(label_style)
+        .draw()
+        .map_err(draw_error)?;
+    root.present().map_err(draw_error)?;
+    Ok(())
+}

@@ -1,0 +1,153 @@
+//! The service curve from the capacity search: goodput and P(miss) against
+//! offered load on the planned fleet, with the knee, the SLA limit and the
+//! recommended operating point.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use sojourn_engine::plan::ServiceCurve;
+
+use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
+
+pub const CURVE_TITLE: &str = "Service curve: goodput and P(miss) against offered load";
+
+pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> Chart {
+    let height = (width as f64 * 0.52).round() as u32;
+    if curve.points.len() < 2 {
+        return empty(CURVE_TITLE, "The service curve has fewer than two points.", width, height, theme);
+    }
+    let mut svg = String::new();
+    let title = format!(
+        "{CURVE_TITLE} on {} replicas of {}; operating point {}x the base load",
+        curve.replicas,
+        curve.candidate,
+        crate::format::format_number(curve.operating_load, 3)
+    );
+    match draw(curve, theme, width, height, &mut svg) {
+        Ok(()) => finish(svg, &title, width, height),
+        Err(error) => empty(CURVE_TITLE, &format!("The chart could not be drawn: {error}"), width, height, theme),
+    }
+}
+
+fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, height: u32, svg: &mut String) -> DrawResult<()> {
+    let font = font_px(width);
+    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
+    root.fill(&theme.background).map_err(draw_error)?;
+    let max_load = curve.points.iter().map(|p| p.load).fold(0.0f64, f64::max) * 1.05;
+    let max_rate = curve
+        .points
+        .iter()
+        .map(|p| p.offered_per_s.max(p.goodput_per_s))
+        .fold(0.0f64, f64::max)
+        * 1.1;
+    let max_miss = curve
+        .points
+        .iter()
+        .map(|p| p.p_miss)
+        .filter(|p| p.is_finite())
+        .fold(0.0f64, f64::max)
+        .max(0.01)
+        * 110.0;
+    let label_style = ("sans-serif", font).into_font().color(&theme.ink);
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(14)
+        .margin_right(8)
+        .margin_left(8)
+        .margin_bottom(8)
+        .x_label_area_size(font * 3.2)
+        .y_label_area_size(font * 4.6)
+        .right_y_label_area_size(font * 4.6)
+        .build_cartesian_2d(0.0..max_load, 0.0..max_rate.max(1e-6))
+        .map_err(draw_error)?
+        .set_secondary_coord(0.0..max_load, 0.0..max_miss);
+    chart
+        .configure_mesh()
+        .x_desc("Offered load (multiple of the base arrival rate)")
+        .y_desc("Requests per second")
+        .x_label_formatter(&|x| format!("{}x", crate::format::format_number(*x, 2)))
+        .y_label_formatter(&|y| crate::format::format_number(*y, 3))
+        .label_style(label_style.clone())
+        .axis_desc_style(label_style.clone())
+        .bold_line_style(theme.grid)
+        .light_line_style(theme.grid_light)
+        .axis_style(theme.muted)
+        .draw()
+        .map_err(draw_error)?;
+    chart
+        .configure_secondary_axes()
+        .y_desc("P(miss)")
+        .y_label_formatter(&|y| format!("{} %", crate::format::format_number(*y, 2)))
+        .label_style(label_style.clone())
+        .axis_desc_style(label_style.clone())
+        .axis_style(theme.muted)
+        .draw()
+        .map_err(draw_error)?;
+
+    let marks = [
+        ("knee", curve.knee_load, theme.muted),
+        ("SLA limit", curve.sla_limit_load, theme.worst),
+        ("operating point", Some(curve.operating_load), theme.deadline),
+    ];
+    for (index, (label, load, color)) in marks.into_iter().enumerate() {
+        let Some(load) = load.filter(|l| l.is_finite() && *l > 0.0) else {
+            continue;
+        };
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(load, 0.0), (load, max_rate)],
+                6,
+                4,
+                color.stroke_width(2),
+            ))
+            .map_err(draw_error)?;
+        let style = ("sans-serif", font)
+            .into_font()
+            .color(&color)
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("{label} {}x", crate::format::format_number(load, 3)),
+                (load + max_load * 0.01, max_rate * (0.98 - 0.07 * index as f64)),
+                style,
+            )))
+            .map_err(draw_error)?;
+    }
+
+    let offered: Vec<(f64, f64)> = curve.points.iter().map(|p| (p.load, p.offered_per_s)).collect();
+    chart
+        .draw_series(DashedLineSeries::new(offered, 4, 4, theme.muted.stroke_width(1)))
+        .map_err(draw_error)?
+        .label("offered")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], theme.muted.stroke_width(1)));
+    let goodput: Vec<(f64, f64)> = curve.points.iter().map(|p| (p.load, p.goodput_per_s)).collect();
+    let base = theme.base;
+    chart
+        .draw_series(LineSeries::new(goodput.clone(), base.stroke_width(3)))
+        .map_err(draw_error)?
+        .label("goodput (met deadline)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], base.stroke_width(3)));
+    chart
+        .draw_series(goodput.iter().map(|p| Circle::new(*p, 4, base.filled())))
+        .map_err(draw_error)?;
+    let worst = theme.worst;
+    let miss: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .filter(|p| p.p_miss.is_finite())
+        .map(|p| (p.load, p.p_miss * 100.0))
+        .collect();
+    chart
+        .draw_secondary_series(LineSeries::new(miss, worst.stroke_width(2)))
+        .map_err(draw_error)?
+        .label("P(miss), right axis")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], worst.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(theme.background.mix(0.92))
+        .border_style(theme.grid)
+        .label_font(label_style)
+        .draw()
+        .map_err(draw_error)?;
+    root.present().map_err(draw_error)?;
+    Ok(())
+}

@@ -1,0 +1,332 @@
+//! What the input panels need besides the engine: reading what a user typed
+//! (numbers, durations, lists), switching a distribution's family, and the
+//! edits that add or remove things. No DOM; tested natively.
+
+use sojourn_engine::presets;
+use sojourn_engine::{ClassParams, DistParams, ScenarioParams, Shape};
+
+use crate::format::input_text;
+
+/// A number as typed: "1800", "1,800", "0.2", "1e-4". `None` if not a number.
+pub fn parse_number(text: &str) -> Option<f64> {
+    let cleaned: String = text.trim().chars().filter(|c| *c != ',' && *c != '_').collect();
+    if cleaned.is_empty() {
+        return None;
+    }
+    cleaned.parse::<f64>().ok().filter(|value| value.is_finite())
+}
+
+/// A whole number of zero or more, as typed.
+pub fn parse_count(text: &str) -> Option<u64> {
+    let value = parse_number(text)?;
+    (value >= 0.0 && value == value.trunc() && value <= u64::MAX as f64).then_some(value as u64)
+}
+
+/// What to say when a box holds text that is not a number.
+pub const NOT_A_NUMBER: &str = "enter a number";
+/// What to say when a box holds text that is not a whole number.
+pub const NOT_A_COUNT: &str = "enter a whole number (0 or more)";
+/// What to say when a duration does not read.
+pub const NOT_A_DURATION: &str = "enter a duration such as 90 s, 15 min, 24 h or 2 d";
+
+/// A duration as typed, in seconds: "90", "90 s", "250 ms", "15 min", "24h",
+/// "1.5 d". A bare number is in seconds.
+pub fn parse_duration_s(text: &str) -> Option<f64> {
+    let text = text.trim().to_ascii_lowercase();
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value = parse_number(number)?;
+    let scale = match unit.trim() {
+        "" | "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "ms" => 1e-3,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+        "d" | "day" | "days" => 86_400.0,
+        _ => return None,
+    };
+    Some(value * scale)
+}
+
+/// A duration [s] as a duration box shows it, in the largest unit that
+/// divides it: "24 h", "15 min", "90 s", "0.25 s".
+pub fn duration_text(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return input_text(seconds);
+    }
+    let whole = |unit: f64| seconds >= unit && (seconds / unit).fract() == 0.0;
+    if whole(3600.0) {
+        format!("{} h", input_text(seconds / 3600.0))
+    } else if whole(60.0) {
+        format!("{} min", input_text(seconds / 60.0))
+    } else {
+        format!("{} s", input_text(seconds))
+    }
+}
+
+/// A list of numbers as typed: "0.5, 1, 1.5" (commas, semicolons or spaces).
+pub fn parse_list(text: &str) -> Option<Vec<f64>> {
+    text.split([',', ';', ' ', '\n', '\t'])
+        .filter(|part| !part.trim().is_empty())
+        .map(|part| part.trim().parse::<f64>().ok().filter(|v| v.is_finite()))
+        .collect()
+}
+
+/// A list as a list box shows it.
+pub fn list_text(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|v| input_text(*v))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The families a distribution box offers, in menu order.
+pub const SHAPE_KINDS: [(&str, &str); 9] = [
+    ("constant", "Constant"),
+    ("log_normal", "Lognormal (median, p90)"),
+    ("log_normal_moments", "Lognormal (mean, std dev)"),
+    ("gamma", "Gamma (mean, std dev)"),
+    ("exponential", "Exponential (mean)"),
+    ("geometric", "Geometric (mean)"),
+    ("uniform", "Uniform (low, high)"),
+    ("empirical", "Empirical (listed values)"),
+    ("histogram", "Histogram (edges, weights)"),
+];
+
+/// The menu key of a shape.
+pub fn shape_kind(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Constant { .. } => "constant",
+        Shape::Uniform { .. } => "uniform",
+        Shape::Exponential { .. } => "exponential",
+        Shape::Geometric { .. } => "geometric",
+        Shape::LogNormal { .. } => "log_normal",
+        Shape::LogNormalMoments { .. } => "log_normal_moments",
+        Shape::Gamma { .. } => "gamma",
+        Shape::Empirical { .. } => "empirical",
+        Shape::Histogram { .. } => "histogram",
+    }
+}
+
+/// A typical value of a shape (its median or mean), to carry over when the
+/// family changes.
+fn typical(shape: &Shape) -> f64 {
+    let value = match shape {
+        Shape::Constant { value } => *value,
+        Shape::Uniform { low, high } => (low + high) / 2.0,
+        Shape::Exponential { mean }
+        | Shape::Geometric { mean }
+        | Shape::LogNormalMoments { mean, .. }
+        | Shape::Gamma { mean, .. } => *mean,
+        Shape::LogNormal { median, .. } => *median,
+        Shape::Empirical { values } => values.iter().sum::<f64>() / values.len().max(1) as f64,
+        Shape::Histogram { edges, .. } => {
+            (edges.first().copied().unwrap_or(1.0) + edges.last().copied().unwrap_or(1.0)) / 2.0
+        }
+    };
+    if value.is_finite() && value > 0.0 {
+        value
+    } else {
+        1.0
+    }
+}
+
+/// `shape` turned into the family `kind`, keeping its typical value (the
+/// spread becomes a moderate default the user then adjusts).
+pub fn convert_shape(shape: &Shape, kind: &str) -> Shape {
+    let m = typical(shape);
+    let round = |x: f64| if x >= 10.0 { x.round() } else { x };
+    match kind {
+        "constant" => Shape::Constant { value: round(m) },
+        "uniform" => Shape::Uniform {
+            low: round(m / 2.0),
+            high: round(m * 1.5),
+        },
+        "exponential" => Shape::Exponential { mean: round(m) },
+        "geometric" => Shape::Geometric {
+            mean: round(m.max(1.0)),
+        },
+        "log_normal_moments" => Shape::LogNormalMoments {
+            mean: round(m),
+            std_dev: round(m),
+        },
+        "gamma" => Shape::Gamma {
+            mean: round(m),
+            std_dev: round(m / 2.0),
+        },
+        "empirical" => Shape::Empirical {
+            values: vec![round(m / 2.0), round(m), round(m * 2.0)],
+        },
+        "histogram" => Shape::Histogram {
+            edges: vec![round(m / 2.0), round(m), round(m * 2.0), round(m * 4.0)],
+            weights: vec![1.0, 2.0, 1.0],
+        },
+        _ => Shape::LogNormal {
+            median: round(m),
+            p90: round(m * 3.0),
+        },
+    }
+}
+
+/// A field of a distribution: (JSON name, label) for each number it has;
+/// lists (empirical, histogram) are edited as text.
+pub fn shape_fields(shape: &Shape) -> &'static [(&'static str, &'static str)] {
+    match shape {
+        Shape::Constant { .. } => &[("value", "Value")],
+        Shape::Uniform { .. } => &[("low", "Low"), ("high", "High")],
+        Shape::Exponential { .. } | Shape::Geometric { .. } => &[("mean", "Mean")],
+        Shape::LogNormal { .. } => &[("median", "Median"), ("p90", "p90")],
+        Shape::LogNormalMoments { .. } | Shape::Gamma { .. } => {
+            &[("mean", "Mean"), ("std_dev", "Std dev")]
+        }
+        Shape::Empirical { .. } | Shape::Histogram { .. } => &[],
+    }
+}
+
+/// The number called `field` in `shape`.
+pub fn shape_get(shape: &Shape, field: &str) -> Option<f64> {
+    Some(match (shape, field) {
+        (Shape::Constant { value }, "value") => *value,
+        (Shape::Uniform { low, .. }, "low") => *low,
+        (Shape::Uniform { high, .. }, "high") => *high,
+        (Shape::Exponential { mean }, "mean")
+        | (Shape::Geometric { mean }, "mean")
+        | (Shape::LogNormalMoments { mean, .. }, "mean")
+        | (Shape::Gamma { mean, .. }, "mean") => *mean,
+        (Shape::LogNormal { median, .. }, "median") => *median,
+        (Shape::LogNormal { p90, .. }, "p90") => *p90,
+        (Shape::LogNormalMoments { std_dev, .. }, "std_dev")
+        | (Shape::Gamma { std_dev, .. }, "std_dev") => *std_dev,
+        _ => return None,
+    })
+}
+
+/// Sets the number called `field` in `shape` (no-op for other fields).
+pub fn shape_set(shape: &mut Shape, field: &str, value: f64) {
+    let slot = match (shape, field) {
+        (Shape::Constant { value }, "value") => value,
+        (Shape::Uniform { low, .. }, "low") => low,
+        (Shape::Uniform { high, .. }, "high") => high,
+        (Shape::Exponential { mean }, "mean")
+        | (Shape::Geometric { mean }, "mean")
+        | (Shape::LogNormalMoments { mean, .. }, "mean")
+        | (Shape::Gamma { mean, .. }, "mean") => mean,
+        (Shape::LogNormal { median, .. }, "median") => median,
+        (Shape::LogNormal { p90, .. }, "p90") => p90,
+        (Shape::LogNormalMoments { std_dev, .. }, "std_dev")
+        | (Shape::Gamma { std_dev, .. }, "std_dev") => std_dev,
+        _ => return,
+    };
+    *slot = value;
+}
+
+/// A preview of one distribution: its summary from the engine's own
+/// sampler, or the reason it cannot be built (the engine's message).
+pub fn dist_preview(dist: &DistParams) -> Result<sojourn_engine::DistSummary, String> {
+    // The engine builds a distribution only inside a scenario: a one-class
+    // default scenario holding this distribution as its prompt length.
+    let params = ScenarioParams {
+        classes: vec![ClassParams {
+            input_tokens: dist.clone(),
+            ..ClassParams::default()
+        }],
+        ..ScenarioParams::default()
+    };
+    let prefix = "classes[0].input_tokens";
+    match sojourn_engine::Scenario::try_from(params) {
+        Ok(scenario) => match scenario.classes.first() {
+            Some(class) => Ok(class.input_tokens.summary(PREVIEW_SAMPLES)),
+            None => Err("no class".to_string()),
+        },
+        Err(error) => Err(error
+            .errors
+            .iter()
+            .filter(|e| e.field.starts_with(prefix))
+            .map(|e| e.reason.clone())
+            .next()
+            .unwrap_or_else(|| "cannot preview this distribution".to_string())),
+    }
+}
+
+/// Samples behind a distribution preview (deterministic: a fixed seed).
+pub const PREVIEW_SAMPLES: usize = 4000;
+
+/// Time-of-day profiles offered as starting points: (key, label, 24 values).
+pub fn time_of_day_presets() -> Vec<(&'static str, &'static str, Vec<f64>)> {
+    let business: Vec<f64> = (0..24)
+        .map(|h| if (8..18).contains(&h) { 1.8 } else { 0.45 })
+        .collect();
+    let night: Vec<f64> = (0..24)
+        .map(|h| if !(6..20).contains(&h) { 1.8 } else { 0.5 })
+        .collect();
+    vec![
+        ("flat", "Flat (no profile)", vec![1.0; 24]),
+        ("business", "Business hours (08–18 busy)", business),
+        ("night", "Overnight batch (20–06 busy)", night),
+    ]
+}
+
+/// The model preset whose parameters equal `model`, if any.
+pub fn model_preset_id(params: &ScenarioParams) -> Option<&'static str> {
+    presets::models()
+        .into_iter()
+        .find(|preset| preset.params == params.model)
+        .map(|preset| preset.id)
+}
+
+/// The accelerator preset whose parameters equal the configured hardware.
+pub fn hardware_preset_id(params: &ScenarioParams) -> Option<&'static str> {
+    presets::hardware_presets()
+        .into_iter()
+        .find(|preset| preset.params == params.hardware)
+        .map(|preset| preset.id)
+}
+
+/// A new class for "Add class": the engine's default class with a name no
+/// other class has.
+pub fn new_class(params: &ScenarioParams) -> ClassParams {
+    let taken = |name: &str| params.classes.iter().any(|c| c.name == name);
+    let name = (params.classes.len() + 1..)
+        .map(|n| format!("class-{n}"))
+        .find(|name| !taken(name))
+        .unwrap_or_else(|| "class".to_string());
+    ClassParams {
+        name,
+        ..ClassParams::default()
+    }
+}
+
+/// The JSON name of a unit enum value ("fcfs", "bf16").
+pub fn enum_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The unit enum value named `text`.
+pub fn enum_parse<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
+    serde_json::from_value(serde_json::Value::String(text.to_string())).ok()
+}
+
+/// A typical value of a distribution (its median or mean).
+pub fn typical_value(dist: &DistParams) -> f64 {
+    typical(&dist.shape)
+}
+
+/// The sequence length (prompt + output) of a typical request, weighted by
+/// each class's request rate: what the memory bar's verdict uses.
+pub fn typical_seq_tokens(params: &ScenarioParams) -> f64 {
+    let (mut weight, mut total) = (0.0, 0.0);
+    for class in &params.classes {
+        let rate = class.batches_per_hour.max(0.0) * typical_value(&class.batch_size);
+        let tokens = typical_value(&class.input_tokens) + typical_value(&class.output_tokens);
+        if rate.is_finite() && tokens.is_finite() {
+            weight += rate;
+            total += rate * tokens;
+        }
+    }
+    if weight > 0.0 { total / weight } else { 0.0 }
+}

@@ -1,0 +1,186 @@
+//! The bar above everything: Run and Cancel with the progress of the job,
+//! and the scenario's file and link actions.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use sojourn_engine::{Scenario, ScenarioParams};
+
+use crate::browser;
+use crate::job::Stage;
+use crate::link;
+use crate::state::{AppState, Notice, RunStatus};
+
+/// The scenario as a downloadable file name: "overnight-batch-jobs-24-h-sla.json".
+pub fn file_stem(name: &str) -> String {
+    let mut stem = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            stem.push(c.to_ascii_lowercase());
+        } else if !stem.ends_with('-') {
+            stem.push('-');
+        }
+    }
+    let stem = stem.trim_matches('-');
+    if stem.is_empty() { "scenario".to_string() } else { stem.to_string() }
+}
+
+/// Reads an imported file: the scenario, plus the engine's problems with it.
+pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), String> {
+    let params: ScenarioParams = serde_json::from_str(text).map_err(|e| format!("it is not a Sojourn scenario: {e}"))?;
+    let problems = match Scenario::try_from(params.clone()) {
+        Ok(_) => Vec::new(),
+        Err(error) => error.errors.iter().map(|e| e.to_string()).collect(),
+    };
+    Ok((params, problems))
+}
+
+#[component]
+pub fn Toolbar(state: AppState) -> impl IntoView {
+    let blocked = Memo::new(move |_| {
+        state.params.track();
+        state.validation.track();
+        state.unparsed.track();
+        state.blocked_reason()
+    });
+    let running = Memo::new(move |_| state.run.with(RunStatus::is_running));
+    let status_text = move || match state.run.get() {
+        RunStatus::Idle => "Ready.".to_string(),
+        RunStatus::Running { label, fraction, .. } => format!("{label}… {:.0} %", fraction * 100.0),
+        RunStatus::Done => "Done.".to_string(),
+        RunStatus::Cancelled => "Cancelled.".to_string(),
+        RunStatus::Failed(message) => format!("The run failed: {message}"),
+    };
+    let fraction = move || match state.run.get() {
+        RunStatus::Running { stage, fraction, .. } => {
+            // Simulation, best/worst and plan share the bar: 15%, 15%, 70%.
+            let overall = match stage {
+                Stage::Simulate => 0.15 * fraction,
+                Stage::Cases => 0.15 + 0.15 * fraction,
+                Stage::Plan => 0.3 + 0.7 * fraction,
+            };
+            overall.clamp(0.0, 1.0)
+        }
+        _ => 0.0,
+    };
+    let copy_link = move |_| {
+        let address = format!(
+            "{}{}",
+            browser::page_address(),
+            link::replace_in_query(&browser::query(), &state.params.with_untracked(link::encode))
+        );
+        spawn_local(async move {
+            let copied = browser::copy_to_clipboard(&address).await;
+            state.notice.set(Some(if copied {
+                Notice::info("Link copied. Anyone who opens it sees this scenario and the same numbers.")
+            } else {
+                Notice {
+                    error: false,
+                    text: "Copy this link (the browser did not allow copying):".to_string(),
+                    details: vec![address],
+                }
+            }));
+        });
+    };
+    let export_json = move |_| {
+        let (name, json) = state.params.with_untracked(|p| (p.name.clone(), serde_json::to_string_pretty(p).unwrap_or_default()));
+        if let Err(error) = browser::download_text(&format!("{}.json", file_stem(&name)), "application/json", &json) {
+            state.notice.set(Some(Notice::error(format!("The file could not be saved: {error}"))));
+        }
+    };
+    let file_input = NodeRef::<leptos::html::Input>::new();
+    let on_file = move |_| {
+        let Some(input) = file_input.get() else {
+            return;
+        };
+        spawn_local(async move {
+            let Some((name, text)) = browser::read_picked_file(&input).await else {
+                state.notice.set(Some(Notice::error("The file could not be read.")));
+                return;
+            };
+            input.set_value("");
+            match import_scenario(&text) {
+                Ok((params, problems)) if problems.is_empty() => {
+                    state.load(params);
+                    state.notice.set(Some(Notice::info(format!("Imported {name}."))));
+                }
+                Ok((params, problems)) => {
+                    state.load(params);
+                    state.notice.set(Some(Notice {
+                        error: true,
+                        text: format!("Imported {name}, but the engine reports {} problem(s); fix them to run:", problems.len()),
+                        details: problems,
+                    }));
+                }
+                Err(error) => state.notice.set(Some(Notice::error(format!("{name} was not imported: {error}")))),
+            }
+        });
+    };
+    view! {
+        <div class="toolbar" role="toolbar" aria-label="Scenario actions">
+            <div class="run-controls">
+                <button
+                    type="button"
+                    class="primary"
+                    disabled=move || blocked.with(Option::is_some)
+                    aria-describedby="run-reason"
+                    on:click=move |_| state.start()
+                >
+                    "Run"
+                </button>
+                <button type="button" class="secondary" disabled=move || !running.get() on:click=move |_| state.cancel()>
+                    "Cancel"
+                </button>
+                <label class="auto-run">
+                    <input type="checkbox" prop:checked=move || state.auto_run.get() on:change=move |e| state.auto_run.set(event_target_checked(&e)) />
+                    "Run on every change"
+                </label>
+            </div>
+            <div class="status-area">
+                <div
+                    class="progress"
+                    class:active=move || running.get()
+                    role="progressbar"
+                    aria-label="Progress of the run"
+                    aria-valuemin="0"
+                    aria-valuemax="100"
+                    aria-valuenow=move || format!("{:.0}", fraction() * 100.0)
+                >
+                    <span class="progress-fill" style:width=move || format!("{:.1}%", fraction() * 100.0)></span>
+                </div>
+                <p class="status" role="status">{status_text}</p>
+                <p id="run-reason" class="run-reason">{move || blocked.get()}</p>
+            </div>
+            <div class="file-actions">
+                <button type="button" class="secondary" on:click=copy_link>"Copy link"</button>
+                <button type="button" class="secondary" on:click=export_json>"Export JSON"</button>
+                <label class="button secondary" for="import-file">"Import JSON"</label>
+                <input id="import-file" class="visually-hidden" type="file" accept="application/json,.json" node_ref=file_input on:change=on_file />
+                <button type="button" class="secondary" on:click=move |_| {
+                    state.load(ScenarioParams::default());
+                    state.notice.set(Some(Notice::info("The default scenario is loaded.")));
+                }>"Reset to defaults"</button>
+            </div>
+        </div>
+    }
+}
+
+/// The notice line (link problems, imports, copied links), dismissible.
+#[component]
+pub fn NoticeBar(state: AppState) -> impl IntoView {
+    move || {
+        state.notice.get().map(|notice| {
+            let role = if notice.error { "alert" } else { "status" };
+            view! {
+                <div class="notice" class:error=notice.error role=role>
+                    <div>
+                        <p>{notice.text.clone()}</p>
+                        {(!notice.details.is_empty()).then(|| view! {
+                            <ul>{notice.details.iter().map(|d| view! { <li><code>{d.clone()}</code></li> }).collect_view()}</ul>
+                        })}
+                    </div>
+                    <button type="button" class="secondary" aria-label="Dismiss the message" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,328 @@
+//! The page's state: the scenario (mirrored to the address bar and
+//! localStorage), its validation, the job in flight and its results.
+//!
+//! The scenario in the URL is the source of truth: it is read once at load,
+//! written back (with `history.replaceState`) after every edit, and every
+//! result on the page derives from it through a worker job.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use sojourn_engine::{PlanResult, Scenario, ScenarioError, ScenarioParams};
+
+use crate::browser;
+use crate::job::{Case, JobRequest, RunResult, Stage, WorkerMessage};
+use crate::link;
+use crate::worker_client::WorkerClient;
+
+/// How long the page waits after the last edit before it runs [ms].
+pub const DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// A message above the inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub error: bool,
+    pub text: String,
+    /// Further lines (e.g. each validation problem of an imported file).
+    pub details: Vec<String>,
+}
+
+impl Notice {
+    pub fn info(text: impl Into<String>) -> Notice {
+        Notice {
+            error: false,
+            text: text.into(),
+            details: Vec::new(),
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Notice {
+        Notice {
+            error: true,
+            text: text.into(),
+            details: Vec::new(),
+        }
+    }
+}
+
+/// Where the current job is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunStatus {
+    Idle,
+    Running { stage: Stage, fraction: f64, label: String },
+    Done,
+    Cancelled,
+    Failed(String),
+}
+
+impl RunStatus {
+    pub fn is_running(&self) -> bool {
+        matches!(self, RunStatus::Running { .. })
+    }
+}
+
+/// The simulated results of one job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    /// The scenario they are for.
+    pub params: ScenarioParams,
+    pub base: RunResult,
+    /// "best" and "worst" on the configured fleet, as they arrive.
+    pub cases: BTreeMap<&'static str, RunResult>,
+}
+
+/// The planner's result, or where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanStatus {
+    NotRun,
+    Running,
+    Done { params: ScenarioParams, plan: Box<PlanResult> },
+    Failed(String),
+}
+
+/// Every signal of the page, cheap to copy into components.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub params: RwSignal<ScenarioParams>,
+    /// The engine's verdict on `params` (`None`: valid).
+    pub validation: Memo<Option<ScenarioError>>,
+    /// Boxes whose text is not a number: (field path, message).
+    pub unparsed: RwSignal<BTreeMap<String, String>>,
+    pub notice: RwSignal<Option<Notice>>,
+    pub run: RwSignal<RunStatus>,
+    pub results: RwSignal<Option<Results>>,
+    pub plan: RwSignal<PlanStatus>,
+    /// Run (after a pause) whenever the scenario changes.
+    pub auto_run: RwSignal<bool>,
+    pub dark: RwSignal<bool>,
+    pub window_width: RwSignal<f64>,
+    current_job: StoredValue<u64>,
+    /// The scenario of the current job.
+    job_params: StoredValue<Option<ScenarioParams>>,
+    client: StoredValue<Option<WorkerClient>, LocalStorage>,
+    debounce: StoredValue<Option<TimeoutHandle>, LocalStorage>,
+}
+
+/// The scenario to start with: the link's, else the last one used, else the
+/// default; plus a notice when a link could not be read.
+pub fn initial_params() -> (ScenarioParams, Option<Notice>) {
+    if let Some(value) = link::find_in_query(&browser::query()) {
+        return match link::decode(&value) {
+            Ok(params) => (params, None),
+            Err(error) => (
+                ScenarioParams::default(),
+                Some(Notice::error(format!(
+                    "This link could not be opened: {error}. The default scenario is shown instead."
+                ))),
+            ),
+        };
+    }
+    let stored = browser::load_stored(browser::STORAGE_KEY).and_then(|value| link::decode(&value).ok());
+    (stored.unwrap_or_default(), None)
+}
+
+impl AppState {
+    pub fn new() -> AppState {
+        let (params, notice) = initial_params();
+        let params = RwSignal::new(params);
+        let validation = Memo::new(move |_| Scenario::try_from(params.get()).err());
+        let state = AppState {
+            params,
+            validation,
+            unparsed: RwSignal::new(BTreeMap::new()),
+            notice: RwSignal::new(notice),
+            run: RwSignal::new(RunStatus::Idle),
+            results: RwSignal::new(None),
+            plan: RwSignal::new(PlanStatus::NotRun),
+            auto_run: RwSignal::new(true),
+            dark: RwSignal::new(browser::prefers_dark()),
+            window_width: RwSignal::new(1200.0),
+            current_job: StoredValue::new(0),
+            job_params: StoredValue::new(None),
+            client: StoredValue::new_local(None),
+            debounce: StoredValue::new_local(None),
+        };
+        let dark = state.dark;
+        browser::watch_color_scheme(move |is_dark| dark.set(is_dark));
+        let width = state.window_width;
+        browser::watch_width(move |w| width.set(w));
+        let client = WorkerClient::new(move |message| state.on_message(message));
+        state.client.set_value(Some(client));
+        state.sync_url();
+        state.run_on_change();
+        state
+    }
+
+    /// Writes the scenario to the address bar and localStorage on every change.
+    fn sync_url(self) {
+        Effect::new(move |_| {
+            let value = self.params.with(link::encode);
+            browser::replace_query(&link::replace_in_query(&browser::query(), &value));
+            browser::store(browser::STORAGE_KEY, &value);
+        });
+    }
+
+    /// Runs the scenario on load and, after a pause, after every edit.
+    fn run_on_change(self) {
+        Effect::new(move |previous: Option<()>| {
+            self.params.track();
+            self.unparsed.track();
+            let auto = self.auto_run.get();
+            self.debounce.update_value(|handle| {
+                if let Some(handle) = handle.take() {
+                    handle.clear();
+                }
+            });
+            if previous.is_none() {
+                self.start();
+                return;
+            }
+            if !auto {
+                return;
+            }
+            let handle = set_timeout_with_handle(move || self.start(), DEBOUNCE).ok();
+            self.debounce.set_value(handle);
+        });
+    }
+
+    /// Why Run is disabled, or `None` when the scenario can run.
+    pub fn blocked_reason(&self) -> Option<String> {
+        let unparsed = self.unparsed.with(|u| u.iter().next().map(|(f, m)| format!("{f}: {m}")));
+        if let Some(reason) = unparsed {
+            return Some(format!("Fix the inputs first ({reason})."));
+        }
+        self.validation.with(|v| {
+            v.as_ref().map(|error| {
+                let first = error.errors.first().map(|e| e.to_string()).unwrap_or_default();
+                match error.errors.len() {
+                    1 => format!("Fix the scenario first ({first})."),
+                    n => format!("Fix the scenario first: {n} problems, e.g. {first}."),
+                }
+            })
+        })
+    }
+
+    /// The message for the field at `path`: text that is not a number, or the engine's.
+    pub fn field_error(&self, path: &str) -> Option<String> {
+        if let Some(message) = self.unparsed.with(|u| u.get(path).cloned()) {
+            return Some(message);
+        }
+        self.validation
+            .with(|v| v.as_ref().and_then(|e| e.for_field(path).map(str::to_string)))
+    }
+
+    /// Starts a job for the current scenario if it is valid.
+    pub fn start(self) {
+        if self.blocked_reason().is_some() {
+            return;
+        }
+        let id = self.current_job.get_value() + 1;
+        self.current_job.set_value(id);
+        let job = JobRequest {
+            id,
+            params: self.params.get_untracked(),
+            cases: true,
+            plan: true,
+        };
+        self.job_params.set_value(Some(job.params.clone()));
+        self.run.set(RunStatus::Running {
+            stage: Stage::Simulate,
+            fraction: 0.0,
+            label: "Starting the simulation".to_string(),
+        });
+        self.plan.update(|plan| {
+            if !matches!(plan, PlanStatus::Done { .. }) {
+                *plan = PlanStatus::Running;
+            }
+        });
+        self.client.with_value(|client| {
+            if let Some(client) = client {
+                client.start(&job);
+            }
+        });
+    }
+
+    /// Stops the job in flight.
+    pub fn cancel(self) {
+        self.debounce.update_value(|handle| {
+            if let Some(handle) = handle.take() {
+                handle.clear();
+            }
+        });
+        self.current_job.update_value(|id| *id += 1);
+        self.client.with_value(|client| {
+            if let Some(client) = client {
+                client.cancel();
+            }
+        });
+        self.run.set(RunStatus::Cancelled);
+        self.plan.update(|plan| {
+            if *plan == PlanStatus::Running {
+                *plan = PlanStatus::NotRun;
+            }
+        });
+    }
+
+    /// Replaces the whole scenario (import, reset, preset).
+    pub fn load(self, params: ScenarioParams) {
+        self.unparsed.set(BTreeMap::new());
+        self.params.set(params);
+    }
+
+    fn on_message(self, message: WorkerMessage) {
+        let current = self.current_job.get_value();
+        if message.job_id().is_some_and(|id| id != current && id != 0) {
+            return;
+        }
+        match message {
+            WorkerMessage::Ready => {}
+            WorkerMessage::Progress {
+                stage,
+                fraction,
+                label,
+                ..
+            } => self.run.set(RunStatus::Running {
+                stage,
+                fraction,
+                label,
+            }),
+            WorkerMessage::Simulated { case, result, .. } => match case {
+                Case::Base => self.results.set(Some(Results {
+                    params: self.job_params.get_value().unwrap_or_default(),
+                    base: *result,
+                    cases: BTreeMap::new(),
+                })),
+                other => self.results.update(|results| {
+                    if let Some(results) = results {
+                        results.cases.insert(other.label(), *result);
+                    }
+                }),
+            },
+            WorkerMessage::Planned { plan, .. } => self.plan.set(PlanStatus::Done {
+                params: self.job_params.get_value().unwrap_or_default(),
+                plan,
+            }),
+            WorkerMessage::Failed { stage, message, .. } => {
+                if stage == Stage::Plan {
+                    self.plan.set(PlanStatus::Failed(message));
+                    self.run.set(RunStatus::Done);
+                } else {
+                    self.run.set(RunStatus::Failed(message));
+                    self.plan.update(|plan| {
+                        if *plan == PlanStatus::Running {
+                            *plan = PlanStatus::NotRun;
+                        }
+                    });
+                }
+            }
+            WorkerMessage::Finished { .. } => self.run.set(RunStatus::Done),
+        }
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new()
+    }
+}

@@ -1,0 +1,156 @@
+//! Share links: round trips, golden links from every released format, and
+//! what happens to a damaged link.
+
+use serde_json::Value;
+use sojourn_app::link::{LINK_FORMAT, LinkError, decode, encode, find_in_query, replace_in_query};
+use sojourn_engine::{Scenario, ScenarioParams};
+
+/// Links made by each released link format, with the scenario each holds.
+/// Entries are only ever added: an old link must keep opening.
+const GOLDEN: &str = include_str!("../golden/links.json");
+
+fn goldens() -> Vec<Value> {
+    let golden: Value = serde_json::from_str(GOLDEN).expect("the golden file is JSON");
+    golden["links"].as_array().cloned().unwrap_or_default()
+}
+
+fn custom_scenario() -> ScenarioParams {
+    let mut params = ScenarioParams::default();
+    params.name = "Round trip: ünïcode & symbols ?=#".to_string();
+    params.run.seed = 123_456_789_012;
+    params.run.horizon_s = 7200.0;
+    params.classes[0].prefix_cache_hit = 0.1 + 0.2;
+    params.classes[1].timeout_s = Some(90.5);
+    params.engine.max_waiting = Some(1000);
+    params.plan.pricing.usd_per_gpu_hour = Some(2.49);
+    params
+}
+
+#[test]
+fn a_link_restores_exactly_the_same_scenario() {
+    for params in [ScenarioParams::default(), custom_scenario()] {
+        let value = encode(&params);
+        assert!(value.starts_with(&format!("{LINK_FORMAT}.")), "{value}");
+        assert!(
+            value.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)),
+            "a link value needs no escaping: {value}"
+        );
+        assert_eq!(decode(&value), Ok(params.clone()));
+        // Bit for bit: the seed and every float come back identical.
+        assert_eq!(
+            serde_json::to_string(&decode(&value).expect("decodes")).ok(),
+            serde_json::to_string(&params).ok()
+        );
+    }
+}
+
+#[test]
+fn the_default_scenario_link_is_compact() {
+    let value = encode(&ScenarioParams::default());
+    let json = serde_json::to_string(&ScenarioParams::default()).expect("serialises");
+    assert!(
+        value.len() < 1600 && value.len() * 10 < json.len() * 6,
+        "{} characters for {} bytes of JSON",
+        value.len(),
+        json.len()
+    );
+}
+
+#[test]
+fn golden_links_of_every_released_format_still_open() {
+    let links = goldens();
+    assert!(!links.is_empty());
+    for (format, entry) in (1..=LINK_FORMAT).flat_map(|f| {
+        links
+            .iter()
+            .filter(move |e| e["format"] == f)
+            .map(move |e| (f, e))
+    }) {
+        let value = entry["link"].as_str().expect("a link string");
+        let expected: ScenarioParams =
+            serde_json::from_value(entry["scenario"].clone()).expect("the expected scenario reads");
+        let decoded = decode(value).unwrap_or_else(|e| panic!("format {format} link fails: {e}"));
+        assert_eq!(decoded, expected, "format {format}: {}", entry["description"]);
+        Scenario::try_from(decoded).expect("a golden scenario is valid");
+    }
+    for format in 1..=LINK_FORMAT {
+        assert!(
+            links.iter().any(|e| e["format"] == format),
+            "no golden link for format {format}: add one (see docs/app.md)"
+        );
+    }
+}
+
+#[test]
+fn damaged_links_say_what_is_wrong() {
+    let value = encode(&ScenarioParams::default());
+    let check = |link: &str, expected: fn(&LinkError) -> bool| {
+        let error = decode(link).expect_err("a damaged link fails");
+        assert!(expected(&error), "{link:.40}: {error:?}");
+        assert!(!error.to_string().is_empty());
+    };
+    // Cut short.
+    check(&value[..value.len() / 2], |e| matches!(e, LinkError::Corrupt | LinkError::NotBase64));
+    // One character changed in the middle: the checksum catches it.
+    let mut tampered: Vec<char> = value.chars().collect();
+    let middle = tampered.len() / 2;
+    tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
+    check(&tampered.into_iter().collect::<String>(), |e| {
+        matches!(e, LinkError::Corrupt | LinkError::NotAScenario(_))
+    });
+    check("1.not*base64!", |e| *e == LinkError::NotBase64);
+    check("hello", |e| *e == LinkError::NoFormat);
+    check("9.abc", |e| matches!(e, LinkError::UnknownFormat(f) if f == "9"));
+    assert!(decode("9.abc").expect_err("newer").to_string().contains("newer version"));
+    // Valid compression of something that is not a scenario.
+    let not_a_scenario = {
+        use base64::Engine as _;
+        let packed = miniz_oxide::deflate::compress_to_vec_zlib(br#"{"nmae": 1}"#, 6);
+        format!("1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed))
+    };
+    check(&not_a_scenario, |e| matches!(e, LinkError::NotAScenario(r) if r.contains("nmae")));
+}
+
+#[test]
+fn a_link_that_inflates_to_gigabytes_is_refused() {
+    use base64::Engine as _;
+    let huge = vec![b' '; 8 * 1024 * 1024];
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(&huge, 9);
+    let link = format!("1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed));
+    assert_eq!(decode(&link), Err(LinkError::TooLarge));
+}
+
+#[test]
+fn the_query_keeps_other_parameters() {
+    assert_eq!(find_in_query("?a=1&s=1.xyz&b=2").as_deref(), Some("1.xyz"));
+    assert_eq!(find_in_query("?a=1"), None);
+    assert_eq!(replace_in_query("?a=1&s=old", "1.new"), "?a=1&s=1.new");
+    assert_eq!(replace_in_query("", "1.new"), "?s=1.new");
+}
+
+/// Adds the current format's links to the golden file. Run once when a
+/// new link format is released (see docs/app.md):
+/// `cargo test -p sojourn-app --test it -- --ignored write_golden_links`.
+#[test]
+#[ignore]
+fn write_golden_links() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/links.json");
+    let mut links = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v["links"].as_array().cloned())
+        .unwrap_or_default();
+    for (description, params) in [
+        ("the default scenario", ScenarioParams::default()),
+        ("a customised scenario", custom_scenario()),
+    ] {
+        links.push(serde_json::json!({
+            "format": LINK_FORMAT,
+            "description": description,
+            "link": encode(&params),
+            "scenario": params,
+        }));
+    }
+    let text = serde_json::to_string_pretty(&serde_json::json!({ "links": links })).expect("serialises");
+    std::fs::write(path, text + "\n").expect("writable");
+}

@@ -1,0 +1,33 @@
+//! The app's tests, as one test binary for both targets.
+//!
+//! - Natively (`cargo test --workspace`): `determinism`, and the plain
+//!   modules the page is built on: `link` (share links), `job` (worker
+//!   messages), `table` (CSV), `charts`, `form` and `format`.
+//! - In headless Chromium (`cargo test -p sojourn-app --target
+//!   wasm32-unknown-unknown`, run by wasm-bindgen-test-runner): `determinism`
+//!   again, under wasm32, against the same golden file, plus `browser`, which
+//!   mounts the app in the page.
+//!
+//! A test that must run on both targets carries both attributes:
+//! `#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]`
+//! and `#[cfg_attr(not(target_arch = "wasm32"), test)]`.
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+#[cfg(target_arch = "wasm32")]
+mod browser;
+mod determinism;
+// Plain logic: once, natively, is enough.
+#[cfg(not(target_arch = "wasm32"))]
+mod charts;
+#[cfg(not(target_arch = "wasm32"))]
+mod form;
+#[cfg(not(target_arch = "wasm32"))]
+mod format;
+#[cfg(not(target_arch = "wasm32"))]
+mod job;
+#[cfg(not(target_arch = "wasm32"))]
+mod link;
+#[cfg(not(target_arch = "wasm32"))]
+mod table;
