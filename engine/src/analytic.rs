@@ -25,7 +25,7 @@ use crate::scenario::{Class, EngineParams, Scenario};
 use crate::step_time::{StepShape, StepTimeModel};
 
 /// Offered load against estimated capacity.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadEstimate {
     /// Mean request arrival rate over the day [requests/s].
     pub arrival_rate_per_s: f64,

@@ -29,6 +29,24 @@ mod inf_as_null {
     }
 }
 
+/// Serialises NaN (a statistic of nothing, e.g. the mean of no requests) as
+/// JSON `null` and reads `null` back as NaN.
+mod nan_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.is_finite() {
+            s.serialize_f64(*x)
+        } else {
+            s.serialize_none()
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+}
+
 /// Percentiles of a time [s]. Percentiles count every request of the
 /// population; one that falls among requests that never reached the event
 /// is infinite (`null` in JSON). `mean` and `max` are over the finite values.
@@ -36,15 +54,19 @@ mod inf_as_null {
 pub struct Quantiles {
     /// Requests with a finite value.
     pub count: u64,
+    #[serde(with = "nan_as_null")]
     pub mean: f64,
     #[serde(with = "inf_as_null")]
     pub p50: f64,
     #[serde(with = "inf_as_null")]
     pub p90: f64,
     #[serde(with = "inf_as_null")]
+    pub p95: f64,
+    #[serde(with = "inf_as_null")]
     pub p99: f64,
     #[serde(with = "inf_as_null")]
     pub p999: f64,
+    #[serde(with = "nan_as_null")]
     pub max: f64,
 }
 
@@ -70,6 +92,7 @@ impl Quantiles {
         for (p, field) in [
             (0.5, &mut out.p50),
             (0.9, &mut out.p90),
+            (0.95, &mut out.p95),
             (0.99, &mut out.p99),
             (0.999, &mut out.p999),
         ] {
@@ -113,7 +136,9 @@ fn rank(p: f64, total: u64) -> Option<usize> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassStats {
     pub name: String,
-    /// The class deadline [s] (NaN for the overall row when classes differ).
+    /// The class deadline [s] (NaN, `null` in JSON, for the overall row when
+    /// classes differ).
+    #[serde(with = "nan_as_null")]
     pub deadline_s: f64,
     pub arrived: u64,
     pub met: u64,
@@ -121,7 +146,8 @@ pub struct ClassStats {
     pub rejected: u64,
     pub timed_out: u64,
     pub unfinished: u64,
-    /// P(S > deadline), misses over arrivals.
+    /// P(S > deadline), misses over arrivals (NaN, `null`, with no arrivals).
+    #[serde(with = "nan_as_null")]
     pub p_miss: f64,
     /// 95% Wilson interval of `p_miss` within this run (sampling error of
     /// one seed, treating requests as independent; replications give a
@@ -179,7 +205,7 @@ pub struct EngineStats {
 }
 
 /// Everything a run produces.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub scenario_name: String,
     pub seed: u64,
@@ -191,7 +217,10 @@ pub struct Report {
     pub overall: ClassStats,
     pub classes: Vec<ClassStats>,
     pub series: Vec<SeriesPoint>,
-    /// Fraction of the run's replica-time spent executing steps.
+    /// Replica-seconds spent executing steps, over the whole run.
+    pub busy_s: f64,
+    /// Fraction of replica-time spent executing steps, over the horizon or
+    /// until the last step if the fleet worked on past the horizon.
     pub utilization: f64,
     /// Over the horizon.
     pub prefill_tokens_per_s: f64,
@@ -365,6 +394,7 @@ impl Report {
         records: Vec<RequestRecord>,
         mut series: Vec<SeriesPoint>,
         busy_per_replica: &[f64],
+        active_until_s: f64,
         events: u64,
         steps: u64,
         end_s: f64,
@@ -419,7 +449,10 @@ impl Report {
             warmup_s: run.warmup_s,
             end_s,
             replicas: n,
-            utilization: busy / (n as f64 * end_s.max(run.horizon_s)),
+            busy_s: busy,
+            // Over the horizon, or until the last step when the fleet worked
+            // on past it (not over the whole drain, which is mostly idle).
+            utilization: busy / (n as f64 * active_until_s.min(end_s).max(run.horizon_s)),
             prefill_tokens_per_s: overall.prefill_tokens as f64 / window_s,
             decode_tokens_per_s: overall.decode_tokens as f64 / window_s,
             overall,
@@ -521,15 +554,28 @@ mod tests {
 
     #[test]
     fn quantiles_count_missing_requests_as_infinite() {
-        let q = Quantiles::of(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1);
+        let q = Quantiles::of(vec![9.0, 2.0, 3.0, 1.0, 5.0, 6.0, 7.0, 8.0, 4.0], 1);
         assert_eq!(q.p50, 5.0);
         assert_eq!(q.p90, 9.0);
+        assert_eq!(q.p95, f64::INFINITY);
         assert_eq!(q.p99, f64::INFINITY);
         assert_eq!(q.mean, 5.0);
         let json = serde_json::to_string(&q).unwrap();
         assert!(json.contains("\"p99\":null"), "{json}");
         let back: Quantiles = serde_json::from_str(&json).unwrap();
         assert_eq!(back, q);
+    }
+
+    #[test]
+    fn selection_gives_the_same_quantiles_as_sorting() {
+        // 1000 values in a scrambled order: p-quantile = ceil(p * 1000)-th smallest.
+        let values: Vec<f64> = (0..1000).map(|i| ((i * 7919) % 1000) as f64).collect();
+        let q = Quantiles::of(values, 0);
+        assert_eq!(
+            (q.p50, q.p90, q.p95, q.p99, q.p999),
+            (499.0, 899.0, 949.0, 989.0, 998.0)
+        );
+        assert_eq!((q.mean, q.max, q.count), (499.5, 999.0, 1000));
     }
 
     #[test]

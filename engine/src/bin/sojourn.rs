@@ -21,6 +21,27 @@ use sojourn_engine::plan::{
 use sojourn_engine::report::Report;
 use sojourn_engine::{EngineKind, RunOptions, Scenario, ScenarioParams, Status, bench, simulate};
 
+/// `println!` that ends the program quietly when stdout is closed (e.g.
+/// `sojourn bench | head`) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `print!` with the same behaviour as [`say!`].
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 const USAGE: &str = "\
 usage:
   sojourn run SCENARIO.json [--seed N] [--json] [--engine fast|reference] [--records FILE.csv]
@@ -54,7 +75,7 @@ fn cli() -> Result<(), String> {
     let command = match parser.next().map_err(|e| e.to_string())? {
         Some(Value(v)) => v.string().map_err(|e| e.to_string())?,
         Some(Long("help")) | Some(Short('h')) | None => {
-            println!("{USAGE}");
+            say!("{USAGE}");
             return Ok(());
         }
         Some(other) => return Err(format!("{}\n{USAGE}", other.unexpected())),
@@ -75,7 +96,7 @@ fn cli() -> Result<(), String> {
         "example" => {
             let json = serde_json::to_string_pretty(&ScenarioParams::default())
                 .map_err(|e| e.to_string())?;
-            println!("{json}");
+            say!("{json}");
             Ok(())
         }
         other => Err(format!("unknown command \"{other}\"\n{USAGE}")),
@@ -143,12 +164,12 @@ fn run_command(parser: &mut lexopt::Parser) -> Result<(), String> {
         std::fs::write(&file, records_csv(&report)).map_err(|e| format!("{file}: {e}"))?;
     }
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
         );
     } else {
-        print!("{}", summary(&scenario, &report));
+        say_raw!("{}", summary(&scenario, &report));
     }
     Ok(())
 }
@@ -196,13 +217,13 @@ fn plan_command(parser: &mut lexopt::Parser) -> Result<(), String> {
     eprint!("\r{:79}\r", "");
     let result = result.map_err(|e| e.to_string())?;
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?
         );
     } else {
-        print!("{}", plan_summary(&result));
-        println!(
+        say_raw!("{}", plan_summary(&result));
+        say!(
             "{} simulations ({:.1} M requests) in {:.1} s",
             result.simulations,
             result.simulated_requests as f64 / 1e6,
@@ -238,7 +259,7 @@ fn progress_printer() -> impl FnMut(&PlanProgress) -> bool {
 fn plan_bench_command(json: bool) -> Result<(), String> {
     let scenario = Scenario::try_from(bench_scenario()).map_err(|e| e.to_string())?;
     let options = PlanOptions::default();
-    println!(
+    say!(
         "{}: about {:.0} requests per run, up to {} replicas, {} replications",
         scenario.params.name,
         scenario.expected_requests(),
@@ -250,13 +271,13 @@ fn plan_bench_command(json: bool) -> Result<(), String> {
         capacity_searches(&scenario, &options, &mut |_| true).map_err(|e| e.to_string())?;
     let wall = start.elapsed().as_secs_f64();
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&searches).map_err(|e| e.to_string())?
         );
     }
     for s in &searches {
-        println!(
+        say!(
             "  {:<6} {:<60} ({} simulations, analytic guess {})",
             s.case,
             s.message,
@@ -265,7 +286,7 @@ fn plan_bench_command(json: bool) -> Result<(), String> {
                 .map_or("none".to_string(), |g| g.to_string())
         );
     }
-    println!(
+    say!(
         "capacity search, base + best + worst: {wall:.2} s wall, {simulations} simulations ({:.2} s each)",
         wall / simulations.max(1) as f64
     );
@@ -793,16 +814,17 @@ fn bench_command(quick: bool) -> Result<(), String> {
     }
     let r = report.ok_or("no run")?;
     let n = r.engine.requests as f64;
-    println!(
+    say!(
         "{} ({} requests, best of {rounds})",
-        r.scenario_name, r.engine.requests
+        r.scenario_name,
+        r.engine.requests
     );
-    println!(
+    say!(
         "  fast engine: {:.3} s wall, {:.0} requests/s",
         best,
         n / best
     );
-    println!(
+    say!(
         "  {} engine steps ({:.1} M steps/s), {} events; P(miss) {:.4}%",
         r.engine.steps,
         r.engine.steps as f64 / best / 1e6,
@@ -810,7 +832,7 @@ fn bench_command(quick: bool) -> Result<(), String> {
         100.0 * r.overall.p_miss
     );
     if let Some(bytes) = peak_rss_bytes() {
-        println!(
+        say!(
             "  peak memory {:.0} MB ({:.0} bytes per request record)",
             bytes as f64 / 1e6,
             std::mem::size_of::<sojourn_engine::RequestRecord>()
@@ -825,12 +847,12 @@ fn bench_command(quick: bool) -> Result<(), String> {
             .zip(&reference.records)
             .filter(|(a, b)| a.status == b.status)
             .count();
-        println!(
+        say!(
             "  note: fast and reference differ in the last bits ({same} of {} outcomes equal)",
             fast.records.len()
         );
     }
-    println!(
+    say!(
         "{}: reference {:.2} s ({:.0} steps/s), fast {:.4} s: speedup {:.0}x",
         small.params.name,
         ref_s,

@@ -11,7 +11,7 @@ use crate::sim::{RequestRecord, Status};
 use crate::stats::mean_and_half_width;
 
 /// The standard percentiles a report computes; others need the records.
-const REPORT_PERCENTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
+const REPORT_PERCENTILES: [f64; 5] = [0.5, 0.9, 0.95, 0.99, 0.999];
 
 /// Totals of one class (or all classes) in one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -252,6 +252,8 @@ impl CheckSpec {
             quantiles.p50
         } else if self.percentile == 0.9 {
             quantiles.p90
+        } else if self.percentile == 0.95 {
+            quantiles.p95
         } else if self.percentile == 0.99 {
             quantiles.p99
         } else {

@@ -727,6 +727,10 @@ impl Replica for FastReplica {
         self.busy_s
     }
 
+    fn clock_s(&self) -> f64 {
+        self.clock
+    }
+
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {
         self.advance_exact(end_s, ctx);
         while !self.decoders.is_empty() {

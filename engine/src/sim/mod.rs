@@ -222,6 +222,8 @@ pub(crate) trait Replica {
     fn used_blocks(&self) -> u32;
     /// Total duration of the steps executed [s].
     fn busy_s(&self) -> f64;
+    /// When the last executed step ended (or the replica last became idle) [s].
+    fn clock_s(&self) -> f64;
     /// Marks everything still here as unfinished (or timed out) at `end_s`.
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx);
 }
@@ -469,11 +471,17 @@ impl<'s, R: Replica> Cluster<'s, R> {
             self.advance(u32::MAX)?;
         }
         let busy: Vec<f64> = self.replicas.iter().map(|r| r.busy_s()).collect();
+        let active_until_s = self
+            .replicas
+            .iter()
+            .map(|r| r.clock_s())
+            .fold(0.0, f64::max);
         Ok(Report::build(
             self.scenario,
             self.ctx.records,
             self.series,
             &busy,
+            active_until_s,
             self.ctx.events,
             self.ctx.steps,
             self.end_s,

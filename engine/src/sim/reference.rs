@@ -284,6 +284,10 @@ impl super::Replica for RefReplica {
         self.busy_s
     }
 
+    fn clock_s(&self) -> f64 {
+        self.clock
+    }
+
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {
         for r in self.running.drain(..).chain(self.waiting.take_all()) {
             ctx.close(&r, Status::Unfinished, end_s);

@@ -108,7 +108,7 @@ fn throughput_never_beats_the_token_budget_bound() {
         "all requests complete in the drain"
     );
     let tokens = (r.overall.prefill_tokens + r.overall.decode_tokens) as f64;
-    let busy = r.utilization * r.replicas as f64 * r.end_s.max(r.horizon_s);
+    let busy = r.busy_s;
     assert!(
         tokens <= 256.0 * r.engine.steps as f64,
         "at most the budget per step"
@@ -253,5 +253,22 @@ fn overload_is_flagged() {
         r.warnings.iter().any(|w| w.starts_with("Overloaded")),
         "{:?}",
         r.warnings
+    );
+}
+
+#[test]
+fn reports_round_trip_through_json_with_nan_and_infinite_fields() {
+    // Two classes with different deadlines make the overall deadline NaN; a
+    // class with no arrivals has a NaN P(miss) and empty quantiles.
+    let mut p = small_default(1800.0, 9);
+    p.classes[1].batches_per_hour = 0.0;
+    let r = run(p);
+    assert!(r.overall.deadline_s.is_nan() && r.classes[1].p_miss.is_nan());
+    let json = serde_json::to_string(&r).expect("serialises");
+    let back: sojourn_engine::Report = serde_json::from_str(&json).expect("reads back");
+    assert!(back.overall.deadline_s.is_nan() && back.classes[1].p_miss.is_nan());
+    assert_eq!(
+        serde_json::to_string(&back).expect("serialises again"),
+        json
     );
 }
