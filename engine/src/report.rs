@@ -441,7 +441,10 @@ impl Report {
         let n = scenario.params.cluster.replicas;
         let busy: f64 = busy_per_replica.iter().sum();
         let load = load_estimate(scenario);
-        let warnings = warnings(&overall, &classes, &load, &records);
+        // Over the horizon, or until the last step when the fleet worked on
+        // past it (not over the whole drain, which is mostly idle).
+        let utilization = busy / (n as f64 * active_until_s.min(end_s).max(run.horizon_s));
+        let warnings = warnings(&overall, &classes, &load, utilization, &records);
         Report {
             scenario_name: scenario.params.name.clone(),
             seed: run.seed,
@@ -450,9 +453,7 @@ impl Report {
             end_s,
             replicas: n,
             busy_s: busy,
-            // Over the horizon, or until the last step when the fleet worked
-            // on past it (not over the whole drain, which is mostly idle).
-            utilization: busy / (n as f64 * active_until_s.min(end_s).max(run.horizon_s)),
+            utilization,
             prefill_tokens_per_s: overall.prefill_tokens as f64 / window_s,
             decode_tokens_per_s: overall.decode_tokens as f64 / window_s,
             overall,
@@ -500,10 +501,21 @@ fn warnings(
     overall: &ClassStats,
     classes: &[ClassStats],
     load: &LoadEstimate,
+    utilization: f64,
     records: &[RequestRecord],
 ) -> Vec<String> {
     let mut out = Vec::new();
     let pct = |k: u64, n: u64| 100.0 * k as f64 / n.max(1) as f64;
+    if load.rho < 0.85 && utilization >= 0.9 {
+        // The estimate assumes full batches; KV pressure, preemption and
+        // small batches make a real fleet busier than rho says.
+        out.push(format!(
+            "Near saturation: the fleet was busy {:.0}% of the time although the load estimate says rho = {:.2}; \
+             preemptions, partial batches or bursts use more capacity than the estimate assumes.",
+            100.0 * utilization,
+            load.rho
+        ));
+    }
     if load.rho >= 1.0 {
         out.push(format!(
             "Overloaded: the offered load is {:.0}% of the estimated capacity (rho = {:.2}); queues grow until requests miss, time out or are cut off at the end.",

@@ -272,3 +272,28 @@ fn reports_round_trip_through_json_with_nan_and_infinite_fields() {
         json
     );
 }
+
+#[test]
+fn a_fleet_busy_almost_all_the_time_is_flagged_even_when_rho_looks_fine() {
+    // M/M/4 at ρ = 0.8: the load estimate is 0.8, but with every step lasting
+    // the same whatever it holds the replica is busy whenever anyone is in
+    // service, 1 - P(empty) ≈ 98% of the time.
+    let r = run(classical_queue(
+        3.2,
+        DistParams::constant(1.0),
+        geometric(1000.0),
+        4,
+        0.001,
+        5000.0,
+        8,
+    ));
+    assert!(r.load.rho < 0.85, "rho = {}", r.load.rho);
+    assert!(r.utilization > 0.9, "utilization = {}", r.utilization);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.starts_with("Near saturation: the fleet was busy")),
+        "{:?}",
+        r.warnings
+    );
+}
