@@ -27,7 +27,11 @@ pub fn page_address() -> String {
     window()
         .and_then(|w| {
             let location = w.location();
-            Some(format!("{}{}", location.origin().ok()?, location.pathname().ok()?))
+            Some(format!(
+                "{}{}",
+                location.origin().ok()?,
+                location.pathname().ok()?
+            ))
         })
         .unwrap_or_default()
 }
@@ -63,7 +67,8 @@ pub fn prefers_dark() -> bool {
 
 /// Calls `on_change(dark)` whenever the system colour scheme changes.
 pub fn watch_color_scheme(on_change: impl Fn(bool) + 'static) {
-    let Some(query) = window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+    let Some(query) =
+        window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
     else {
         return;
     };
@@ -79,7 +84,12 @@ pub fn watch_width(on_resize: impl Fn(f64) + 'static) {
     let Some(window) = window() else {
         return;
     };
-    let width = |w: &web_sys::Window| w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(1200.0);
+    let width = |w: &web_sys::Window| {
+        w.inner_width()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(1200.0)
+    };
     on_resize(width(&window));
     let target = window.clone();
     let listener = Closure::<dyn FnMut()>::new(move || on_resize(width(&target)));
@@ -91,13 +101,12 @@ fn blob(content: &str, mime: &str) -> Result<Blob, String> {
     let parts = Array::of1(&JsValue::from_str(content));
     let options = BlobPropertyBag::new();
     options.set_type(mime);
-    Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|_| "cannot create the file".to_string())
+    Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|_| "cannot create the file".to_string())
 }
 
 fn download_url(url: &str, file_name: &str) -> Result<(), String> {
-    let document = window()
-        .and_then(|w| w.document())
-        .ok_or("no document")?;
+    let document = window().and_then(|w| w.document()).ok_or("no document")?;
     let anchor: HtmlAnchorElement = document
         .create_element("a")
         .map_err(|_| "cannot create a link")?
@@ -129,10 +138,17 @@ fn revoke_later(url: String) {
 
 /// Draws `svg` (width x height CSS pixels) on a canvas at `scale` and offers
 /// it as a PNG download.
-pub fn download_svg_as_png(file_name: &str, svg: &str, width: f64, height: f64, scale: f64) -> Result<(), String> {
+pub fn download_svg_as_png(
+    file_name: &str,
+    svg: &str,
+    width: f64,
+    height: f64,
+    scale: f64,
+) -> Result<(), String> {
     let document = window().and_then(|w| w.document()).ok_or("no document")?;
     let svg_blob = blob(svg, "image/svg+xml")?;
-    let svg_url = Url::create_object_url_with_blob(&svg_blob).map_err(|_| "cannot create the image")?;
+    let svg_url =
+        Url::create_object_url_with_blob(&svg_blob).map_err(|_| "cannot create the image")?;
     let image = HtmlImageElement::new().map_err(|_| "cannot create an image")?;
     let canvas: HtmlCanvasElement = document
         .create_element("canvas")
@@ -149,7 +165,8 @@ pub fn download_svg_as_png(file_name: &str, svg: &str, width: f64, height: f64, 
         };
         let context: web_sys::CanvasRenderingContext2d = context.unchecked_into();
         let _ = context.scale(scale, scale);
-        let _ = context.draw_image_with_html_image_element_and_dw_and_dh(&loaded, 0.0, 0.0, width, height);
+        let _ = context
+            .draw_image_with_html_image_element_and_dw_and_dh(&loaded, 0.0, 0.0, width, height);
         let _ = Url::revoke_object_url(&url_for_load);
         if let Ok(png) = canvas.to_data_url_with_type("image/png") {
             let _ = download_url(&png, &file_name);
@@ -175,6 +192,8 @@ pub async fn copy_to_clipboard(text: &str) -> bool {
 pub async fn read_picked_file(input: &web_sys::HtmlInputElement) -> Option<(String, String)> {
     let file = input.files()?.get(0)?;
     let name = file.name();
-    let text = wasm_bindgen_futures::JsFuture::from(file.text()).await.ok()?;
+    let text = wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .ok()?;
     Some((name, text.as_string()?))
 }

@@ -9,11 +9,18 @@ use crate::format::input_text;
 
 /// A number as typed: "1800", "1,800", "0.2", "1e-4". `None` if not a number.
 pub fn parse_number(text: &str) -> Option<f64> {
-    let cleaned: String = text.trim().chars().filter(|c| *c != ',' && *c != '_').collect();
+    let cleaned: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != ',' && *c != '_')
+        .collect();
     if cleaned.is_empty() {
         return None;
     }
-    cleaned.parse::<f64>().ok().filter(|value| value.is_finite())
+    cleaned
+        .parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
 }
 
 /// A whole number of zero or more, as typed.

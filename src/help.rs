@@ -13,67 +13,90 @@ pub const MEMORY_BAR: &str = "Per replica: model weights, the runtime reserve (a
 pub const STEP_TIME: &str = "Step-time model: how long one engine step takes. Roofline: the slower of compute (FLOPs / peak x MFU) and memory traffic (bytes / bandwidth x MBU) plus a fixed overhead. Alpha-beta: alpha per prefill token plus beta per step that decodes. The calibration multiplier scales every step.";
 pub const CDF: &str = "The sojourn-time CDF: for each time t (log scale), the fraction of requests done within t. Where a curve crosses a deadline line, one minus its height is the miss rate of that class. Best and worst cases apply their multipliers to the same fleet.";
 pub const BATCH_ARRIVALS: &str = "Batches of requests arrive as a Poisson process; every request of a batch arrives at once. A constant batch size of 1 is plain Poisson traffic.";
-pub const BATCH_SIZE: &str = "Requests per batch (X). Large batches arrive as a burst the fleet works through over time.";
+pub const BATCH_SIZE: &str =
+    "Requests per batch (X). Large batches arrive as a burst the fleet works through over time.";
 pub const TIME_OF_DAY: &str = "Multipliers on the batch rate for each hour of the day (hour 0 is midnight), e.g. to send batch jobs overnight. The average over the day scales the daily volume.";
 pub const INPUT_TOKENS: &str = "Prompt length in tokens. Prefill computes these (minus prefix-cache hits) before the first output token.";
 pub const OUTPUT_TOKENS: &str = "Output length in tokens, generated one per engine step (decode).";
 pub const PREFIX_CACHE: &str = "Fraction of each prompt already in the prefix cache: those tokens skip prefill (the last prompt token is always computed).";
-pub const PRIORITY: &str = "Scheduling priority under the priority discipline: lower is more urgent (vLLM's convention).";
-pub const TIMEOUT: &str = "The client abandons a request not finished after this long. Empty: never.";
-pub const CLASS_NAME: &str = "A name for this request class (tenant, product); targets refer to classes by name.";
-pub const BATCHES_PER_HOUR: &str = "Mean number of batches arriving per hour, before the time-of-day profile.";
+pub const PRIORITY: &str =
+    "Scheduling priority under the priority discipline: lower is more urgent (vLLM's convention).";
+pub const TIMEOUT: &str =
+    "The client abandons a request not finished after this long. Empty: never.";
+pub const CLASS_NAME: &str =
+    "A name for this request class (tenant, product); targets refer to classes by name.";
+pub const BATCHES_PER_HOUR: &str =
+    "Mean number of batches arriving per hour, before the time-of-day profile.";
 pub const MODEL: &str = "The model's architecture, from which weight memory, KV bytes per token and FLOPs follow. Presets fill every field; edit any of them.";
-pub const PARAMS_B: &str = "Total parameters in billions; every expert of a mixture of experts is resident in memory.";
-pub const ACTIVE_PARAMS_B: &str = "Parameters active per token for a mixture of experts, in billions. Empty for a dense model.";
+pub const PARAMS_B: &str =
+    "Total parameters in billions; every expert of a mixture of experts is resident in memory.";
+pub const ACTIVE_PARAMS_B: &str =
+    "Parameters active per token for a mixture of experts, in billions. Empty for a dense model.";
 pub const LAYERS: &str = "Transformer layers.";
 pub const Q_HEADS: &str = "Query (attention) heads.";
 pub const KV_HEADS: &str = "Key/value heads; fewer than query heads under grouped-query attention. They set the KV bytes per token.";
 pub const HEAD_DIM: &str = "Dimension of each attention head.";
 pub const KV_LATENT: &str = "Multi-head latent attention (DeepSeek): elements cached per token per layer, replacing 2 x KV heads x head dim. Empty otherwise.";
 pub const DTYPE: &str = "Numeric precision: bytes per weight or per cached KV element.";
-pub const HARDWARE: &str = "One accelerator. Unverified presets come from vendor headline figures; check them.";
+pub const HARDWARE: &str =
+    "One accelerator. Unverified presets come from vendor headline figures; check them.";
 pub const MEMORY_GIB: &str = "Device memory per accelerator.";
 pub const BANDWIDTH: &str = "Memory bandwidth per accelerator, GB/s (10^9 bytes per second).";
-pub const PEAK_TFLOPS: &str = "Peak dense matrix throughput per accelerator at the compute precision.";
+pub const PEAK_TFLOPS: &str =
+    "Peak dense matrix throughput per accelerator at the compute precision.";
 pub const GPUS_PER_REPLICA: &str = "Accelerators per serving replica (tensor-parallel degree).";
-pub const GPU_MEMORY_UTILIZATION: &str = "Fraction of each accelerator's memory the engine may use (vLLM's gpu_memory_utilization).";
-pub const RUNTIME_RESERVE: &str = "Memory per accelerator kept for activations, CUDA graphs and runtime workspace.";
+pub const GPU_MEMORY_UTILIZATION: &str =
+    "Fraction of each accelerator's memory the engine may use (vLLM's gpu_memory_utilization).";
+pub const RUNTIME_RESERVE: &str =
+    "Memory per accelerator kept for activations, CUDA graphs and runtime workspace.";
 pub const MAX_NUM_SEQS: &str = "Most sequences in one engine step's batch (vLLM max_num_seqs).";
 pub const MAX_BATCHED_TOKENS: &str = "Token budget per engine step: decodes take one token each, prefills take chunks (vLLM max_num_batched_tokens).";
 pub const CHUNK_THRESHOLD: &str = "Most prompt tokens one request may prefill in a step (chunked prefill); 0 means no per-request limit.";
-pub const BLOCK_SIZE: &str = "KV cache block size in tokens; memory is allocated a block at a time.";
+pub const BLOCK_SIZE: &str =
+    "KV cache block size in tokens; memory is allocated a block at a time.";
 pub const DISCIPLINE: &str = "The order in which waiting requests are admitted.";
 pub const QUEUE_BOUND: &str = "Bound on each replica's waiting queue; arrivals beyond it are rejected (and count as misses). Empty: unbounded.";
 pub const MAX_MODEL_LEN: &str = "Longest sequence (prompt + output) served; longer requests are rejected on arrival. Empty: whatever fits in the KV cache.";
-pub const REPLICAS: &str = "Serving replicas in the simulated fleet (the planner searches its own fleet sizes).";
+pub const REPLICAS: &str =
+    "Serving replicas in the simulated fleet (the planner searches its own fleet sizes).";
 pub const ROUTER: &str = "How arrivals are spread over replicas.";
 pub const HORIZON: &str = "Arrivals are generated over this simulated time. After it the fleet keeps working until every request's SLA outcome is settled.";
-pub const WARMUP: &str = "Requests arriving before this are simulated but left out of the statistics.";
+pub const WARMUP: &str =
+    "Requests arriving before this are simulated but left out of the statistics.";
 pub const SEED: &str = "Seed of the random draws. The same scenario and seed give the same numbers on every machine; a shared link carries it.";
 pub const SERIES_INTERVAL: &str = "Width of one time-series sample.";
 pub const DRAIN: &str = "How long the fleet keeps working after the horizon. Empty: the longest deadline, after which every outcome is settled.";
 pub const PRICE: &str = "Price of one accelerator for one hour (the effective rate of the pricing model). Empty: costs are given in GPU-hours only.";
-pub const PRICING_MODEL: &str = "How the price was agreed; it labels the cost (enter the effective rate).";
+pub const PRICING_MODEL: &str =
+    "How the price was agreed; it labels the cost (enter the effective rate).";
 pub const FIXED_COSTS: &str = "Fixed monthly costs (storage, network, operations), prorated over the measured window (a month is 730 h).";
 pub const PRICE_DATE: &str = "When the price was read. Every cost carries it: prices change.";
 pub const PROVIDER_REGION: &str = "Where the price applies (provider, region, instance).";
-pub const FAILURE_RESERVE: &str = "N + k: replicas kept to absorb k failures, costed apart from steady demand.";
-pub const WARM_IDLE: &str = "Warm idle replicas for bursts and rollouts, costed apart from steady demand.";
+pub const FAILURE_RESERVE: &str =
+    "N + k: replicas kept to absorb k failures, costed apart from steady demand.";
+pub const WARM_IDLE: &str =
+    "Warm idle replicas for bursts and rollouts, costed apart from steady demand.";
 pub const TARGETS: &str = "SLA targets: the planned fleet must meet every one. A miss-probability target bounds P(sojourn > class deadline); percentile targets bound a percentile of sojourn, TTFT or TPOT.";
 pub const CANDIDATES: &str = "Hardware and parallelism options to compare; the planner picks the cheapest that meets every target. Off: the configured hardware alone.";
-pub const MULTIPLIERS: &str = "Best and worst cases as multipliers on the base: 1 is unchanged, 1.3 is 30% more.";
+pub const MULTIPLIERS: &str =
+    "Best and worst cases as multipliers on the base: 1 is unchanged, 1.3 is 30% more.";
 pub const SENSITIVITY: &str = "Each input is lowered and raised by this fraction in turn, one at a time, and the change in cost per success and P(miss) is measured.";
-pub const REPLICATIONS: &str = "Independent seeds per evaluated fleet; the planner reports intervals over them.";
+pub const REPLICATIONS: &str =
+    "Independent seeds per evaluated fleet; the planner reports intervals over them.";
 pub const MAX_REPLICAS: &str = "Largest fleet the capacity search considers.";
-pub const MAX_BUSY: &str = "Most of the fleet's time the day's work may take; above it a daily backlog builds.";
+pub const MAX_BUSY: &str =
+    "Most of the fleet's time the day's work may take; above it a daily backlog builds.";
 pub const DECISION: &str = "Whether the mean over replications, or the upper end of its 95% interval, must meet each target.";
-pub const LOAD_MULTIPLIERS: &str = "Offered loads of the service curve, as multiples of the base arrival rate.";
+pub const LOAD_MULTIPLIERS: &str =
+    "Offered loads of the service curve, as multiples of the base arrival rate.";
 pub const HEADROOM: &str = "Keep the operating point this fraction below the saturation knee.";
 pub const SERVICE_CURVE: &str = "Goodput and P(miss) against offered load on the planned fleet. The knee is where extra load stops turning into goodput; the operating point stays below it with headroom.";
 pub const TORNADO: &str = "One input at a time lowered and raised; bars show how much cost per success (or P(miss)) moves, largest first.";
 pub const STEP_TIME_SCALE: &str = "Calibration multiplier on every step time: 1.2 means steps take 20% longer than modelled (e.g. fitted to a benchmark).";
-pub const MFU: &str = "Model FLOPs utilisation: fraction of peak compute a prefill-heavy step achieves.";
-pub const MBU: &str = "Memory bandwidth utilisation: fraction of peak bandwidth a decode step achieves.";
+pub const MFU: &str =
+    "Model FLOPs utilisation: fraction of peak compute a prefill-heavy step achieves.";
+pub const MBU: &str =
+    "Memory bandwidth utilisation: fraction of peak bandwidth a decode step achieves.";
 pub const OVERHEAD: &str = "Fixed cost of every engine step (scheduling, kernel launches).";
 pub const ALPHA: &str = "Seconds per prefill token.";
 pub const BETA: &str = "Seconds per engine step that decodes.";

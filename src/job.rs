@@ -110,7 +110,9 @@ pub enum WorkerMessage {
         message: String,
     },
     /// Every stage of the job is done.
-    Finished { id: u64 },
+    Finished {
+        id: u64,
+    },
 }
 
 impl WorkerMessage {
@@ -418,7 +420,11 @@ pub mod nonfinite_pair {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     pub fn serialize<S: Serializer>(x: &[f64; 2], s: S) -> Result<S::Ok, S::Error> {
-        [super::nonfinite::to_wire(x[0]), super::nonfinite::to_wire(x[1])].serialize(s)
+        [
+            super::nonfinite::to_wire(x[0]),
+            super::nonfinite::to_wire(x[1]),
+        ]
+        .serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {

@@ -53,8 +53,12 @@ impl fmt::Display for LinkError {
                 ),
                 _ => write!(f, "its format \"{format}\" is unknown"),
             },
-            LinkError::NotBase64 => f.write_str("it is cut short or was edited (not valid base64url)"),
-            LinkError::Corrupt => f.write_str("it is cut short or was edited (the checksum does not match)"),
+            LinkError::NotBase64 => {
+                f.write_str("it is cut short or was edited (not valid base64url)")
+            }
+            LinkError::Corrupt => {
+                f.write_str("it is cut short or was edited (the checksum does not match)")
+            }
             LinkError::TooLarge => write!(
                 f,
                 "the scenario inside is larger than {} MiB",

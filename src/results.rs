@@ -204,7 +204,10 @@ pub fn cdf_input(
         kind: CurveKind::Base,
         points: base.overall.cdf.clone(),
     }];
-    for (case, kind) in [(Case::Best, CurveKind::Best), (Case::Worst, CurveKind::Worst)] {
+    for (case, kind) in [
+        (Case::Best, CurveKind::Best),
+        (Case::Worst, CurveKind::Worst),
+    ] {
         if let Some(run) = cases.get(case.label()) {
             curves.push(CdfCurve {
                 label: format!("{} case", case.label()),
@@ -230,11 +233,14 @@ pub fn cdf_input(
         }
     }
     deadlines.retain(|(_, d)| d.is_finite() && *d > 0.0);
-    let markers = [("p50", base.overall.sojourn.p50, 0.5), ("p99", base.overall.sojourn.p99, 0.99)]
-        .into_iter()
-        .filter(|(_, t, _)| t.is_finite())
-        .map(|(label, t, f)| (label.to_string(), t, f))
-        .collect();
+    let markers = [
+        ("p50", base.overall.sojourn.p50, 0.5),
+        ("p99", base.overall.sojourn.p99, 0.99),
+    ]
+    .into_iter()
+    .filter(|(_, t, _)| t.is_finite())
+    .map(|(label, t, f)| (label.to_string(), t, f))
+    .collect();
     CdfInput {
         curves,
         deadlines,
@@ -382,25 +388,61 @@ pub fn cost_table(run: &RunResult) -> Table {
     let usd = |v: Option<f64>| Cell::maybe(v, format_usd);
     let hours = |v: f64| Cell::number(v, format_number(v, 4));
     table.rows = vec![
-        vec![Cell::text("steady replicas"), usd(fleet.usd_steady), hours(fleet.gpu_hours_steady)],
-        vec![Cell::text("reserve replicas"), usd(fleet.usd_reserve), hours(fleet.gpu_hours_reserve)],
-        vec![Cell::text("fixed costs (prorated)"), usd(fleet.usd_fixed), Cell::empty()],
+        vec![
+            Cell::text("steady replicas"),
+            usd(fleet.usd_steady),
+            hours(fleet.gpu_hours_steady),
+        ],
+        vec![
+            Cell::text("reserve replicas"),
+            usd(fleet.usd_reserve),
+            hours(fleet.gpu_hours_reserve),
+        ],
+        vec![
+            Cell::text("fixed costs (prorated)"),
+            usd(fleet.usd_fixed),
+            Cell::empty(),
+        ],
         vec![
             Cell::text("total"),
             usd(fleet.usd_total),
             hours(fleet.gpu_hours_steady + fleet.gpu_hours_reserve),
         ],
-        vec![Cell::text("of which: failed work"), usd(units.usd_failed_work), Cell::empty()],
-        vec![Cell::text("of which: recomputation after preemption"), usd(units.usd_recomputation), Cell::empty()],
-        vec![Cell::text("of which: idle steady capacity"), usd(units.usd_idle), Cell::empty()],
-        vec![Cell::text("per request"), usd(units.usd_per_request), Cell::empty()],
+        vec![
+            Cell::text("of which: failed work"),
+            usd(units.usd_failed_work),
+            Cell::empty(),
+        ],
+        vec![
+            Cell::text("of which: recomputation after preemption"),
+            usd(units.usd_recomputation),
+            Cell::empty(),
+        ],
+        vec![
+            Cell::text("of which: idle steady capacity"),
+            usd(units.usd_idle),
+            Cell::empty(),
+        ],
+        vec![
+            Cell::text("per request"),
+            usd(units.usd_per_request),
+            Cell::empty(),
+        ],
         vec![
             Cell::text("per successful request"),
             usd(units.usd_per_success),
             Cell::maybe(units.gpu_hours_per_success, |v| format_number(v, 3)),
         ],
-        vec![Cell::text("per million prompt tokens"), usd(units.usd_per_million_prompt_tokens), Cell::empty()],
-        vec![Cell::text("per million output tokens"), usd(units.usd_per_million_output_tokens), Cell::empty()],
+        vec![
+            Cell::text("per million prompt tokens"),
+            usd(units.usd_per_million_prompt_tokens),
+            Cell::empty(),
+        ],
+        vec![
+            Cell::text("per million output tokens"),
+            usd(units.usd_per_million_output_tokens),
+            Cell::empty(),
+        ],
     ];
     table
 }
@@ -442,9 +484,14 @@ pub fn cases_table(
         }
         match planned {
             Some(s) => {
-                row.push(Cell::maybe(s.search.found.map(f64::from), |v| format!("{v:.0}")));
+                row.push(Cell::maybe(s.search.found.map(f64::from), |v| {
+                    format!("{v:.0}")
+                }));
                 row.push(Cell::text(if s.at_plan_fleet.meets { "yes" } else { "no" }));
-                row.push(Cell::maybe(s.cost_at_plan_fleet.units.usd_per_success, format_usd));
+                row.push(Cell::maybe(
+                    s.cost_at_plan_fleet.units.usd_per_success,
+                    format_usd,
+                ));
             }
             None => row.extend([Cell::empty(), Cell::empty(), Cell::empty()]),
         }
@@ -490,7 +537,10 @@ pub fn curve_table(plan: &PlanResult) -> Option<Table> {
     let curve = plan.service_curve.as_ref()?;
     let mut table = Table::new(
         "service-curve",
-        format!("Service curve on {} replicas of {}", curve.replicas, curve.candidate),
+        format!(
+            "Service curve on {} replicas of {}",
+            curve.replicas, curve.candidate
+        ),
         &[
             "load [x base]",
             "offered [req/s]",
@@ -556,7 +606,10 @@ pub fn analytic_table(plan: &PlanResult) -> Option<Table> {
     let a = plan.analytic.as_ref()?;
     let mut table = Table::new(
         "analytic",
-        format!("Two-stage queue estimate vs simulation on {} replicas", a.replicas),
+        format!(
+            "Two-stage queue estimate vs simulation on {} replicas",
+            a.replicas
+        ),
         &["class", "metric", "analytic", "simulated", "difference"],
     );
     let show = |metric: &str, v: f64| {
@@ -584,4 +637,53 @@ pub fn analytic_table(plan: &PlanResult) -> Option<Table> {
         ]);
     }
     Some(table)
+}
+
+/// One part of the fleet's cost, for the cost-breakdown bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostSegment {
+    /// CSS class suffix.
+    pub key: &'static str,
+    pub label: &'static str,
+    pub usd: f64,
+    /// Share of the total, in [0, 1].
+    pub share: f64,
+}
+
+/// Where the configured fleet's money goes: work on requests that met their
+/// deadline, work on requests that missed, idle steady capacity, the
+/// reserve and fixed costs. `None` without a price.
+pub fn cost_segments(run: &RunResult) -> Option<Vec<CostSegment>> {
+    let fleet = &run.cost.fleet;
+    let units = &run.cost.units;
+    let total = fleet.usd_total.filter(|t| *t > 0.0)?;
+    let steady = fleet.usd_steady?;
+    let failed = units.usd_failed_work.unwrap_or(0.0);
+    let idle = units.usd_idle.unwrap_or(0.0);
+    let parts = [
+        (
+            "met",
+            "work on requests that met their deadline",
+            (steady - idle - failed).max(0.0),
+        ),
+        ("failed", "work on requests that missed", failed),
+        ("idle", "idle steady capacity", idle),
+        (
+            "reserve",
+            "reserve replicas",
+            fleet.usd_reserve.unwrap_or(0.0),
+        ),
+        ("fixed", "fixed costs", fleet.usd_fixed.unwrap_or(0.0)),
+    ];
+    Some(
+        parts
+            .into_iter()
+            .map(|(key, label, usd)| CostSegment {
+                key,
+                label,
+                usd,
+                share: (usd / total).clamp(0.0, 1.0),
+            })
+            .collect(),
+    )
 }

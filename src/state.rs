@@ -50,7 +50,11 @@ impl Notice {
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunStatus {
     Idle,
-    Running { stage: Stage, fraction: f64, label: String },
+    Running {
+        stage: Stage,
+        fraction: f64,
+        label: String,
+    },
     Done,
     Cancelled,
     Failed(String),
@@ -77,7 +81,10 @@ pub struct Results {
 pub enum PlanStatus {
     NotRun,
     Running,
-    Done { params: ScenarioParams, plan: Box<PlanResult> },
+    Done {
+        params: Box<ScenarioParams>,
+        plan: Box<PlanResult>,
+    },
     Failed(String),
 }
 
@@ -118,7 +125,8 @@ pub fn initial_params() -> (ScenarioParams, Option<Notice>) {
             ),
         };
     }
-    let stored = browser::load_stored(browser::STORAGE_KEY).and_then(|value| link::decode(&value).ok());
+    let stored =
+        browser::load_stored(browser::STORAGE_KEY).and_then(|value| link::decode(&value).ok());
     (stored.unwrap_or_default(), None)
 }
 
@@ -188,13 +196,19 @@ impl AppState {
 
     /// Why Run is disabled, or `None` when the scenario can run.
     pub fn blocked_reason(&self) -> Option<String> {
-        let unparsed = self.unparsed.with(|u| u.iter().next().map(|(f, m)| format!("{f}: {m}")));
+        let unparsed = self
+            .unparsed
+            .with(|u| u.iter().next().map(|(f, m)| format!("{f}: {m}")));
         if let Some(reason) = unparsed {
             return Some(format!("Fix the inputs first ({reason})."));
         }
         self.validation.with(|v| {
             v.as_ref().map(|error| {
-                let first = error.errors.first().map(|e| e.to_string()).unwrap_or_default();
+                let first = error
+                    .errors
+                    .first()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
                 match error.errors.len() {
                     1 => format!("Fix the scenario first ({first})."),
                     n => format!("Fix the scenario first: {n} problems, e.g. {first}."),
@@ -208,8 +222,10 @@ impl AppState {
         if let Some(message) = self.unparsed.with(|u| u.get(path).cloned()) {
             return Some(message);
         }
-        self.validation
-            .with(|v| v.as_ref().and_then(|e| e.for_field(path).map(str::to_string)))
+        self.validation.with(|v| {
+            v.as_ref()
+                .and_then(|e| e.for_field(path).map(str::to_string))
+        })
     }
 
     /// Starts a job for the current scenario if it is valid.
@@ -300,7 +316,7 @@ impl AppState {
                 }),
             },
             WorkerMessage::Planned { plan, .. } => self.plan.set(PlanStatus::Done {
-                params: self.job_params.get_value().unwrap_or_default(),
+                params: Box::new(self.job_params.get_value().unwrap_or_default()),
                 plan,
             }),
             WorkerMessage::Failed { stage, message, .. } => {

@@ -101,7 +101,10 @@ async fn run(job: JobRequest) {
         let scenario = match Scenario::try_from(case.params(&job.params)) {
             Ok(scenario) => scenario,
             Err(error) => {
-                fail(format!("the {} case is not a valid scenario: {error}", case.label()));
+                fail(format!(
+                    "the {} case is not a valid scenario: {error}",
+                    case.label()
+                ));
                 return;
             }
         };

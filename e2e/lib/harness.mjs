@@ -99,9 +99,15 @@ export function launchBrowser() {
 /**
  * Opens `url` in a fresh context and records console errors and uncaught
  * exceptions into `errors` (as strings). Resolves to `{ page, errors }`.
+ * `options` may set `viewport` ({ width, height }) and `colorScheme`
+ * ('light' or 'dark').
  */
-export async function openPage(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+export async function openPage(browser, url, options = {}) {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    colorScheme: options.colorScheme ?? 'light',
+    acceptDownloads: true,
+  });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (message) => {
@@ -117,11 +123,14 @@ export async function openPage(browser, url) {
   return { page, errors };
 }
 
-/** Saves a full-page screenshot as `screenshots/<name>.png`; returns its path. */
-export async function screenshot(page, name) {
+/**
+ * Saves a screenshot as `screenshots/<name>.png` (the whole page unless
+ * `fullPage` is false); returns its path.
+ */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(screenshotDir, { recursive: true });
   const file = path.join(screenshotDir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }
 
@@ -138,7 +147,8 @@ export async function startSite() {
   return {
     url: server.url,
     browser,
-    openPage: (pathAndQuery = '') => openPage(browser, new URL(pathAndQuery, server.url).href),
+    openPage: (pathAndQuery = '', options = {}) =>
+      openPage(browser, new URL(pathAndQuery, server.url).href, options),
     close: async () => {
       await browser.close();
       await server.close();

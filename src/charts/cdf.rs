@@ -4,7 +4,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px, time_tick_label, time_ticks};
+use super::{
+    Chart, DrawResult, Theme, draw_error, empty, finish, font_px, time_tick_label, time_ticks,
+};
 
 /// Which curve a line is, for its colour and weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,14 +40,26 @@ pub const CDF_TITLE: &str = "Sojourn-time CDF";
 
 /// Draws the CDF; `width` x `width / 2` CSS pixels.
 pub fn cdf_chart(input: &CdfInput, theme: &Theme, width: u32) -> Chart {
-    let height = (width as f64 * 0.52).round() as u32;
+    let height = super::chart_height(width, 0.52, 300);
     if input.curves.iter().all(|c| c.points.is_empty()) {
-        return empty(CDF_TITLE, "No request completed: nothing to draw.", width, height, theme);
+        return empty(
+            CDF_TITLE,
+            "No request completed: nothing to draw.",
+            width,
+            height,
+            theme,
+        );
     }
     let mut svg = String::new();
     match draw(input, theme, width, height, &mut svg) {
         Ok(()) => finish(svg, &title(input), width, height),
-        Err(error) => empty(CDF_TITLE, &format!("The chart could not be drawn: {error}"), width, height, theme),
+        Err(error) => empty(
+            CDF_TITLE,
+            &format!("The chart could not be drawn: {error}"),
+            width,
+            height,
+            theme,
+        ),
     }
 }
 
@@ -64,24 +78,32 @@ fn range(input: &CdfInput) -> (f64, f64) {
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p[0]))
         .filter(|t| t.is_finite() && *t > 0.0);
-    let (low, high) = times.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
-    let high = input
-        .deadlines
-        .iter()
-        .map(|(_, d)| *d)
-        .fold(high, f64::max);
+    let (low, high) = times.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+        (lo.min(t), hi.max(t))
+    });
+    let high = input.deadlines.iter().map(|(_, d)| *d).fold(high, f64::max);
     let low = if low.is_finite() { low } else { 1.0 };
     let low = 10f64.powf(low.log10().floor()).max(1e-3);
     let high = 10f64.powf((high * 1.2).log10().ceil()).max(low * 100.0);
     (low, high)
 }
 
-fn draw(input: &CdfInput, theme: &Theme, width: u32, height: u32, svg: &mut String) -> DrawResult<()> {
+fn draw(
+    input: &CdfInput,
+    theme: &Theme,
+    width: u32,
+    height: u32,
+    svg: &mut String,
+) -> DrawResult<()> {
     let font = font_px(width);
     let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
     root.fill(&theme.background).map_err(draw_error)?;
     let (low, high) = range(input);
-    let ticks = time_ticks(low, high);
+    let mut ticks = time_ticks(low, high);
+    if width < 500 {
+        // Every other tick, so the labels do not collide.
+        ticks = ticks.into_iter().step_by(2).collect();
+    }
     let mut chart = ChartBuilder::on(&root)
         .margin_top(14)
         .margin_right(18)
@@ -124,7 +146,11 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, height: u32, svg: &mut Stri
             .color(&color)
             .pos(Pos::new(HPos::Right, VPos::Center));
         chart
-            .draw_series(std::iter::once(Text::new(text, (*deadline / 1.08, y), style)))
+            .draw_series(std::iter::once(Text::new(
+                text,
+                (*deadline / 1.08, y),
+                style,
+            )))
             .map_err(draw_error)?;
     }
 
@@ -148,7 +174,9 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, height: u32, svg: &mut Stri
             .draw_series(LineSeries::new(points, color.stroke_width(width)))
             .map_err(draw_error)?
             .label(curve.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
+            });
     }
 
     for (label, t, f) in &input.markers {
@@ -160,9 +188,7 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, height: u32, svg: &mut Stri
             .color(&theme.ink)
             .pos(Pos::new(HPos::Left, VPos::Top));
         chart
-            .draw_series([
-                Circle::new((*t, *f), 4, theme.ink.filled()),
-            ])
+            .draw_series([Circle::new((*t, *f), 4, theme.ink.filled())])
             .map_err(draw_error)?;
         chart
             .draw_series(std::iter::once(Text::new(
@@ -175,7 +201,8 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, height: u32, svg: &mut Stri
 
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        // Below a CDF's curves, to the right, is where it is empty.
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(theme.background.mix(0.92))
         .border_style(theme.grid)
         .label_font(label_style)

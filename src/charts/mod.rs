@@ -13,7 +13,7 @@ pub use cdf::{CdfCurve, CdfInput, CurveKind, cdf_chart};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
 pub use service_curve::service_curve_chart;
-pub use tornado::{TornadoMetric, TornadoRow, tornado_chart, tornado_rows};
+pub use tornado::{TornadoMetric, TornadoRow, tornado_chart, tornado_height, tornado_rows};
 
 use plotters::style::RGBColor;
 
@@ -115,6 +115,12 @@ pub fn chart_width(window_width: f64) -> u32 {
     (column - 30.0).clamp(300.0, 960.0) as u32
 }
 
+/// A chart's height [px]: `ratio` of its width, but at least `min`, so
+/// narrow charts stay readable.
+pub fn chart_height(width: u32, ratio: f64, min: u32) -> u32 {
+    ((width as f64 * ratio).round() as u32).max(min)
+}
+
 /// Font size [px] for chart text at `width`.
 fn font_px(width: u32) -> f64 {
     if width < 500 { 12.0 } else { 13.0 }
@@ -164,7 +170,17 @@ fn empty(title: &str, message: &str, width: u32, height: u32, theme: &Theme) -> 
 /// 24 h, 7 d, within `[low, high]`.
 fn time_ticks(low: f64, high: f64) -> Vec<f64> {
     [
-        1e-3, 1e-2, 0.1, 1.0, 10.0, 60.0, 600.0, 3600.0, 6.0 * 3600.0, 86_400.0, 7.0 * 86_400.0,
+        1e-3,
+        1e-2,
+        0.1,
+        1.0,
+        10.0,
+        60.0,
+        600.0,
+        3600.0,
+        6.0 * 3600.0,
+        86_400.0,
+        7.0 * 86_400.0,
         30.0 * 86_400.0,
     ]
     .into_iter()

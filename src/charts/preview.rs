@@ -28,7 +28,12 @@ pub fn profile_preview(values: &[f64], label: &str, width: u32, height: u32) -> 
     bars(values.iter().map(|v| v / top), label, width, height)
 }
 
-fn bars(heights: impl ExactSizeIterator<Item = f64>, label: &str, width: u32, height: u32) -> String {
+fn bars(
+    heights: impl ExactSizeIterator<Item = f64>,
+    label: &str,
+    width: u32,
+    height: u32,
+) -> String {
     let n = heights.len().max(1) as f64;
     let slot = width as f64 / n;
     let mut svg = format!(
@@ -37,7 +42,11 @@ fn bars(heights: impl ExactSizeIterator<Item = f64>, label: &str, width: u32, he
         label = escape(label)
     );
     for (index, h) in heights.enumerate() {
-        let h = if h.is_finite() { h.clamp(0.0, 1.0) } else { 0.0 };
+        let h = if h.is_finite() {
+            h.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let bar_height = (h * (height as f64 - 1.0)).max(if h > 0.0 { 1.0 } else { 0.0 });
         svg.push_str(&format!(
             "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" fill=\"currentColor\"/>",

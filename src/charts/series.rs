@@ -10,27 +10,68 @@ pub const SERIES_TITLE: &str = "Fleet over time: waiting, running, KV cache, rep
 
 /// Draws the four panels; `width` wide.
 pub fn series_chart(series: &[SeriesPoint], theme: &Theme, width: u32) -> Chart {
-    let height = (width as f64 * 0.75).round() as u32;
+    let height = super::chart_height(width, 0.75, 520);
     if series.len() < 2 {
-        return empty(SERIES_TITLE, "The run is shorter than two series intervals.", width, height, theme);
+        return empty(
+            SERIES_TITLE,
+            "The run is shorter than two series intervals.",
+            width,
+            height,
+            theme,
+        );
     }
     let mut svg = String::new();
     match draw(series, theme, width, height, &mut svg) {
         Ok(()) => finish(svg, SERIES_TITLE, width, height),
-        Err(error) => empty(SERIES_TITLE, &format!("The chart could not be drawn: {error}"), width, height, theme),
+        Err(error) => empty(
+            SERIES_TITLE,
+            &format!("The chart could not be drawn: {error}"),
+            width,
+            height,
+            theme,
+        ),
     }
 }
 
-fn draw(series: &[SeriesPoint], theme: &Theme, width: u32, height: u32, svg: &mut String) -> DrawResult<()> {
+/// One panel: its title, the value it plots, its colour, whether in percent.
+type Panel<'a> = (&'a str, Box<dyn Fn(&SeriesPoint) -> f64>, RGBColor, bool);
+
+fn draw(
+    series: &[SeriesPoint],
+    theme: &Theme,
+    width: u32,
+    height: u32,
+    svg: &mut String,
+) -> DrawResult<()> {
     let font = font_px(width);
     let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
     root.fill(&theme.background).map_err(draw_error)?;
     let end_h = series.last().map_or(1.0, |p| p.t_s / 3600.0).max(1e-3);
-    let panels: [(&str, Box<dyn Fn(&SeriesPoint) -> f64>, RGBColor, bool); 4] = [
-        ("Waiting requests", Box::new(|p| p.waiting as f64), theme.worst, false),
-        ("Running sequences", Box::new(|p| p.running as f64), theme.base, false),
-        ("KV cache used", Box::new(|p| p.kv_utilization * 100.0), theme.class_color(0), true),
-        ("Replicas", Box::new(|p| p.replicas as f64), theme.best, false),
+    let panels: [Panel; 4] = [
+        (
+            "Waiting requests",
+            Box::new(|p| p.waiting as f64),
+            theme.worst,
+            false,
+        ),
+        (
+            "Running sequences",
+            Box::new(|p| p.running as f64),
+            theme.base,
+            false,
+        ),
+        (
+            "KV cache used",
+            Box::new(|p| p.kv_utilization * 100.0),
+            theme.class_color(0),
+            true,
+        ),
+        (
+            "Replicas",
+            Box::new(|p| p.replicas as f64),
+            theme.best,
+            false,
+        ),
     ];
     let areas = root.split_evenly((4, 1));
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
@@ -43,7 +84,7 @@ fn draw(series: &[SeriesPoint], theme: &Theme, width: u32, height: u32, svg: &mu
             .margin_right(18)
             .margin_left(8)
             .caption(name, label_style.clone())
-            .x_label_area_size(if last { font * 3.0 } else { font * 0.6 })
+            .x_label_area_size(if last { font * 3.2 } else { font * 0.6 })
             .y_label_area_size(font * 4.2)
             .build_cartesian_2d(0.0..end_h, 0.0..top)
             .map_err(draw_error)?;
@@ -58,7 +99,7 @@ fn draw(series: &[SeriesPoint], theme: &Theme, width: u32, height: u32, svg: &mu
         let blank = |_: &f64| String::new();
         let mut mesh = chart.configure_mesh();
         mesh.y_labels(3)
-            .x_labels(8)
+            .x_labels(if width < 500 { 5 } else { 10 })
             .label_style(label_style.clone())
             .axis_desc_style(label_style.clone())
             .bold_line_style(theme.grid)
@@ -72,11 +113,14 @@ fn draw(series: &[SeriesPoint], theme: &Theme, width: u32, height: u32, svg: &mu
         }
         mesh.draw().map_err(draw_error)?;
         chart
-            .draw_series(AreaSeries::new(
-                series.iter().map(|p| (p.t_s / 3600.0, value(p))),
-                0.0,
-                color.mix(0.18),
-            ).border_style(color.stroke_width(2)))
+            .draw_series(
+                AreaSeries::new(
+                    series.iter().map(|p| (p.t_s / 3600.0, value(p))),
+                    0.0,
+                    color.mix(0.18),
+                )
+                .border_style(color.stroke_width(2)),
+            )
             .map_err(draw_error)?;
     }
     root.present().map_err(draw_error)?;

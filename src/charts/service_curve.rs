@@ -11,9 +11,15 @@ use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
 pub const CURVE_TITLE: &str = "Service curve: goodput and P(miss) against offered load";
 
 pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> Chart {
-    let height = (width as f64 * 0.52).round() as u32;
+    let height = super::chart_height(width, 0.52, 300);
     if curve.points.len() < 2 {
-        return empty(CURVE_TITLE, "The service curve has fewer than two points.", width, height, theme);
+        return empty(
+            CURVE_TITLE,
+            "The service curve has fewer than two points.",
+            width,
+            height,
+            theme,
+        );
     }
     let mut svg = String::new();
     let title = format!(
@@ -24,11 +30,23 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
     );
     match draw(curve, theme, width, height, &mut svg) {
         Ok(()) => finish(svg, &title, width, height),
-        Err(error) => empty(CURVE_TITLE, &format!("The chart could not be drawn: {error}"), width, height, theme),
+        Err(error) => empty(
+            CURVE_TITLE,
+            &format!("The chart could not be drawn: {error}"),
+            width,
+            height,
+            theme,
+        ),
     }
 }
 
-fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, height: u32, svg: &mut String) -> DrawResult<()> {
+fn draw(
+    curve: &ServiceCurve,
+    theme: &Theme,
+    width: u32,
+    height: u32,
+    svg: &mut String,
+) -> DrawResult<()> {
     let font = font_px(width);
     let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
     root.fill(&theme.background).map_err(draw_error)?;
@@ -63,6 +81,7 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, height: u32, svg: &mut 
         .configure_mesh()
         .x_desc("Offered load (multiple of the base arrival rate)")
         .y_desc("Requests per second")
+        .x_labels(if width < 500 { 5 } else { 10 })
         .x_label_formatter(&|x| format!("{}x", crate::format::format_number(*x, 2)))
         .y_label_formatter(&|y| crate::format::format_number(*y, 3))
         .label_style(label_style.clone())
@@ -85,7 +104,11 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, height: u32, svg: &mut 
     let marks = [
         ("knee", curve.knee_load, theme.muted),
         ("SLA limit", curve.sla_limit_load, theme.worst),
-        ("operating point", Some(curve.operating_load), theme.deadline),
+        (
+            "operating point",
+            Some(curve.operating_load),
+            theme.deadline,
+        ),
     ];
     for (index, (label, load, color)) in marks.into_iter().enumerate() {
         let Some(load) = load.filter(|l| l.is_finite() && *l > 0.0) else {
@@ -99,26 +122,46 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, height: u32, svg: &mut 
                 color.stroke_width(2),
             ))
             .map_err(draw_error)?;
+        // Labels on the right half go left of their line, so they stay inside.
+        let right_half = load > max_load * 0.55;
+        let (anchor, x) = if right_half {
+            (HPos::Right, load - max_load * 0.01)
+        } else {
+            (HPos::Left, load + max_load * 0.01)
+        };
         let style = ("sans-serif", font)
             .into_font()
             .color(&color)
-            .pos(Pos::new(HPos::Left, VPos::Top));
+            .pos(Pos::new(anchor, VPos::Top));
         chart
             .draw_series(std::iter::once(Text::new(
                 format!("{label} {}x", crate::format::format_number(load, 3)),
-                (load + max_load * 0.01, max_rate * (0.98 - 0.07 * index as f64)),
+                (x, max_rate * (0.98 - 0.07 * index as f64)),
                 style,
             )))
             .map_err(draw_error)?;
     }
 
-    let offered: Vec<(f64, f64)> = curve.points.iter().map(|p| (p.load, p.offered_per_s)).collect();
+    let offered: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .map(|p| (p.load, p.offered_per_s))
+        .collect();
     chart
-        .draw_series(DashedLineSeries::new(offered, 4, 4, theme.muted.stroke_width(1)))
+        .draw_series(DashedLineSeries::new(
+            offered,
+            4,
+            4,
+            theme.muted.stroke_width(1),
+        ))
         .map_err(draw_error)?
         .label("offered")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], theme.muted.stroke_width(1)));
-    let goodput: Vec<(f64, f64)> = curve.points.iter().map(|p| (p.load, p.goodput_per_s)).collect();
+    let goodput: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .map(|p| (p.load, p.goodput_per_s))
+        .collect();
     let base = theme.base;
     chart
         .draw_series(LineSeries::new(goodput.clone(), base.stroke_width(3)))

@@ -42,8 +42,14 @@ pub fn tornado_rows(sensitivity: &Sensitivity, metric: TornadoMetric) -> Vec<Tor
                     relative(row.usd_per_success_high, sensitivity.base_usd_per_success),
                 ),
                 TornadoMetric::CostPerSuccess => (
-                    relative(row.gpu_hours_per_success_low, sensitivity.base_gpu_hours_per_success),
-                    relative(row.gpu_hours_per_success_high, sensitivity.base_gpu_hours_per_success),
+                    relative(
+                        row.gpu_hours_per_success_low,
+                        sensitivity.base_gpu_hours_per_success,
+                    ),
+                    relative(
+                        row.gpu_hours_per_success_high,
+                        sensitivity.base_gpu_hours_per_success,
+                    ),
                 ),
                 TornadoMetric::MissProbability => (
                     (row.p_miss_low - sensitivity.base_p_miss) * 100.0,
@@ -59,6 +65,11 @@ pub fn tornado_rows(sensitivity: &Sensitivity, metric: TornadoMetric) -> Vec<Tor
         .collect()
 }
 
+/// The tornado's height [px] for `rows` bars (one slot above them holds the legend).
+pub fn tornado_height(rows: usize) -> u32 {
+    (rows as u32 + 1) * 34 + 80
+}
+
 /// Draws the tornado for `rows` (from [`tornado_rows`]).
 pub fn tornado_chart(
     rows: &[TornadoRow],
@@ -68,7 +79,7 @@ pub fn tornado_chart(
     theme: &Theme,
     width: u32,
 ) -> Chart {
-    let height = (rows.len() as f64 * 34.0 + 90.0).round() as u32;
+    let height = tornado_height(rows.len());
     let what = match metric {
         TornadoMetric::CostPerSuccess if priced => "change in cost per successful request",
         TornadoMetric::CostPerSuccess => "change in GPU-hours per successful request",
@@ -80,12 +91,24 @@ pub fn tornado_chart(
         delta * 100.0
     );
     if rows.is_empty() {
-        return empty(&title, "No sensitivity rows.", width, height.max(120), theme);
+        return empty(
+            &title,
+            "No sensitivity rows.",
+            width,
+            height.max(120),
+            theme,
+        );
     }
     let mut svg = String::new();
     match draw(rows, metric, delta, what, theme, width, height, &mut svg) {
         Ok(()) => finish(svg, &title, width, height),
-        Err(error) => empty(&title, &format!("The chart could not be drawn: {error}"), width, height, theme),
+        Err(error) => empty(
+            &title,
+            &format!("The chart could not be drawn: {error}"),
+            width,
+            height,
+            theme,
+        ),
     }
 }
 
@@ -107,9 +130,15 @@ fn draw(
         .iter()
         .flat_map(|r| [r.low.abs(), r.high.abs()])
         .fold(0.0f64, f64::max)
-        .max(if metric == TornadoMetric::MissProbability { 0.01 } else { 1.0 })
+        .max(if metric == TornadoMetric::MissProbability {
+            0.01
+        } else {
+            1.0
+        })
         * 1.15;
     let n = rows.len() as i32;
+    // One empty slot on top for the legend.
+    let slots = n + 1;
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
     let longest = rows.iter().map(|r| r.label.len()).max().unwrap_or(8) as f64;
     let mut chart = ChartBuilder::on(&root)
@@ -118,7 +147,7 @@ fn draw(
         .margin_left(8)
         .x_label_area_size(font * 3.2)
         .y_label_area_size(longest * font * 0.58 + 12.0)
-        .build_cartesian_2d(-extent..extent, (0..n).into_segmented())
+        .build_cartesian_2d(-extent..extent, (0..slots).into_segmented())
         .map_err(draw_error)?;
     let unit = match metric {
         TornadoMetric::CostPerSuccess => "%",
@@ -129,7 +158,14 @@ fn draw(
         .configure_mesh()
         .disable_y_mesh()
         .x_desc(format!("{what} ({unit})"))
-        .x_label_formatter(&|x| format!("{}{}", if *x > 0.0 { "+" } else { "" }, crate::format::format_number(*x, 2)))
+        .x_labels(if width < 500 { 5 } else { 9 })
+        .x_label_formatter(&|x| {
+            format!(
+                "{}{}",
+                if *x > 0.0 { "+" } else { "" },
+                crate::format::format_number(*x, 2)
+            )
+        })
         .y_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) => labels
                 .get((n - 1 - *i) as usize)
@@ -137,7 +173,7 @@ fn draw(
                 .unwrap_or_default(),
             _ => String::new(),
         })
-        .y_labels(rows.len() + 1)
+        .y_labels(rows.len() + 2)
         .label_style(label_style.clone())
         .axis_desc_style(label_style.clone())
         .bold_line_style(theme.grid)
@@ -151,23 +187,35 @@ fn draw(
         .draw_series(rows.iter().enumerate().map(|(index, row)| {
             let slot = n - 1 - index as i32;
             Rectangle::new(
-                [(0.0, SegmentValue::Exact(slot)), (row.low, SegmentValue::CenterOf(slot))],
+                [
+                    (0.0, SegmentValue::Exact(slot)),
+                    (row.low, SegmentValue::CenterOf(slot)),
+                ],
                 low_color.mix(0.85).filled(),
             )
         }))
         .map_err(draw_error)?
-        .label(format!("input x {}", crate::format::format_number(1.0 - delta, 3)))
+        .label(format!(
+            "input x {}",
+            crate::format::format_number(1.0 - delta, 3)
+        ))
         .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], low_color.filled()));
     chart
         .draw_series(rows.iter().enumerate().map(|(index, row)| {
             let slot = n - 1 - index as i32;
             Rectangle::new(
-                [(0.0, SegmentValue::CenterOf(slot)), (row.high, SegmentValue::Exact(slot + 1))],
+                [
+                    (0.0, SegmentValue::CenterOf(slot)),
+                    (row.high, SegmentValue::Exact(slot + 1)),
+                ],
                 high_color.mix(0.85).filled(),
             )
         }))
         .map_err(draw_error)?
-        .label(format!("input x {}", crate::format::format_number(1.0 + delta, 3)))
+        .label(format!(
+            "input x {}",
+            crate::format::format_number(1.0 + delta, 3)
+        ))
         .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], high_color.filled()));
     chart
         .draw_series(std::iter::once(PathElement::new(
@@ -177,7 +225,7 @@ fn draw(
         .map_err(draw_error)?;
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperLeft)
         .background_style(theme.background.mix(0.92))
         .border_style(theme.grid)
         .label_font(label_style)

@@ -4,6 +4,7 @@
 //! a getter and a setter, and names the engine's field path for its errors.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leptos::prelude::*;
 use sojourn_engine::ScenarioParams;
@@ -59,13 +60,23 @@ impl Kind {
 pub fn field_id(path: &str) -> String {
     let mut id = String::from("f-");
     for c in path.chars() {
-        id.push(if c.is_ascii_alphanumeric() || c == '_' { c } else { '-' });
+        id.push(if c.is_ascii_alphanumeric() || c == '_' {
+            c
+        } else {
+            '-'
+        });
     }
     id.trim_end_matches('-').replace("--", "-")
 }
 
-type Getter = Arc<dyn Fn(&ScenarioParams) -> Option<f64> + Send + Sync>;
-type Setter = Arc<dyn Fn(&mut ScenarioParams, Option<f64>) + Send + Sync>;
+/// Reads a value of type `T` out of the scenario.
+type Reader<T> = Arc<dyn Fn(&ScenarioParams) -> T + Send + Sync>;
+/// Writes a value of type `T` into the scenario.
+type Writer<T> = Arc<dyn Fn(&mut ScenarioParams, T) + Send + Sync>;
+/// Writes a menu choice into the scenario.
+type SetText = Arc<dyn Fn(&mut ScenarioParams, &str) + Send + Sync>;
+type Getter = Reader<Option<f64>>;
+type Setter = Writer<Option<f64>>;
 
 /// A number box. `get` gives `None` for an empty box; `set` receives
 /// `None` only for `optional` boxes left empty.
@@ -91,8 +102,47 @@ pub fn NumberField(
     get: impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + 'static,
 ) -> impl IntoView {
-    let get: Getter = Arc::new(get);
-    let set: Setter = Arc::new(set);
+    number_field(
+        NumberSpec {
+            state,
+            path,
+            label,
+            unit,
+            help,
+            kind,
+            optional,
+            placeholder,
+        },
+        Arc::new(get),
+        Arc::new(set),
+    )
+}
+
+/// What a number box shows, apart from its getter and setter.
+struct NumberSpec {
+    state: AppState,
+    path: String,
+    label: String,
+    unit: String,
+    help: &'static str,
+    kind: Kind,
+    optional: bool,
+    placeholder: String,
+}
+
+/// The body of [`NumberField`], not generic over its closures (one copy
+/// in the binary instead of one per field).
+fn number_field(spec: NumberSpec, get: Getter, set: Setter) -> AnyView {
+    let NumberSpec {
+        state,
+        path,
+        label,
+        unit,
+        help,
+        kind,
+        optional,
+        placeholder,
+    } = spec;
     let id = field_id(&path);
     let show = move |value: Option<f64>| value.map(|v| kind.show(v)).unwrap_or_default();
     let text = RwSignal::new(state.params.with_untracked(|p| show(get(p))));
@@ -168,6 +218,7 @@ pub fn NumberField(
             <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
         </div>
     }
+    .into_any()
 }
 
 /// A list of numbers typed as text ("0.5, 1, 2").
@@ -181,7 +232,20 @@ pub fn ListField(
     get: impl Fn(&ScenarioParams) -> Vec<f64> + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, Vec<f64>) + Send + Sync + 'static,
 ) -> impl IntoView {
-    let get = Arc::new(get);
+    list_field(state, path, label, unit, help, Arc::new(get), Arc::new(set))
+}
+
+/// The body of [`ListField`], not generic over its closures.
+#[allow(clippy::too_many_arguments)]
+fn list_field(
+    state: AppState,
+    path: String,
+    label: String,
+    unit: String,
+    help: &'static str,
+    get: Reader<Vec<f64>>,
+    set: Writer<Vec<f64>>,
+) -> AnyView {
     let id = field_id(&path);
     let text = RwSignal::new(state.params.with_untracked(|p| list_text(&get(p))));
     let follow = get.clone();
@@ -209,7 +273,10 @@ pub fn ListField(
                 state.params.update(|p| set(p, values));
             }
             None => state.unparsed.update(|u| {
-                u.insert(input_path.clone(), "enter numbers separated by commas".to_string());
+                u.insert(
+                    input_path.clone(),
+                    "enter numbers separated by commas".to_string(),
+                );
             }),
         }
     };
@@ -237,6 +304,7 @@ pub fn ListField(
             <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
         </div>
     }
+    .into_any()
 }
 
 /// A free-text box (names, dates, labels).
@@ -250,6 +318,28 @@ pub fn TextField(
     get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, String) + Send + Sync + 'static,
 ) -> impl IntoView {
+    text_field(
+        state,
+        path,
+        label,
+        help,
+        placeholder,
+        Arc::new(get),
+        Arc::new(set),
+    )
+}
+
+/// The body of [`TextField`], not generic over its closures.
+#[allow(clippy::too_many_arguments)]
+fn text_field(
+    state: AppState,
+    path: String,
+    label: String,
+    help: &'static str,
+    placeholder: String,
+    get: Reader<String>,
+    set: Writer<String>,
+) -> AnyView {
     let id = field_id(&path);
     let error_path = path.clone();
     let error = Memo::new(move |_| state.field_error(&error_path));
@@ -277,6 +367,7 @@ pub fn TextField(
             <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
         </div>
     }
+    .into_any()
 }
 
 /// A drop-down of (value, label) options.
@@ -291,6 +382,28 @@ pub fn SelectField(
     get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, &str) + Send + Sync + 'static,
 ) -> impl IntoView {
+    select_field(
+        state,
+        path,
+        label,
+        help,
+        Arc::new(options),
+        Arc::new(get),
+        Arc::new(set),
+    )
+}
+
+/// The body of [`SelectField`], not generic over its closures.
+#[allow(clippy::too_many_arguments)]
+fn select_field(
+    state: AppState,
+    path: String,
+    label: String,
+    help: &'static str,
+    options: Reader<Vec<(String, String)>>,
+    get: Reader<String>,
+    set: SetText,
+) -> AnyView {
     let id = field_id(&path);
     let error_path = path.clone();
     let error = Memo::new(move |_| state.field_error(&error_path));
@@ -327,6 +440,7 @@ pub fn SelectField(
             <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
         </div>
     }
+    .into_any()
 }
 
 /// A checkbox.
@@ -339,6 +453,19 @@ pub fn CheckField(
     get: impl Fn(&ScenarioParams) -> bool + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, bool) + Send + Sync + 'static,
 ) -> impl IntoView {
+    check_field(state, path, label, help, Arc::new(get), Arc::new(set))
+}
+
+/// The body of [`CheckField`], not generic over its closures.
+#[allow(clippy::too_many_arguments)]
+fn check_field(
+    state: AppState,
+    path: String,
+    label: String,
+    help: &'static str,
+    get: Reader<bool>,
+    set: Writer<bool>,
+) -> AnyView {
     let id = field_id(&path);
     let help_id = format!("{id}-help");
     view! {
@@ -357,18 +484,58 @@ pub fn CheckField(
             <span class="tip" role="tooltip" id=help_id>{help}</span>
         </div>
     }
+    .into_any()
 }
 
-/// An "i" button that shows an explanation on hover and focus, for terms
+/// A "?" button that shows an explanation on hover and focus, for terms
 /// in the results.
 #[component]
 pub fn Info(#[prop(into)] topic: String, text: &'static str) -> impl IntoView {
+    static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+    let id = format!("info-{}", NEXT_ID.fetch_add(1, Ordering::Relaxed));
     view! {
         <span class="info">
-            <button type="button" class="info-button" aria-label=format!("What is {topic}?")>
+            <button
+                type="button"
+                class="info-button"
+                aria-label=format!("What is {topic}?")
+                aria-describedby=id.clone()
+            >
                 "?"
             </button>
-            <span class="tip" role="tooltip">{text}</span>
+            <span class="tip" role="tooltip" id=id>
+                {text}
+            </span>
         </span>
+    }
+}
+
+/// A `<details>` whose content is built the first time it opens: rarely
+/// used knobs cost nothing while the page loads.
+#[component]
+pub fn LazyDetails(
+    #[prop(into)] summary: String,
+    #[prop(optional, into)] class: String,
+    children: ChildrenFn,
+) -> impl IntoView {
+    let opened = RwSignal::new(false);
+    let class = if class.is_empty() {
+        "advanced".to_string()
+    } else {
+        class
+    };
+    view! {
+        <details
+            class=class
+            on:toggle=move |event| {
+                let open = event_target::<web_sys::HtmlDetailsElement>(&event).open();
+                if open {
+                    opened.set(true);
+                }
+            }
+        >
+            <summary>{summary}</summary>
+            <Show when=move || opened.get()>{children()}</Show>
+        </details>
     }
 }

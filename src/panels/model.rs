@@ -11,7 +11,15 @@ use crate::help;
 use crate::panels::fields::{Info, Kind, NumberField, SelectField, TextField};
 use crate::state::AppState;
 
-const DTYPES: [Dtype; 7] = [Dtype::Bf16, Dtype::Fp16, Dtype::Fp32, Dtype::Fp8, Dtype::Int8, Dtype::Int4, Dtype::Fp4];
+const DTYPES: [Dtype; 7] = [
+    Dtype::Bf16,
+    Dtype::Fp16,
+    Dtype::Fp32,
+    Dtype::Fp8,
+    Dtype::Int8,
+    Dtype::Int4,
+    Dtype::Fp4,
+];
 
 fn dtype_options(_: &ScenarioParams) -> Vec<(String, String)> {
     DTYPES
@@ -78,13 +86,16 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
     let preset_note = Memo::new(move |_| {
         state.params.with(|p| {
             let id = hardware_preset_id(p)?;
-            presets::hardware_presets().into_iter().find(|h| h.id == id).map(|h| {
-                if h.verified {
-                    format!("Source: {}", h.source)
-                } else {
-                    format!("Unverified preset: {}. Check these figures.", h.source)
-                }
-            })
+            presets::hardware_presets()
+                .into_iter()
+                .find(|h| h.id == id)
+                .map(|h| {
+                    if h.verified {
+                        format!("Source: {}", h.source)
+                    } else {
+                        format!("Unverified preset: {}. Check these figures.", h.source)
+                    }
+                })
         })
     });
     view! {
@@ -152,27 +163,59 @@ fn MemoryBar(state: AppState) -> impl IntoView {
         let unused = (b.device_bytes - b.usable_bytes).max(0.0);
         let over = (b.weight_bytes + b.reserve_bytes - b.usable_bytes).max(0.0);
         vec![
-            ("weights", share(b.weight_bytes.min(total)), format!("weights {}", format_gib(b.weight_bytes))),
-            ("reserve", share(b.reserve_bytes), format!("reserve {}", format_gib(b.reserve_bytes))),
+            (
+                "weights",
+                share(b.weight_bytes.min(total)),
+                format!("weights {}", format_gib(b.weight_bytes)),
+            ),
+            (
+                "reserve",
+                share(b.reserve_bytes),
+                format!("reserve {}", format_gib(b.reserve_bytes)),
+            ),
             ("kv", share(kv), format!("KV cache {}", format_gib(kv))),
-            ("unused", share(unused), format!("held back {}", format_gib(unused))),
-            ("over", share(over), if over > 0.0 { format!("short by {}", format_gib(over)) } else { String::new() }),
+            (
+                "unused",
+                share(unused),
+                format!("held back {}", format_gib(unused)),
+            ),
+            (
+                "over",
+                share(over),
+                if over > 0.0 {
+                    format!("short by {}", format_gib(over))
+                } else {
+                    String::new()
+                },
+            ),
         ]
     };
     let verdict = move || {
         let (b, fit) = budget.get();
         let tokens = b.kv_capacity_tokens();
         match fit {
-            Fit::Fits => ("fits", format!("Fits: the KV cache holds {} tokens per replica.", crate::format::format_count(tokens))),
-            Fit::Tight => ("tight", format!(
-                "Tight: the KV cache holds {} tokens per replica, fewer than max_num_seqs typical requests need; KV, not max_num_seqs, limits concurrency.",
-                crate::format::format_count(tokens)
-            )),
-            Fit::DoesNotFit => ("does-not-fit", format!(
-                "Does not fit: weights and reserve need {} but the engine may use {}.",
-                format_gib(b.weight_bytes + b.reserve_bytes),
-                format_gib(b.usable_bytes)
-            )),
+            Fit::Fits => (
+                "fits",
+                format!(
+                    "Fits: the KV cache holds {} tokens per replica.",
+                    crate::format::format_count(tokens)
+                ),
+            ),
+            Fit::Tight => (
+                "tight",
+                format!(
+                    "Tight: the KV cache holds {} tokens per replica, fewer than max_num_seqs typical requests need; KV, not max_num_seqs, limits concurrency.",
+                    crate::format::format_count(tokens)
+                ),
+            ),
+            Fit::DoesNotFit => (
+                "does-not-fit",
+                format!(
+                    "Does not fit: weights and reserve need {} but the engine may use {}.",
+                    format_gib(b.weight_bytes + b.reserve_bytes),
+                    format_gib(b.usable_bytes)
+                ),
+            ),
         }
     };
     let label = move || {
@@ -181,7 +224,12 @@ fn MemoryBar(state: AppState) -> impl IntoView {
             "Memory per replica ({} of {}): {}",
             format_gib(b.usable_bytes),
             format_gib(b.device_bytes),
-            segments().iter().filter(|(_, s, _)| *s > 0.0).map(|(_, _, t)| t.clone()).collect::<Vec<_>>().join(", ")
+            segments()
+                .iter()
+                .filter(|(_, s, _)| *s > 0.0)
+                .map(|(_, _, t)| t.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     };
     view! {

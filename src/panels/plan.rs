@@ -9,7 +9,9 @@ use sojourn_engine::{
 
 use crate::form::{enum_parse, enum_text, hardware_preset_id};
 use crate::help;
-use crate::panels::fields::{CheckField, Kind, ListField, NumberField, SelectField, TextField};
+use crate::panels::fields::{
+    CheckField, Kind, LazyDetails, ListField, NumberField, SelectField, TextField,
+};
 use crate::panels::model::count_u32;
 use crate::state::AppState;
 
@@ -18,7 +20,11 @@ fn pricing_options(inherit: bool) -> Vec<(String, String)> {
     if inherit {
         options.push((String::new(), "As in Prices".to_string()));
     }
-    for model in [PricingModel::OnDemand, PricingModel::Reserved, PricingModel::Spot] {
+    for model in [
+        PricingModel::OnDemand,
+        PricingModel::Reserved,
+        PricingModel::Spot,
+    ] {
         options.push((enum_text(&model), model.label().to_string()));
     }
     options
@@ -84,10 +90,25 @@ fn with_metric(target: &TargetParams, metric: &str) -> TargetParams {
     let (percentile, bound_s) = target.percentile_bound().unwrap_or((0.99, 0.0));
     let bound = |default: f64| if bound_s > 0.0 { bound_s } else { default };
     match metric {
-        "sojourn_percentile" => TargetParams::SojournPercentile { class, percentile, bound_s: bound(86_400.0) },
-        "ttft_percentile" => TargetParams::TtftPercentile { class, percentile, bound_s: bound(10.0) },
-        "tpot_percentile" => TargetParams::TpotPercentile { class, percentile, bound_s: bound(0.1) },
-        _ => TargetParams::MissProbability { class, epsilon: 0.01 },
+        "sojourn_percentile" => TargetParams::SojournPercentile {
+            class,
+            percentile,
+            bound_s: bound(86_400.0),
+        },
+        "ttft_percentile" => TargetParams::TtftPercentile {
+            class,
+            percentile,
+            bound_s: bound(10.0),
+        },
+        "tpot_percentile" => TargetParams::TpotPercentile {
+            class,
+            percentile,
+            bound_s: bound(0.1),
+        },
+        _ => TargetParams::MissProbability {
+            class,
+            epsilon: 0.01,
+        },
     }
 }
 
@@ -103,9 +124,21 @@ fn set_class(target: &mut TargetParams, name: Option<String>) {
 fn percentile_mut(target: &mut TargetParams) -> Option<(&mut f64, &mut f64)> {
     match target {
         TargetParams::MissProbability { .. } => None,
-        TargetParams::SojournPercentile { percentile, bound_s, .. }
-        | TargetParams::TtftPercentile { percentile, bound_s, .. }
-        | TargetParams::TpotPercentile { percentile, bound_s, .. } => Some((percentile, bound_s)),
+        TargetParams::SojournPercentile {
+            percentile,
+            bound_s,
+            ..
+        }
+        | TargetParams::TtftPercentile {
+            percentile,
+            bound_s,
+            ..
+        }
+        | TargetParams::TpotPercentile {
+            percentile,
+            bound_s,
+            ..
+        } => Some((percentile, bound_s)),
     }
 }
 
@@ -113,7 +146,12 @@ fn percentile_mut(target: &mut TargetParams) -> Option<(&mut f64, &mut f64)> {
 fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
     let prefix = format!("plan.targets[{index}]");
     let is_miss = Memo::new(move |_| {
-        state.params.with(|p| matches!(p.plan.targets.get(index), Some(TargetParams::MissProbability { .. })))
+        state.params.with(|p| {
+            matches!(
+                p.plan.targets.get(index),
+                Some(TargetParams::MissProbability { .. })
+            )
+        })
     });
     let target_error = {
         let path = prefix.clone();
@@ -187,7 +225,11 @@ fn new_candidate(p: &ScenarioParams) -> CandidateParams {
 
 #[component]
 fn Candidates(state: AppState) -> impl IntoView {
-    let count = Memo::new(move |_| state.params.with(|p| p.plan.candidates.as_ref().map(Vec::len)));
+    let count = Memo::new(move |_| {
+        state
+            .params
+            .with(|p| p.plan.candidates.as_ref().map(Vec::len))
+    });
     let error = Memo::new(move |_| state.field_error("plan.candidates"));
     view! {
         <CheckField state path="plan.candidates.on" label="Compare hardware options" help=help::CANDIDATES
@@ -209,7 +251,13 @@ fn Candidates(state: AppState) -> impl IntoView {
 #[component]
 fn CandidateEditor(state: AppState, index: usize) -> impl IntoView {
     let prefix = format!("plan.candidates[{index}]");
-    let candidate = move |p: &ScenarioParams| p.plan.candidates.as_ref().and_then(|c| c.get(index)).cloned();
+    let candidate = move |p: &ScenarioParams| {
+        p.plan
+            .candidates
+            .as_ref()
+            .and_then(|c| c.get(index))
+            .cloned()
+    };
     let error = {
         let path = prefix.clone();
         Memo::new(move |_| state.field_error(&path))
@@ -247,28 +295,45 @@ fn CandidateEditor(state: AppState, index: usize) -> impl IntoView {
             <p class="field-error" aria-live="polite">{move || error.get()}</p>
             <button type="button" class="secondary danger" aria-label=format!("Remove hardware option {}", index + 1)
                 on:click=move |_| state.params.update(|p| {
-                    if let Some(list) = p.plan.candidates.as_mut() {
-                        if index < list.len() && list.len() > 1 {
-                            list.remove(index);
-                        }
+                    if let Some(list) = p.plan.candidates.as_mut()
+                        && index < list.len()
+                        && list.len() > 1
+                    {
+                        list.remove(index);
                     }
                 })>"Remove option"</button>
         </fieldset>
     }
 }
 
-fn multiplier_field(which: &'static str, input: SensitivityInput) -> (String, impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + Clone, impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + Clone) {
-    let get = move |p: &ScenarioParams| {
-        let m: &Multipliers = if which == "best" { &p.plan.best } else { &p.plan.worst };
+fn multiplier_get(
+    which: &'static str,
+    input: SensitivityInput,
+) -> impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + Clone {
+    move |p: &ScenarioParams| {
+        let m: &Multipliers = if which == "best" {
+            &p.plan.best
+        } else {
+            &p.plan.worst
+        };
         Some(m.get(input))
-    };
-    let set = move |p: &mut ScenarioParams, v: Option<f64>| {
+    }
+}
+
+fn multiplier_set(
+    which: &'static str,
+    input: SensitivityInput,
+) -> impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + Clone {
+    move |p: &mut ScenarioParams, v: Option<f64>| {
         if let Some(v) = v {
-            let m = if which == "best" { &mut p.plan.best } else { &mut p.plan.worst };
+            let m = if which == "best" {
+                &mut p.plan.best
+            } else {
+                &mut p.plan.worst
+            };
             *m = m.with(input, v);
         }
-    };
-    (enum_text(&input), get, set)
+    }
 }
 
 #[component]
@@ -281,8 +346,9 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                 <thead><tr><th scope="col">"Input"</th><th scope="col">"Best"</th><th scope="col">"Worst"</th></tr></thead>
                 <tbody>
                     {SensitivityInput::ALL.into_iter().map(|input| {
-                        let (name, best_get, best_set) = multiplier_field("best", input);
-                        let (_, worst_get, worst_set) = multiplier_field("worst", input);
+                        let name = enum_text(&input);
+                        let (best_get, best_set) = (multiplier_get("best", input), multiplier_set("best", input));
+                        let (worst_get, worst_set) = (multiplier_get("worst", input), multiplier_set("worst", input));
                         view! {
                             <tr>
                                 <th scope="row">{input.label()}</th>
@@ -293,8 +359,7 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
-            <details class="advanced">
-                <summary>"Advanced: search, replications, sensitivity, service curve"</summary>
+            <LazyDetails summary="Advanced: search, replications, sensitivity, service curve">
                 <div class="grid">
                     <NumberField state path="plan.replications" label="Replications" unit="seeds" help=help::REPLICATIONS kind=Kind::Count
                         get=|p| Some(p.plan.replications as f64) set=|p, v| if let Some(v) = v { p.plan.replications = count_u32(v) } />
@@ -317,7 +382,7 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                     <NumberField state path="plan.service_curve.headroom_fraction" label="Headroom below the knee" unit="%" help=help::HEADROOM kind=Kind::Percent
                         get=|p| Some(p.plan.service_curve.headroom_fraction) set=|p, v| if let Some(v) = v { p.plan.service_curve.headroom_fraction = v } />
                 </div>
-            </details>
+            </LazyDetails>
         </section>
     }
 }

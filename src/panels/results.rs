@@ -7,7 +7,7 @@ use sojourn_engine::PlanResult;
 
 use crate::browser;
 use crate::charts::{
-    Chart, TornadoMetric, Theme, cdf_chart, chart_width, series_chart, service_curve_chart,
+    Chart, Theme, TornadoMetric, cdf_chart, chart_width, series_chart, service_curve_chart,
     tornado_chart, tornado_rows,
 };
 use crate::help;
@@ -15,7 +15,8 @@ use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
 use crate::results::{
     Figure, analytic_table, candidates_table, cases_table, cdf_input, cdf_table, class_table,
-    cost_table, curve_table, plan_figures, run_figures, sensitivity_table, series_table,
+    cost_segments, cost_table, curve_table, plan_figures, run_figures, sensitivity_table,
+    series_table,
 };
 use crate::state::{AppState, PlanStatus, RunStatus};
 use crate::table::Table;
@@ -64,7 +65,11 @@ fn ChartFigure(
 ) -> impl IntoView {
     let save_svg = move |_| {
         let chart = chart.get_untracked();
-        let _ = browser::download_text(&format!("{}.svg", file_stem(&chart.title)), "image/svg+xml", &chart.svg);
+        let _ = browser::download_text(
+            &format!("{}.svg", file_stem(&chart.title)),
+            "image/svg+xml",
+            &chart.svg,
+        );
     };
     let save_png = move |_| {
         let chart = chart.get_untracked();
@@ -141,20 +146,55 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
     let has_results = Memo::new(move |_| state.results.with(Option::is_some));
     let stale = Memo::new(move |_| {
         let current = state.params.get();
-        state.results.with(|r| r.as_ref().is_some_and(|r| r.params != current))
+        state
+            .results
+            .with(|r| r.as_ref().is_some_and(|r| r.params != current))
     });
-    let figures = Memo::new(move |_| state.results.with(|r| r.as_ref().map(|r| run_figures(&r.base)).unwrap_or_default()));
+    let figures = Memo::new(move |_| {
+        state
+            .results
+            .with(|r| r.as_ref().map(|r| run_figures(&r.base)).unwrap_or_default())
+    });
     let cdf = Memo::new(move |_| {
         let per_class = per_class.get();
-        state.results.with(|r| r.as_ref().map(|r| cdf_input(&r.base, &r.cases, per_class)).unwrap_or_default())
+        state.results.with(|r| {
+            r.as_ref()
+                .map(|r| cdf_input(&r.base, &r.cases, per_class))
+                .unwrap_or_default()
+        })
     });
-    let cdf_svg = Signal::derive(move || cdf.with(|input| cdf_chart(input, &theme.get(), width.get())));
+    let cdf_svg = Signal::derive(move || {
+        if has_results.get() {
+            cdf.with(|input| cdf_chart(input, &theme.get(), width.get()))
+        } else {
+            placeholder(
+                "Waiting for the simulation",
+                "The sojourn-time CDF appears here",
+                &theme.get(),
+                width.get(),
+            )
+        }
+    });
     let series_svg = Signal::derive(move || {
-        state.results.with(|r| series_chart(r.as_ref().map(|r| r.base.series.as_slice()).unwrap_or(&[]), &theme.get(), width.get()))
+        state.results.with(|r| {
+            series_chart(
+                r.as_ref().map(|r| r.base.series.as_slice()).unwrap_or(&[]),
+                &theme.get(),
+                width.get(),
+            )
+        })
     });
-    let warnings = Memo::new(move |_| state.results.with(|r| r.as_ref().map(|r| r.base.warnings.clone()).unwrap_or_default()));
+    let warnings = Memo::new(move |_| {
+        state.results.with(|r| {
+            r.as_ref()
+                .map(|r| r.base.warnings.clone())
+                .unwrap_or_default()
+        })
+    });
     let run_failed = move || match state.run.get() {
-        RunStatus::Failed(message) => Some(view! { <p class="run-error" role="alert">{format!("The simulation failed: {message}")}</p> }),
+        RunStatus::Failed(message) => Some(
+            view! { <p class="run-error" role="alert">{format!("The simulation failed: {message}")}</p> },
+        ),
         _ => None,
     };
     let digest = move || {
@@ -207,22 +247,17 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                     </div>
                 })
             }}
+            <CostBreakdown state />
             <ChartFigure id="series-figure" caption="Queue, batch, KV cache and replicas over the horizon" help_text=help::KV_CACHE chart=series_svg />
             <PlanResults state theme width />
             <section class="tables" aria-labelledby="tables-heading">
                 <h3 id="tables-heading">"Numbers behind the charts"</h3>
                 {move || state.results.with(|r| r.as_ref().map(|r| view! {
                     <TableView table=class_table(&r.base) open=true />
-                    <TableView table=cost_table(&r.base) />
                     <TableView table=cdf_table(&cdf.get_untracked()) />
                     <TableView table=series_table(&r.base) />
                 }))}
-                {move || {
-                    let plan = plan_of(&state);
-                    state.results.with(|r| r.as_ref().map(|r| view! { <TableView table=cases_table(&r.base, &r.cases, plan.as_ref()) /> }))
-                }}
                 {move || plan_of(&state).map(|plan| view! {
-                    <TableView table=candidates_table(&plan) />
                     {curve_table(&plan).map(|t| view! { <TableView table=t /> })}
                     {sensitivity_table(&plan).map(|t| view! { <TableView table=t /> })}
                     {analytic_table(&plan).map(|t| view! { <TableView table=t /> })}
@@ -259,9 +294,58 @@ fn export_json(state: &AppState) -> String {
     serde_json::to_string_pretty(&document).unwrap_or_default()
 }
 
+/// The configured fleet's cost: a bar of where the money goes, and the table.
+#[component]
+fn CostBreakdown(state: AppState) -> impl IntoView {
+    let view = move || {
+        state.results.with(|r| {
+            r.as_ref().map(|r| {
+                let bar = match cost_segments(&r.base) {
+                    Some(segments) => {
+                        let label = segments
+                            .iter()
+                            .map(|s| format!("{} {} ({})", s.label, crate::format::format_usd(s.usd), crate::format::format_percent_whole(s.share)))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        view! {
+                            <div class="cost-bar" role="img" aria-label=format!("Where the cost goes: {label}")>
+                                {segments.iter().map(|s| view! {
+                                    <span class=format!("seg cost-{}", s.key) style:width=format!("{:.2}%", s.share * 100.0) title=s.label></span>
+                                }).collect_view()}
+                            </div>
+                            <ul class="memory-legend">
+                                {segments.into_iter().filter(|s| s.usd > 0.0).map(|s| view! {
+                                    <li><span class=format!("swatch cost-{}", s.key)></span>
+                                    {format!("{} {} ({})", s.label, crate::format::format_usd(s.usd), crate::format::format_percent_whole(s.share))}</li>
+                                }).collect_view()}
+                            </ul>
+                        }
+                        .into_any()
+                    }
+                    None => view! { <p class="panel-note">"No price given: costs are in GPU-hours. Enter a price per GPU-hour under Prices to see USD."</p> }.into_any(),
+                };
+                view! {
+                    {bar}
+                    <TableView table=cost_table(&r.base) open=true />
+                }
+            })
+        })
+    };
+    view! {
+        <section class="cost-breakdown" aria-labelledby="cost-heading">
+            <h3 id="cost-heading">
+                "Cost breakdown"
+                <Info topic="cost per success" text=help::COST_PER_SUCCESS />
+            </h3>
+            {view}
+        </section>
+    }
+}
+
 #[component]
 fn PlanHeadline(state: AppState) -> impl IntoView {
-    let figures = move || match state.plan.get() {
+    let figures = move || {
+        match state.plan.get() {
         PlanStatus::Done { plan, .. } => plan_figures(&plan).into_iter().map(|figure| view! { <FigureCard figure /> }).collect_view().into_any(),
         PlanStatus::Running | PlanStatus::NotRun => {
             let label = match state.run.get() {
@@ -279,10 +363,13 @@ fn PlanHeadline(state: AppState) -> impl IntoView {
             <div class="metric warn"><dt>"Plan"</dt><dd><span class="metric-value">"failed"</span><span class="metric-detail">{message}</span></dd></div>
         }
         .into_any(),
+    }
     };
     let stale = Memo::new(move |_| {
         let current = state.params.get();
-        state.plan.with(|p| matches!(p, PlanStatus::Done { params, .. } if *params != current))
+        state
+            .plan
+            .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
     });
     view! {
         <h3>
@@ -302,16 +389,43 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
             p.as_ref()
                 .and_then(|p| p.service_curve.as_ref())
                 .map(|c| service_curve_chart(c, &theme.get(), width.get()))
-                .unwrap_or_else(|| placeholder("Service curve", &theme.get(), width.get()))
+                .unwrap_or_else(|| {
+                    placeholder(
+                        "Service curve",
+                        "Service curve: waiting for the plan",
+                        &theme.get(),
+                        width.get(),
+                    )
+                })
         })
     });
     let tornado_svg = Signal::derive(move || {
         plan.with(|p| match p.as_ref().and_then(|p| p.sensitivity.as_ref()) {
             Some(s) => {
                 let rows = tornado_rows(s, metric.get());
-                tornado_chart(&rows, metric.get(), s.delta, s.base_usd_per_success.is_some(), &theme.get(), width.get())
+                tornado_chart(
+                    &rows,
+                    metric.get(),
+                    s.delta,
+                    s.base_usd_per_success.is_some(),
+                    &theme.get(),
+                    width.get(),
+                )
             }
-            None => placeholder("Sensitivity", &theme.get(), width.get()),
+            None => {
+                // The height the tornado will have, so nothing moves when it comes.
+                let rows = state
+                    .params
+                    .with(|p| p.plan.sensitivity.inputs.len())
+                    .max(1);
+                placeholder_sized(
+                    "Sensitivity",
+                    "Sensitivity: waiting for the plan",
+                    &theme.get(),
+                    width.get(),
+                    crate::charts::tornado_height(rows),
+                )
+            }
         })
     });
     let recommendation = move || {
@@ -331,9 +445,9 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
                             r.scale_up_kv_utilization.map(crate::format::format_percent_whole).unwrap_or_else(|| "–".to_string())
                         )}</dd></div>
                         <div><dt>"Headroom"</dt><dd>{format!(
-                            "{} below the knee, {} below the SLA limit",
-                            r.headroom_to_knee.map(crate::format::format_percent_whole).unwrap_or_else(|| "–".to_string()),
-                            r.headroom_to_sla_limit.map(crate::format::format_percent_whole).unwrap_or_else(|| "–".to_string())
+                            "{}; {}",
+                            r.headroom_to_knee.map(|h| format!("{} below the knee", crate::format::format_percent_whole(h))).unwrap_or_else(|| "no knee within the service curve".to_string()),
+                            r.headroom_to_sla_limit.map(|h| format!("{} below the SLA limit", crate::format::format_percent_whole(h))).unwrap_or_else(|| "every point of the curve meets the targets".to_string())
                         )}</dd></div>
                         <div><dt>"Cost basis"</dt><dd>{r.budget.basis.label()}</dd></div>
                     </dl>
@@ -374,6 +488,13 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
             <p class="run-meta">{summary}</p>
             {recommendation}
             {plan_warnings}
+            {move || {
+                let plan = plan.get();
+                state.results.with(|r| r.as_ref().map(|r| view! {
+                    <TableView table=cases_table(&r.base, &r.cases, plan.as_ref()) open=true />
+                }))
+            }}
+            {move || plan.get().map(|plan| view! { <TableView table=candidates_table(&plan) open=true /> })}
             <ChartFigure id="curve-figure" caption="Service curve and operating point" help_text=help::SERVICE_CURVE chart=curve_svg />
             <ChartFigure id="tornado-figure" caption="Sensitivity (tornado)" help_text=help::TORNADO chart=tornado_svg>
                 <label class="inline-check">
@@ -389,13 +510,23 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
     }
 }
 
-/// What a plan chart shows before the plan is done.
-fn placeholder(title: &str, theme: &Theme, width: u32) -> Chart {
-    let height = (width as f64 * 0.52).round() as u32;
+/// What a chart shows before its results arrive (the size of the chart to
+/// come, so nothing moves when it does).
+fn placeholder(title: &str, message: &str, theme: &Theme, width: u32) -> Chart {
+    placeholder_sized(
+        title,
+        message,
+        theme,
+        width,
+        crate::charts::chart_height(width, 0.52, 300),
+    )
+}
+
+fn placeholder_sized(title: &str, message: &str, theme: &Theme, width: u32, height: u32) -> Chart {
     let svg = format!(
-        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{title}: waiting for the plan\">\
+        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{message}\">\
          <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
-         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{title}: waiting for the plan…</text></svg>",
+         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}…</text></svg>",
         bg = crate::charts::hex(theme.background),
         ink = crate::charts::hex(theme.muted),
     );

@@ -7,7 +7,7 @@ use sojourn_engine::StepTimeParams;
 
 use crate::form::{enum_parse, enum_text};
 use crate::help;
-use crate::panels::fields::{Kind, NumberField, SelectField};
+use crate::panels::fields::{Kind, LazyDetails, NumberField, SelectField};
 use crate::panels::model::count_u32;
 use crate::state::AppState;
 
@@ -45,8 +45,7 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                     optional=true placeholder="unbounded"
                     get=|p| p.engine.max_waiting.map(f64::from) set=|p, v| p.engine.max_waiting = v.map(count_u32) />
             </div>
-            <details class="advanced">
-                <summary>"Advanced: KV blocks, sequence length, step-time model"</summary>
+            <LazyDetails summary="Advanced: KV blocks, sequence length, step-time model">
                 <div class="grid">
                     <NumberField state path="engine.block_size" label="KV block size" unit="tokens" help=help::BLOCK_SIZE kind=Kind::Count
                         get=|p| Some(p.engine.block_size as f64) set=|p, v| if let Some(v) = v { p.engine.block_size = count_u32(v) } />
@@ -82,7 +81,7 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                         } />
                     <StepTimeFields state />
                 </div>
-            </details>
+            </LazyDetails>
         </section>
     }
 }
@@ -96,7 +95,8 @@ fn StepTimeFields(state: AppState) -> impl IntoView {
             StepTimeParams::Table { .. } => 2,
         })
     });
-    move || match kind.get() {
+    move || {
+        match kind.get() {
         0 => view! {
             <NumberField state path="step_time.mfu" label="Compute utilisation (MFU)" unit="%" help=help::MFU kind=Kind::Percent
                 get=|p| match p.step_time { StepTimeParams::Roofline { mfu, .. } => Some(mfu), _ => None }
@@ -123,6 +123,7 @@ fn StepTimeFields(state: AppState) -> impl IntoView {
         .into_any(),
         _ => view! { <p class="panel-note">"A measured step-time table: import a scenario file to change it."</p> }.into_any(),
     }
+    }
 }
 
 #[component]
@@ -136,8 +137,7 @@ pub fn SimulationPanel(state: AppState) -> impl IntoView {
                 <NumberField state path="run.seed" label="Seed" help=help::SEED kind=Kind::Count
                     get=|p| Some(p.run.seed as f64) set=|p, v| if let Some(v) = v { p.run.seed = v as u64 } />
             </div>
-            <details class="advanced">
-                <summary>"Advanced: warm-up, drain, sampling"</summary>
+            <LazyDetails summary="Advanced: warm-up, drain, sampling">
                 <div class="grid">
                     <NumberField state path="run.warmup_s" label="Warm-up" help=help::WARMUP kind=Kind::Duration
                         get=|p| Some(p.run.warmup_s) set=|p, v| if let Some(v) = v { p.run.warmup_s = v } />
@@ -147,7 +147,7 @@ pub fn SimulationPanel(state: AppState) -> impl IntoView {
                     <NumberField state path="run.series_interval_s" label="Time-series interval" help=help::SERIES_INTERVAL kind=Kind::Duration
                         get=|p| Some(p.run.series_interval_s) set=|p, v| if let Some(v) = v { p.run.series_interval_s = v } />
                 </div>
-            </details>
+            </LazyDetails>
         </section>
     }
 }

@@ -21,12 +21,17 @@ pub fn file_stem(name: &str) -> String {
         }
     }
     let stem = stem.trim_matches('-');
-    if stem.is_empty() { "scenario".to_string() } else { stem.to_string() }
+    if stem.is_empty() {
+        "scenario".to_string()
+    } else {
+        stem.to_string()
+    }
 }
 
 /// Reads an imported file: the scenario, plus the engine's problems with it.
 pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), String> {
-    let params: ScenarioParams = serde_json::from_str(text).map_err(|e| format!("it is not a Sojourn scenario: {e}"))?;
+    let params: ScenarioParams =
+        serde_json::from_str(text).map_err(|e| format!("it is not a Sojourn scenario: {e}"))?;
     let problems = match Scenario::try_from(params.clone()) {
         Ok(_) => Vec::new(),
         Err(error) => error.errors.iter().map(|e| e.to_string()).collect(),
@@ -45,13 +50,17 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
     let running = Memo::new(move |_| state.run.with(RunStatus::is_running));
     let status_text = move || match state.run.get() {
         RunStatus::Idle => "Ready.".to_string(),
-        RunStatus::Running { label, fraction, .. } => format!("{label}… {:.0} %", fraction * 100.0),
+        RunStatus::Running {
+            label, fraction, ..
+        } => format!("{label}… {:.0} %", fraction * 100.0),
         RunStatus::Done => "Done.".to_string(),
         RunStatus::Cancelled => "Cancelled.".to_string(),
         RunStatus::Failed(message) => format!("The run failed: {message}"),
     };
     let fraction = move || match state.run.get() {
-        RunStatus::Running { stage, fraction, .. } => {
+        RunStatus::Running {
+            stage, fraction, ..
+        } => {
             // Simulation, best/worst and plan share the bar: 15%, 15%, 70%.
             let overall = match stage {
                 Stage::Simulate => 0.15 * fraction,
@@ -66,12 +75,17 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         let address = format!(
             "{}{}",
             browser::page_address(),
-            link::replace_in_query(&browser::query(), &state.params.with_untracked(link::encode))
+            link::replace_in_query(
+                &browser::query(),
+                &state.params.with_untracked(link::encode)
+            )
         );
         spawn_local(async move {
             let copied = browser::copy_to_clipboard(&address).await;
             state.notice.set(Some(if copied {
-                Notice::info("Link copied. Anyone who opens it sees this scenario and the same numbers.")
+                Notice::info(
+                    "Link copied. Anyone who opens it sees this scenario and the same numbers.",
+                )
             } else {
                 Notice {
                     error: false,
@@ -82,9 +96,20 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         });
     };
     let export_json = move |_| {
-        let (name, json) = state.params.with_untracked(|p| (p.name.clone(), serde_json::to_string_pretty(p).unwrap_or_default()));
-        if let Err(error) = browser::download_text(&format!("{}.json", file_stem(&name)), "application/json", &json) {
-            state.notice.set(Some(Notice::error(format!("The file could not be saved: {error}"))));
+        let (name, json) = state.params.with_untracked(|p| {
+            (
+                p.name.clone(),
+                serde_json::to_string_pretty(p).unwrap_or_default(),
+            )
+        });
+        if let Err(error) = browser::download_text(
+            &format!("{}.json", file_stem(&name)),
+            "application/json",
+            &json,
+        ) {
+            state.notice.set(Some(Notice::error(format!(
+                "The file could not be saved: {error}"
+            ))));
         }
     };
     let file_input = NodeRef::<leptos::html::Input>::new();
@@ -94,14 +119,18 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         };
         spawn_local(async move {
             let Some((name, text)) = browser::read_picked_file(&input).await else {
-                state.notice.set(Some(Notice::error("The file could not be read.")));
+                state
+                    .notice
+                    .set(Some(Notice::error("The file could not be read.")));
                 return;
             };
             input.set_value("");
             match import_scenario(&text) {
                 Ok((params, problems)) if problems.is_empty() => {
                     state.load(params);
-                    state.notice.set(Some(Notice::info(format!("Imported {name}."))));
+                    state
+                        .notice
+                        .set(Some(Notice::info(format!("Imported {name}."))));
                 }
                 Ok((params, problems)) => {
                     state.load(params);
@@ -111,7 +140,9 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                         details: problems,
                     }));
                 }
-                Err(error) => state.notice.set(Some(Notice::error(format!("{name} was not imported: {error}")))),
+                Err(error) => state.notice.set(Some(Notice::error(format!(
+                    "{name} was not imported: {error}"
+                )))),
             }
         });
     };
@@ -147,14 +178,14 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 >
                     <span class="progress-fill" style:width=move || format!("{:.1}%", fraction() * 100.0)></span>
                 </div>
-                <p class="status" role="status">{status_text}</p>
+                <p class="status" role="status" aria-label="Run status">{status_text}</p>
                 <p id="run-reason" class="run-reason">{move || blocked.get()}</p>
             </div>
             <div class="file-actions">
                 <button type="button" class="secondary" on:click=copy_link>"Copy link"</button>
                 <button type="button" class="secondary" on:click=export_json>"Export JSON"</button>
-                <label class="button secondary" for="import-file">"Import JSON"</label>
                 <input id="import-file" class="visually-hidden" type="file" accept="application/json,.json" node_ref=file_input on:change=on_file />
+                <label class="button secondary" for="import-file">"Import JSON"</label>
                 <button type="button" class="secondary" on:click=move |_| {
                     state.load(ScenarioParams::default());
                     state.notice.set(Some(Notice::info("The default scenario is loaded.")));

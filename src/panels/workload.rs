@@ -12,17 +12,23 @@ use crate::form::{
 };
 use crate::format::format_number;
 use crate::help;
-use crate::panels::fields::{Kind, ListField, NumberField, SelectField, TextField};
+use crate::panels::fields::{Kind, LazyDetails, ListField, NumberField, SelectField, TextField};
 use crate::state::AppState;
 
 type ClassGet = fn(&ClassParams) -> Option<f64>;
 type ClassSet = fn(&mut ClassParams, f64);
 
-fn class_get(index: usize, get: ClassGet) -> impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + 'static {
+fn class_get(
+    index: usize,
+    get: ClassGet,
+) -> impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + 'static {
     move |p| p.classes.get(index).and_then(get)
 }
 
-fn class_set(index: usize, set: ClassSet) -> impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + 'static {
+fn class_set(
+    index: usize,
+    set: ClassSet,
+) -> impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + 'static {
     move |p, v| {
         if let (Some(class), Some(v)) = (p.classes.get_mut(index), v) {
             set(class, v);
@@ -56,7 +62,14 @@ pub fn WorkloadPanel(state: AppState) -> impl IntoView {
 
 #[component]
 fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
-    let name = Memo::new(move |_| state.params.with(|p| p.classes.get(index).map(|c| c.name.clone()).unwrap_or_default()));
+    let name = Memo::new(move |_| {
+        state.params.with(|p| {
+            p.classes
+                .get(index)
+                .map(|c| c.name.clone())
+                .unwrap_or_default()
+        })
+    });
     let summary = Memo::new(move |_| {
         state.params.with(|p| {
             p.classes
@@ -226,7 +239,13 @@ fn dist_mut(p: &mut ScenarioParams, index: usize, which: Which) -> Option<&mut D
 fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
     let path = format!("classes[{index}].{}", which.field());
     let dist = Memo::new(move |_| state.params.with(|p| dist_of(p, index, which).cloned()));
-    let kind = Memo::new(move |_| dist.with(|d| d.as_ref().map(|d| shape_kind(&d.shape)).unwrap_or("constant")));
+    let kind = Memo::new(move |_| {
+        dist.with(|d| {
+            d.as_ref()
+                .map(|d| shape_kind(&d.shape))
+                .unwrap_or("constant")
+        })
+    });
     let preview = Memo::new(move |_| dist.with(|d| d.as_ref().map(dist_preview)));
     let fields_path = path.clone();
     let numbers = move || {
@@ -301,7 +320,12 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
     let label = which.title();
     let preview_view = move || match preview.get() {
         Some(Ok(summary)) => {
-            let svg = histogram_preview(&summary, &format!("Histogram of {}", label.to_lowercase()), 160, 36);
+            let svg = histogram_preview(
+                &summary,
+                &format!("Histogram of {}", label.to_lowercase()),
+                160,
+                36,
+            );
             view! {
                 <div class="preview-box">
                     <div class="preview-chart" inner_html=svg></div>
@@ -318,7 +342,10 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
             }
             .into_any()
         }
-        Some(Err(reason)) => view! { <p class="preview-stats muted">{format!("No preview: {reason}")}</p> }.into_any(),
+        Some(Err(reason)) => {
+            view! { <p class="preview-stats muted">{format!("No preview: {reason}")}</p> }
+                .into_any()
+        }
         None => ().into_any(),
     };
     let kind_path = path.clone();
@@ -355,7 +382,11 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
 
 #[component]
 fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
-    let profile = Memo::new(move |_| state.params.with(|p| p.classes.get(index).and_then(|c| c.time_of_day.clone())));
+    let profile = Memo::new(move |_| {
+        state
+            .params
+            .with(|p| p.classes.get(index).and_then(|c| c.time_of_day.clone()))
+    });
     let enabled = Memo::new(move |_| profile.with(Option::is_some));
     let error = Memo::new(move |_| state.field_error(&format!("classes[{index}].time_of_day")));
     let set_profile = move |values: Option<Vec<f64>>| {
@@ -377,10 +408,14 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                             help=help::TIME_OF_DAY
                             get=move |p| p.classes.get(index).and_then(|c| c.time_of_day.as_ref()).and_then(|t| t.get(hour).copied())
                             set=move |p, v| {
-                                if let (Some(t), Some(v)) = (p.classes.get_mut(index).and_then(|c| c.time_of_day.as_mut()), v) {
-                                    if let Some(slot) = t.get_mut(hour) {
-                                        *slot = v;
-                                    }
+                                if let (Some(slot), Some(v)) = (
+                                    p.classes
+                                        .get_mut(index)
+                                        .and_then(|c| c.time_of_day.as_mut())
+                                        .and_then(|t| t.get_mut(hour)),
+                                    v,
+                                ) {
+                                    *slot = v;
                                 }
                             }
                         />
@@ -427,7 +462,11 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                 </div>
                 {preview}
             </Show>
-            <div class="hours">{hours}</div>
+            <Show when=move || enabled.get()>
+                <LazyDetails summary="Edit the 24 hourly multipliers" class="advanced hours-editor">
+                    <div class="hours">{hours}</div>
+                </LazyDetails>
+            </Show>
             <p class="field-error" aria-live="polite">{move || error.get()}</p>
         </fieldset>
     }

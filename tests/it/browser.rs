@@ -1,19 +1,21 @@
-//! The app mounted in a real page, driven as a user would: find the button
-//! by its name, click it, wait for the result.
+//! The app mounted in a real page, driven as a user would: find inputs by
+//! their labels and buttons by their names. The simulation worker's files
+//! are not served by the test runner, so these tests cover the page's own
+//! behaviour (the end-to-end suite in `e2e/` covers runs): the form, the
+//! engine's validation messages, and that a missing worker is reported
+//! rather than leaving the page blank.
 
 use std::time::Duration;
 
 use leptos::mount::mount_to;
 use leptos::prelude::*;
 use sojourn_app::App;
-use sojourn_app::panels::run::RunPanel;
-use sojourn_engine::{RunParams, ScenarioParams};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::wasm_bindgen_test;
-use web_sys::{Element, HtmlButtonElement, HtmlElement};
+use web_sys::{Element, HtmlButtonElement, HtmlElement, HtmlInputElement};
 
-/// How long a run may take in the test browser before the test gives up.
-const RESULT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long the page may take to react before a test gives up.
+const TIMEOUT: Duration = Duration::from_secs(15);
 
 /// A fresh element in the page's body to mount into; removed on drop so
 /// tests do not see each other's DOM.
@@ -50,22 +52,40 @@ impl Container {
             .unwrap_or_else(|| panic!("no button named {name:?}"))
     }
 
+    /// The input labelled `label` (the first, when several share it).
+    fn input(&self, label: &str) -> HtmlInputElement {
+        let labels = self
+            .0
+            .query_selector_all("label")
+            .expect("a valid selector");
+        let target = (0..labels.length())
+            .filter_map(|idx| labels.item(idx))
+            .filter_map(|node| node.dyn_into::<Element>().ok())
+            .find(|l| l.text_content().is_some_and(|text| text.trim() == label))
+            .and_then(|l| l.get_attribute("for"))
+            .unwrap_or_else(|| panic!("no label {label:?}"));
+        self.find(&format!("#{target}"))
+            .expect("the label points at an input")
+            .unchecked_into()
+    }
+
     fn find(&self, selector: &str) -> Option<Element> {
         self.0.query_selector(selector).expect("a valid selector")
     }
 
-    /// Polls until `selector` matches, failing after [`RESULT_TIMEOUT`].
-    async fn wait_for(&self, selector: &str) -> Element {
+    fn text(&self) -> String {
+        self.0.text_content().unwrap_or_default()
+    }
+
+    /// Polls until `condition` holds, failing after [`TIMEOUT`].
+    async fn wait_until(&self, what: &str, condition: impl Fn(&Container) -> bool) {
         let poll_every = Duration::from_millis(25);
         let mut waited = Duration::ZERO;
-        loop {
-            if let Some(element) = self.find(selector) {
-                return element;
-            }
+        while !condition(self) {
             assert!(
-                waited < RESULT_TIMEOUT,
-                "nothing matched {selector:?} after {RESULT_TIMEOUT:?}; the page shows: {}",
-                self.0.text_content().unwrap_or_default()
+                waited < TIMEOUT,
+                "{what}: not after {TIMEOUT:?}; the page shows: {}",
+                self.text()
             );
             sleep(poll_every).await;
             waited += poll_every;
@@ -79,8 +99,7 @@ impl Drop for Container {
     }
 }
 
-/// Yields to the browser for `duration`, letting timers, frames and Leptos's
-/// scheduled updates run.
+/// Yields to the browser for `duration`.
 async fn sleep(duration: Duration) {
     let millis = i32::try_from(duration.as_millis()).unwrap_or(i32::MAX);
     let promise = js_sys::Promise::new(&mut |resolve, _reject| {
@@ -93,53 +112,76 @@ async fn sleep(duration: Duration) {
         .expect("a timer promise resolves");
 }
 
+fn type_into(input: &HtmlInputElement, text: &str) {
+    input.set_value(text);
+    let event = web_sys::Event::new("input").expect("an input event");
+    input.dispatch_event(&event).expect("the event dispatches");
+}
+
 #[wasm_bindgen_test]
-async fn run_button_shows_the_default_scenarios_result() {
+async fn the_form_shows_the_default_scenario_and_its_memory_verdict() {
     let container = Container::new();
     let _mounted = mount_to(container.0.clone(), App);
     assert!(
         container
             .find("h1")
-            .is_some_and(|h1| h1.text_content().as_deref() == Some("Sojourn")),
-        "the page is titled Sojourn"
+            .is_some_and(|h1| h1.text_content().as_deref() == Some("Sojourn"))
     );
-
-    container.button("Run").click();
-
-    let result = container.wait_for(".result").await;
-    let text = result.text_content().unwrap_or_default();
-    for label in ["Requests arrived", "P(miss)", "p99 sojourn"] {
-        assert!(text.contains(label), "the result lacks {label:?}: {text}");
-    }
-    assert!(text.contains('%'), "P(miss) reads as a percentage: {text}");
-    assert!(
-        container.find("[role=alert]").is_none(),
-        "a successful run shows no error"
-    );
+    // Properties are set by render effects: wait for them.
+    container
+        .wait_until("the deadline reads in hours", |c| {
+            c.input("Deadline (SLA)").value() == "24 h"
+        })
+        .await;
+    assert_eq!(container.input("Batch arrivals").value(), "3");
+    container
+        .wait_until("the memory bar judges the fit", |c| {
+            c.text().contains("Fits: the KV cache holds")
+        })
+        .await;
 }
 
 #[wasm_bindgen_test]
-async fn invalid_scenario_shows_an_error_instead_of_a_result() {
+async fn an_invalid_input_shows_the_engines_message_and_blocks_run() {
     let container = Container::new();
-    let params = ScenarioParams {
-        run: RunParams {
-            horizon_s: -1.0,
-            ..RunParams::default()
-        },
-        ..ScenarioParams::default()
-    };
-    let _mounted = mount_to(container.0.clone(), move || view! { <RunPanel params /> });
-
-    container.button("Run").click();
-
-    let alert = container.wait_for("[role=alert]").await;
-    let message = alert.text_content().unwrap_or_default();
+    let _mounted = mount_to(container.0.clone(), App);
+    let median = container.input("Median");
+    type_into(&container.input("p90"), "10");
+    container
+        .wait_until("the engine's message appears", |c| {
+            c.text()
+                .contains("must be greater than the median (400), got 10")
+        })
+        .await;
     assert!(
-        message.starts_with("The scenario is invalid:"),
-        "the alert says what is wrong: {message}"
+        container.button("Run").disabled(),
+        "Run is blocked while the scenario is invalid"
     );
     assert!(
-        container.find(".result").is_none(),
-        "a failed run shows no result"
+        container.text().contains("Fix the scenario first"),
+        "and says why"
     );
+    type_into(&median, "abc");
+    container
+        .wait_until("a word is not a number", |c| {
+            c.text().contains("enter a number")
+        })
+        .await;
+    type_into(&median, "5");
+    type_into(&container.input("p90"), "2000");
+    container
+        .wait_until("Run is enabled again", |c| !c.button("Run").disabled())
+        .await;
+}
+
+#[wasm_bindgen_test]
+async fn a_missing_worker_is_reported_not_a_blank_page() {
+    let container = Container::new();
+    let _mounted = mount_to(container.0.clone(), App);
+    container
+        .wait_until("the failure is shown", |c| {
+            c.text().contains("The run failed")
+        })
+        .await;
+    assert!(container.find("h1").is_some(), "the page is still there");
 }

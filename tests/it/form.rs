@@ -70,7 +70,11 @@ fn the_preview_uses_the_engines_sampler_and_messages() {
         p90: 3000.0,
     }))
     .expect("a valid distribution previews");
-    assert!((summary.p50 - 1000.0).abs() < 100.0, "median {}", summary.p50);
+    assert!(
+        (summary.p50 - 1000.0).abs() < 100.0,
+        "median {}",
+        summary.p50
+    );
     assert_eq!(summary.histogram.len(), 20);
     let error = dist_preview(&DistParams::new(Shape::LogNormal {
         median: 1000.0,

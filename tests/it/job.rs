@@ -34,7 +34,10 @@ fn a_run_result_reads_back_bit_for_bit() {
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
     let result = RunResult::of(&report, &scenario);
     assert_eq!(result.digest, format!("{:016x}", report.digest()));
-    assert!(result.overall.deadline_s.is_nan(), "the classes' deadlines differ");
+    assert!(
+        result.overall.deadline_s.is_nan(),
+        "the classes' deadlines differ"
+    );
     let message = WorkerMessage::Simulated {
         id: 3,
         case: Case::Base,
@@ -46,8 +49,14 @@ fn a_run_result_reads_back_bit_for_bit() {
         panic!("a simulated message");
     };
     assert!(result.overall.deadline_s.is_nan(), "NaN survives as null");
-    assert_eq!(result.overall.p_miss.to_bits(), report.overall.p_miss.to_bits());
-    assert!(result.cost.units.usd_per_success.is_some(), "a price gives USD");
+    assert_eq!(
+        result.overall.p_miss.to_bits(),
+        report.overall.p_miss.to_bits()
+    );
+    assert!(
+        result.cost.units.usd_per_success.is_some(),
+        "a price gives USD"
+    );
 }
 
 #[test]
@@ -67,7 +76,10 @@ fn infinite_percentiles_survive() {
     let WorkerMessage::Simulated { result: back, .. } = round_trip(&message) else {
         panic!("a simulated message");
     };
-    assert_eq!(back.overall.sojourn.p99.to_bits(), result.overall.sojourn.p99.to_bits());
+    assert_eq!(
+        back.overall.sojourn.p99.to_bits(),
+        result.overall.sojourn.p99.to_bits()
+    );
 }
 
 #[test]

@@ -15,8 +15,10 @@ fn goldens() -> Vec<Value> {
 }
 
 fn custom_scenario() -> ScenarioParams {
-    let mut params = ScenarioParams::default();
-    params.name = "Round trip: ünïcode & symbols ?=#".to_string();
+    let mut params = ScenarioParams {
+        name: "Round trip: ünïcode & symbols ?=#".to_string(),
+        ..ScenarioParams::default()
+    };
     params.run.seed = 123_456_789_012;
     params.run.horizon_s = 7200.0;
     params.classes[0].prefix_cache_hit = 0.1 + 0.2;
@@ -32,7 +34,9 @@ fn a_link_restores_exactly_the_same_scenario() {
         let value = encode(&params);
         assert!(value.starts_with(&format!("{LINK_FORMAT}.")), "{value}");
         assert!(
-            value.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)),
+            value
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)),
             "a link value needs no escaping: {value}"
         );
         assert_eq!(decode(&value), Ok(params.clone()));
@@ -70,7 +74,11 @@ fn golden_links_of_every_released_format_still_open() {
         let expected: ScenarioParams =
             serde_json::from_value(entry["scenario"].clone()).expect("the expected scenario reads");
         let decoded = decode(value).unwrap_or_else(|e| panic!("format {format} link fails: {e}"));
-        assert_eq!(decoded, expected, "format {format}: {}", entry["description"]);
+        assert_eq!(
+            decoded, expected,
+            "format {format}: {}",
+            entry["description"]
+        );
         Scenario::try_from(decoded).expect("a golden scenario is valid");
     }
     for format in 1..=LINK_FORMAT {
@@ -90,7 +98,9 @@ fn damaged_links_say_what_is_wrong() {
         assert!(!error.to_string().is_empty());
     };
     // Cut short.
-    check(&value[..value.len() / 2], |e| matches!(e, LinkError::Corrupt | LinkError::NotBase64));
+    check(&value[..value.len() / 2], |e| {
+        matches!(e, LinkError::Corrupt | LinkError::NotBase64)
+    });
     // One character changed in the middle: the checksum catches it.
     let mut tampered: Vec<char> = value.chars().collect();
     let middle = tampered.len() / 2;
@@ -100,15 +110,29 @@ fn damaged_links_say_what_is_wrong() {
     });
     check("1.not*base64!", |e| *e == LinkError::NotBase64);
     check("hello", |e| *e == LinkError::NoFormat);
-    check("9.abc", |e| matches!(e, LinkError::UnknownFormat(f) if f == "9"));
-    assert!(decode("9.abc").expect_err("newer").to_string().contains("newer version"));
+    check(
+        "9.abc",
+        |e| matches!(e, LinkError::UnknownFormat(f) if f == "9"),
+    );
+    assert!(
+        decode("9.abc")
+            .expect_err("newer")
+            .to_string()
+            .contains("newer version")
+    );
     // Valid compression of something that is not a scenario.
     let not_a_scenario = {
         use base64::Engine as _;
         let packed = miniz_oxide::deflate::compress_to_vec_zlib(br#"{"nmae": 1}"#, 6);
-        format!("1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed))
+        format!(
+            "1.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+        )
     };
-    check(&not_a_scenario, |e| matches!(e, LinkError::NotAScenario(r) if r.contains("nmae")));
+    check(
+        &not_a_scenario,
+        |e| matches!(e, LinkError::NotAScenario(r) if r.contains("nmae")),
+    );
 }
 
 #[test]
@@ -116,7 +140,10 @@ fn a_link_that_inflates_to_gigabytes_is_refused() {
     use base64::Engine as _;
     let huge = vec![b' '; 8 * 1024 * 1024];
     let packed = miniz_oxide::deflate::compress_to_vec_zlib(&huge, 9);
-    let link = format!("1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed));
+    let link = format!(
+        "1.{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+    );
     assert_eq!(decode(&link), Err(LinkError::TooLarge));
 }
 
@@ -151,6 +178,7 @@ fn write_golden_links() {
             "scenario": params,
         }));
     }
-    let text = serde_json::to_string_pretty(&serde_json::json!({ "links": links })).expect("serialises");
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({ "links": links })).expect("serialises");
     std::fs::write(path, text + "\n").expect("writable");
 }

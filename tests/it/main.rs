@@ -2,7 +2,8 @@
 //!
 //! - Natively (`cargo test --workspace`): `determinism`, and the plain
 //!   modules the page is built on: `link` (share links), `job` (worker
-//!   messages), `table` (CSV), `charts`, `form` and `format`.
+//!   messages), `results` (figures and tables), `table` (CSV), `charts`,
+//!   `form` and `format`.
 //! - In headless Chromium (`cargo test -p sojourn-app --target
 //!   wasm32-unknown-unknown`, run by wasm-bindgen-test-runner): `determinism`
 //!   again, under wasm32, against the same golden file, plus `browser`, which
@@ -29,5 +30,7 @@ mod format;
 mod job;
 #[cfg(not(target_arch = "wasm32"))]
 mod link;
+#[cfg(not(target_arch = "wasm32"))]
+mod results;
 #[cfg(not(target_arch = "wasm32"))]
 mod table;

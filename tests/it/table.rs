@@ -10,7 +10,11 @@ fn csv_has_a_header_full_precision_and_quoting() {
         Cell::number(0.019_816_2, "1.98 %"),
         Cell::number(f64::INFINITY, "never"),
     ]);
-    table.rows.push(vec![Cell::text("batch"), Cell::empty(), Cell::number(623.5, "10.4 min")]);
+    table.rows.push(vec![
+        Cell::text("batch"),
+        Cell::empty(),
+        Cell::number(623.5, "10.4 min"),
+    ]);
     assert_eq!(
         table.to_csv(),
         "class,P(miss),p99 [s]\r\n\"api, \"\"fast\"\"\",0.0198162,inf\r\nbatch,,623.5\r\n"

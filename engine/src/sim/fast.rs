@@ -31,6 +31,19 @@ use super::{Ctx, Replica, ReplicaConfig, Status};
 use crate::scenario::Discipline;
 use crate::step_time::{DecodePiece, StepShape};
 
+/// A decoding request, with the keys the hot paths read kept inline so that
+/// searches and the block-boundary walk touch one compact array; the record
+/// itself is boxed so that removal from the middle moves 32 bytes, not 150.
+#[derive(Debug)]
+struct Decoder {
+    admit_seq: u64,
+    /// The decode step that produces its last token.
+    last_step: u64,
+    /// Context minus the decode-step counter: constant while it decodes.
+    offset: i64,
+    active: Box<Active>,
+}
+
 /// A running request: decoder or prefiller at an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Running {
@@ -68,10 +81,7 @@ pub(crate) struct FastReplica {
     busy_s: f64,
     /// Decoding requests in admission order. Their `computed`, `generated`,
     /// `blocks` and `busy_s` are as of their `g_sync`.
-    /// Boxed: decoders leave from anywhere in the list, and moving pointers
-    /// instead of whole records made removal the engine's largest cost.
-    #[allow(clippy::vec_box)]
-    decoders: Vec<Box<Active>>,
+    decoders: Vec<Decoder>,
     /// Prefilling requests in admission order, fully explicit.
     prefillers: Vec<Active>,
     /// Sum over decoders of (computed - G).
@@ -176,16 +186,23 @@ impl FastReplica {
         let r = self.residue(offset);
         self.offset_hist[r] += 1;
         self.offset_sum += offset;
-        self.last_step
-            .push(Reverse((Self::last_step_of(&d), d.admit_seq)));
+        let last_step = Self::last_step_of(&d);
+        self.last_step.push(Reverse((last_step, d.admit_seq)));
         let at = self.decoders.partition_point(|x| x.admit_seq < d.admit_seq);
-        self.decoders.insert(at, Box::new(d));
+        let entry = Decoder {
+            admit_seq: d.admit_seq,
+            last_step,
+            offset,
+            active: Box::new(d),
+        };
+        self.decoders.insert(at, entry);
     }
 
     /// Removes decoder `index`, brought up to date.
     fn leave_decoders(&mut self, index: usize) -> Active {
-        let mut d = *self.decoders.remove(index);
-        let offset = self.offset(&d);
+        let entry = self.decoders.remove(index);
+        let offset = entry.offset;
+        let mut d = *entry.active;
         let r = self.residue(offset);
         self.offset_hist[r] -= 1;
         self.offset_sum -= offset;
@@ -203,7 +220,7 @@ impl FastReplica {
     fn next_last_step(&mut self) -> Option<u64> {
         while let Some(Reverse((g_last, seq))) = self.last_step.peek().copied() {
             match self.decoder_index(seq) {
-                Some(i) if Self::last_step_of(&self.decoders[i]) == g_last => return Some(g_last),
+                Some(i) if self.decoders[i].last_step == g_last => return Some(g_last),
                 _ => {
                     self.last_step.pop();
                 }
@@ -247,7 +264,7 @@ impl FastReplica {
                 let r = self.prefillers.remove(i);
                 self.free_blocks += r.blocks;
                 ctx.close(&r, Status::TimedOut, at);
-            } else if let Some(i) = self.decoders.iter().position(|r| r.id == id) {
+            } else if let Some(i) = self.decoders.iter().position(|r| r.active.id == id) {
                 let d = self.leave_decoders(i);
                 self.free_blocks += d.blocks;
                 ctx.close(&d, Status::TimedOut, at);
@@ -353,8 +370,8 @@ impl FastReplica {
         if self.cfg.discipline == Discipline::Priority {
             let key = |r: &Active| (r.priority, r.arrival_s, r.id);
             let d = (0..self.decoders.len()).max_by(|&a, &b| {
-                key(&self.decoders[a])
-                    .partial_cmp(&key(&self.decoders[b]))
+                key(&self.decoders[a].active)
+                    .partial_cmp(&key(&self.decoders[b].active))
                     .unwrap_or(Ordering::Equal)
             });
             let p = (0..self.prefillers.len()).max_by(|&a, &b| {
@@ -363,11 +380,13 @@ impl FastReplica {
                     .unwrap_or(Ordering::Equal)
             });
             match (d, p) {
-                (Some(d), Some(p)) => Some(if key(&self.decoders[d]) > key(&self.prefillers[p]) {
-                    Running::Decoder(d)
-                } else {
-                    Running::Prefiller(p)
-                }),
+                (Some(d), Some(p)) => Some(
+                    if key(&self.decoders[d].active) > key(&self.prefillers[p]) {
+                        Running::Decoder(d)
+                    } else {
+                        Running::Prefiller(p)
+                    },
+                ),
                 (Some(d), None) => Some(Running::Decoder(d)),
                 (None, Some(p)) => Some(Running::Prefiller(p)),
                 (None, None) => None,
@@ -385,8 +404,8 @@ impl FastReplica {
     }
 
     /// Whether decoder `d` needs a new block in the step at the current G.
-    fn at_block_boundary(&self, d: &Active) -> bool {
-        (self.offset(d) + self.g as i64).rem_euclid(self.cfg.block_size as i64) == 0
+    fn at_block_boundary(&self, d: &Decoder) -> bool {
+        (d.offset + self.g as i64).rem_euclid(self.cfg.block_size as i64) == 0
     }
 
     /// Preempts `victim`: frees its blocks (plus the one a decoder was given
@@ -595,8 +614,16 @@ impl FastReplica {
         let mut held: u64 = self.prefillers.iter().map(|p| p.blocks as u64).sum();
         let mut hist = vec![0u32; bs as usize];
         let mut sum = 0i64;
-        for d in &self.decoders {
+        for entry in &self.decoders {
+            let d = &entry.active;
             let offset = self.offset(d);
+            assert_eq!(offset, entry.offset, "inline offset out of date");
+            assert_eq!(
+                Self::last_step_of(d),
+                entry.last_step,
+                "inline last step out of date"
+            );
+            assert_eq!(d.admit_seq, entry.admit_seq);
             hist[self.residue(offset)] += 1;
             sum += offset;
             held += blocks_for((offset + self.g as i64) as u64, bs) as u64;

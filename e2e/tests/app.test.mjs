@@ -1,0 +1,216 @@
+// The page as its users drive it: by role and label, waiting for conditions.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { screenshot, startSite } from '../lib/harness.mjs';
+import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
+
+// Generous: a 2-core machine shared with compilers.
+const RESULT_TIMEOUT_MS = 30_000;
+const PLAN_TIMEOUT_MS = 120_000;
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+const cdf = (page) => page.getByRole('img', { name: /Sojourn-time CDF; deadlines/ });
+const headline = (page) => page.getByRole('region', { name: 'Headline figures' });
+const runStatus = (page) => page.getByRole('status', { name: 'Run status' });
+const runButton = (page) => page.getByRole('button', { name: 'Run', exact: true });
+
+/** Polls `condition` (async) until it returns a truthy value. */
+async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {
+  const started = Date.now();
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() - started > timeout) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The headline figure `label` (e.g. "P(miss)") as shown. */
+async function figure(page, label) {
+  const card = headline(page).locator('.metric', { has: page.locator('dt', { hasText: label }) });
+  return (await card.locator('.metric-value').first().innerText()).trim();
+}
+
+async function waitForDone(page, timeout = PLAN_TIMEOUT_MS) {
+  await waitFor('the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', timeout);
+}
+
+/** Opens the default scenario and measures navigation start to its CDF. */
+async function timeDefaultScenario() {
+  const opened = await site.openPage();
+  await cdf(opened.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const ms = Math.round(await opened.page.evaluate(() => performance.now()));
+  return { ...opened, ms };
+}
+
+test('the default scenario shows its CDF with the deadline within about a second', async () => {
+  // The first page of a fresh browser pays for starting it; the second is
+  // what a user opening the page sees.
+  const cold = await timeDefaultScenario();
+  await cold.page.context().close();
+  const { page, errors, ms } = await timeDefaultScenario();
+  console.log(`default scenario: results ${ms} ms after navigation started (first page of the browser: ${cold.ms} ms)`);
+  assert.deepEqual(cold.errors, []);
+  const svg = await cdf(page).evaluate((el) => el.outerHTML);
+  assert.match(svg, /deadline nightly-batch 24\.0 h/, 'the 24 h deadline is drawn and labelled');
+  assert.match(svg, /deadline api 60\.0 s/);
+  assert.match(await figure(page, 'P(miss)'), /^\d+\.\d\d %$/);
+  assert.match(await figure(page, 'Goodput'), /req\/h$/);
+  assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
+  assert.match(page.url(), /\?s=1\./, 'the address bar holds the scenario');
+  await screenshot(page, 'desktop-light', { fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('changing an input changes the results', async () => {
+  const { page, errors } = await site.openPage();
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const before = await figure(page, 'P(miss)');
+  const urlBefore = page.url();
+  await page.getByLabel('Replicas', { exact: true }).fill('3');
+  await waitFor('P(miss) to change', async () => (await figure(page, 'P(miss)')) !== before);
+  assert.notEqual(page.url(), urlBefore, 'the link follows the edit');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a share link restores identical inputs and identical numbers', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await page.getByLabel('Seed').fill('5');
+  await page.getByLabel('Batch arrivals').first().fill('4');
+  await waitForDone(page);
+  await waitFor('the seed in the link', () => page.url().length > 0 && !page.url().includes('undefined'));
+  const shared = page.url();
+  const labels = ['Scenario name', 'Seed', 'Horizon', 'Replicas', 'Price per GPU-hour'];
+  const inputs = async (p) => Promise.all(labels.map((l) => p.getByLabel(l, { exact: true }).first().inputValue()));
+  const numbers = async (p) => (await headline(p).innerText()).replace(/\s+/g, ' ');
+  const original = { inputs: await inputs(page), numbers: await numbers(page) };
+  await screenshot(page, 'planned-desktop-light');
+
+  const fresh = await site.openPage(shared.slice(shared.indexOf('?')));
+  await cdf(fresh.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForDone(fresh.page);
+  assert.deepEqual(await inputs(fresh.page), original.inputs);
+  assert.equal(await numbers(fresh.page), original.numbers);
+  assert.match(original.numbers, /Planned replicas/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(fresh.errors, []);
+  await fresh.page.context().close();
+  await page.context().close();
+});
+
+test('a corrupted link shows a clear message and the default scenario', async () => {
+  const good = linkQuery(defaultScenario());
+  const broken = good.slice(0, good.length - 40) + 'AAAA';
+  const { page, errors } = await site.openPage(broken);
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /This link could not be opened: .*default scenario is shown instead/);
+  assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await screenshot(page, 'corrupted-link', { fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('an invalid input shows the engine message and blocks Run', async () => {
+  const { page, errors } = await site.openPage();
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const p90 = page.getByLabel('p90', { exact: true }).first();
+  await p90.fill('10');
+  await page.getByText('must be greater than the median (400), got 10', { exact: true }).waitFor();
+  assert.equal(await p90.getAttribute('aria-invalid'), 'true');
+  assert.ok(await runButton(page).isDisabled(), 'Run is disabled');
+  assert.match(await page.locator('#run-reason').innerText(), /classes\[0\]\.batch_size\.p90/);
+  await p90.fill('2000');
+  await waitFor('Run to be enabled', () => runButton(page).isEnabled());
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('Cancel stops a long run', async () => {
+  const long = defaultScenario();
+  long.run.horizon_s = 20 * 86400;
+  const { page, errors } = await site.openPage(linkQuery(long));
+  await waitFor('the simulation to start', async () => /Simulating/.test(await runStatus(page).innerText()));
+  assert.ok(await page.getByRole('progressbar').isVisible());
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await runStatus(page).innerText(), 'Cancelled.');
+  await page.waitForTimeout(1500);
+  assert.equal(await runStatus(page).innerText(), 'Cancelled.', 'nothing comes back from the stopped worker');
+  assert.equal(await page.getByRole('progressbar').isVisible(), false);
+  assert.equal(await figure(page, '…').catch(() => '–'), '–', 'no result appeared');
+  assert.ok(await runButton(page).isEnabled(), 'the user can run again');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('CSV export holds the per-class table', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: /Download Per class .* as CSV/ }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'per-class.csv');
+  const csv = await readFile(await download.path(), 'utf8');
+  const lines = csv.trim().split('\r\n');
+  const table = page.locator('#table-per-class table');
+  const headers = await table.locator('thead th').allInnerTexts();
+  assert.equal(lines[0], headers.join(','));
+  const firstColumn = await table.locator('tbody tr td:first-child').allInnerTexts();
+  assert.deepEqual(lines.slice(1).map((l) => l.split(',')[0]), firstColumn);
+  // Counts match the table exactly.
+  const arrivedShown = (await table.locator('tbody tr:last-child td:nth-child(3)').innerText()).replace(/,/g, '');
+  assert.equal(lines.at(-1).split(',')[2], arrivedShown);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('an imported file with problems lists the engine messages', async () => {
+  const { page, errors } = await site.openPage();
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const bad = defaultScenario();
+  bad.classes[1].deadline_s = -5;
+  await page.getByLabel('Import JSON').setInputFiles({
+    name: 'bad.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(bad)),
+  });
+  const alert = page.getByRole('alert').filter({ hasText: 'Imported bad.json' });
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /classes\[1\]\.deadline_s: must be a positive number, got -5/);
+  assert.ok(await runButton(page).isDisabled());
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('screenshots: desktop and narrow, light and dark', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1440, height: 900 }],
+      ['narrow', { width: 390, height: 844 }],
+    ]) {
+      const { page, errors } = await site.openPage(linkQuery(quickScenario()), { viewport, colorScheme });
+      await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+      await waitForDone(page);
+      await screenshot(page, `${name}-${colorScheme}`, { fullPage: name === 'narrow' });
+      if (name === 'desktop') {
+        await page.locator('.outputs').screenshot({ path: `screenshots/results-${colorScheme}.png` });
+      }
+      assert.deepEqual(errors, []);
+      await page.context().close();
+    }
+  }
+});
