@@ -232,29 +232,12 @@ pub fn shape_set(shape: &mut Shape, field: &str, value: f64) {
 /// A preview of one distribution: its summary from the engine's own
 /// sampler, or the reason it cannot be built (the engine's message).
 pub fn dist_preview(dist: &DistParams) -> Result<sojourn_engine::DistSummary, String> {
-    // The engine builds a distribution only inside a scenario: a one-class
-    // default scenario holding this distribution as its prompt length.
-    let params = ScenarioParams {
-        classes: vec![ClassParams {
-            input_tokens: dist.clone(),
-            ..ClassParams::default()
-        }],
-        ..ScenarioParams::default()
-    };
-    let prefix = "classes[0].input_tokens";
-    match sojourn_engine::Scenario::try_from(params) {
-        Ok(scenario) => match scenario.classes.first() {
-            Some(class) => Ok(class.input_tokens.summary(PREVIEW_SAMPLES)),
-            None => Err("no class".to_string()),
-        },
-        Err(error) => Err(error
-            .errors
-            .iter()
-            .filter(|e| e.field.starts_with(prefix))
-            .map(|e| e.reason.clone())
-            .next()
-            .unwrap_or_else(|| "cannot preview this distribution".to_string())),
-    }
+    dist.to_dist()
+        .map(|d| d.summary(PREVIEW_SAMPLES))
+        .map_err(|error| match error.errors.first() {
+            Some(e) => e.reason.clone(),
+            None => "cannot preview this distribution".to_string(),
+        })
 }
 
 /// Samples behind a distribution preview (deterministic: a fixed seed).

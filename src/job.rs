@@ -8,13 +8,11 @@
 //! capacity plan, and `failed` if something stops it. See `docs/app.md`.
 
 use serde::{Deserialize, Serialize};
-use sojourn_engine::plan::cost::{CostBasis, FleetCost, UnitCosts, WorkTotals, attribute};
+use sojourn_engine::plan::cost::{ReportCost, report_cost};
 use sojourn_engine::{
     ClassStats, Multipliers, PlanOptions, PlanResult, Quantiles, Report, Scenario, ScenarioParams,
     SeriesPoint,
 };
-
-use crate::format::format_duration_s;
 
 /// What the page asks the worker to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -179,7 +177,7 @@ pub struct RunResult {
     pub steps: u64,
     pub events: u64,
     /// The configured fleet's cost (steady replicas plus the plan's reserve).
-    pub cost: RunCost,
+    pub cost: ReportCost,
 }
 
 /// One class's statistics (or all classes'), as in [`ClassStats`].
@@ -277,13 +275,6 @@ impl QuantileResult {
 
 /// The configured fleet's cost over the measured window, attributed to the
 /// run's requests by the engine's cost model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunCost {
-    pub basis: CostBasis,
-    pub fleet: FleetCost,
-    pub units: UnitCosts,
-}
-
 impl RunResult {
     /// The page's view of `report`, a run of `scenario`.
     pub fn of(report: &Report, scenario: &Scenario) -> RunResult {
@@ -307,72 +298,12 @@ impl RunResult {
             warnings: report.warnings.clone(),
             steps: report.engine.steps,
             events: report.engine.events,
-            cost: run_cost(report, &scenario.params),
+            cost: report_cost(report, &scenario.params),
         }
     }
 
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-/// What counts as a success, in words (it travels with every cost figure).
-pub fn success_criterion(params: &ScenarioParams) -> String {
-    let deadlines: Vec<String> = params
-        .classes
-        .iter()
-        .map(|c| format!("{}: {}", c.name, format_duration_s(c.deadline_s)))
-        .collect();
-    format!(
-        "completed within its class deadline ({})",
-        deadlines.join("; ")
-    )
-}
-
-/// The cost basis of the configured hardware and prices.
-pub fn cost_basis(params: &ScenarioParams) -> CostBasis {
-    let pricing = &params.plan.pricing;
-    CostBasis {
-        model: params.model.name.clone(),
-        hardware: params.hardware.name.clone(),
-        gpus_per_replica: params.replica.gpus_per_replica,
-        usd_per_gpu_hour: pricing.usd_per_gpu_hour,
-        pricing_model: pricing.pricing_model,
-        fixed_usd_per_month: pricing.fixed_usd_per_month,
-        price_date: pricing.price_date.clone(),
-        provider_region: pricing.provider_region.clone(),
-        success_criterion: success_criterion(params),
-    }
-}
-
-fn run_cost(report: &Report, params: &ScenarioParams) -> RunCost {
-    let basis = cost_basis(params);
-    let reserve = &params.plan.reserve;
-    let window_h = (report.horizon_s - report.warmup_s) / 3600.0;
-    let fleet = FleetCost::new(
-        &basis,
-        report.replicas,
-        reserve.failure_reserve_replicas + reserve.warm_idle_replicas,
-        window_h,
-    );
-    let overall = &report.overall;
-    let work = WorkTotals {
-        arrived: overall.arrived,
-        met: overall.met,
-        prompt_tokens: overall.prefill_tokens,
-        // Output tokens of completed requests, the first one included.
-        output_tokens: overall.decode_tokens + overall.met + overall.late,
-        busy_s: overall.busy_s,
-        busy_s_missed: overall.busy_s_missed,
-        busy_s_recomputed: overall.busy_s_recomputed,
-        prefill_s_per_token: report.load.prefill_s_per_token,
-        decode_s_per_token: report.load.decode_s_per_token,
-    };
-    let units = attribute(&basis, &fleet, &work);
-    RunCost {
-        basis,
-        fleet,
-        units,
     }
 }
 

@@ -13,7 +13,7 @@ use rand::distr::weighted::WeightedIndex;
 use rand_distr::{Exp, Gamma, Geometric, LogNormal, Uniform};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Checker, show};
+use crate::error::{Checker, ScenarioError, show};
 use crate::rng::stream;
 
 /// The standard normal quantile at 0.9, used to turn (median, p90) into a
@@ -135,6 +135,16 @@ impl DistParams {
 
     /// Checks the parameters and builds the sampler. Problems are reported to
     /// `check` under the current path; `None` if there were any.
+    /// Checks the parameters and builds the sampler on its own (e.g. for a
+    /// preview); field paths in errors are relative to the distribution
+    /// ("p90", "values[2]").
+    pub fn to_dist(&self) -> Result<Dist, ScenarioError> {
+        let mut check = Checker::new();
+        let dist = self.build(&mut check);
+        check.finish()?;
+        dist.ok_or_else(|| ScenarioError::single("", "invalid distribution"))
+    }
+
     pub(crate) fn build(&self, check: &mut Checker) -> Option<Dist> {
         let before = check.has_errors();
         let mut ok = true;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::dist::{Dist, DistParams, Shape};
 use crate::error::{Checker, ScenarioError, show};
 use crate::memory::MemoryBudget;
-use crate::plan::params::{PlanParams, check_plan};
+use crate::plan::params::{PlanParams, PricingParams, check_plan};
 use crate::presets;
 use crate::step_time::{StepTimeModel, StepTimeParams};
 
@@ -286,7 +286,18 @@ impl Default for ScenarioParams {
             step_time: StepTimeParams::default(),
             step_time_scale: 1.0,
             run: RunParams::default(),
-            plan: PlanParams::default(),
+            // An example price, labelled as such, so that the first page
+            // shows cost per successful request; users replace it with theirs.
+            plan: PlanParams {
+                pricing: PricingParams {
+                    usd_per_gpu_hour: Some(3.0),
+                    price_date: "2026-11-01".to_string(),
+                    provider_region: "example on-demand H100 price; replace with your quote"
+                        .to_string(),
+                    ..PricingParams::default()
+                },
+                ..PlanParams::default()
+            },
         }
     }
 }

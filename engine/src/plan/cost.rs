@@ -20,7 +20,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::evaluate::duration;
 use crate::plan::params::PricingModel;
+use crate::report::Report;
+use crate::scenario::ScenarioParams;
 
 /// Hours in a month for prorating monthly costs (the cloud convention).
 pub const HOURS_PER_MONTH: f64 = 730.0;
@@ -198,6 +201,78 @@ pub fn attribute(basis: &CostBasis, fleet: &FleetCost, work: &WorkTotals) -> Uni
             .zip(busy_usd(work.busy_s))
             .map(|(steady, busy)| (steady - busy).max(0.0)),
         gpu_hours_per_success: (work.met > 0).then(|| gpu_hours / work.met as f64),
+    }
+}
+
+/// What counts as a successful request, in words: it travels with every cost
+/// figure. "a request succeeds when it completes within its class deadline
+/// (batch: 24 h; api: 60 s)".
+pub fn success_criterion(params: &ScenarioParams) -> String {
+    let deadlines: Vec<String> = params
+        .classes
+        .iter()
+        .map(|c| format!("{}: {}", c.name, duration(c.deadline_s)))
+        .collect();
+    format!(
+        "a request succeeds when it completes within its class deadline ({})",
+        deadlines.join("; ")
+    )
+}
+
+/// The cost basis of a scenario's configured hardware and prices.
+pub fn cost_basis(params: &ScenarioParams) -> CostBasis {
+    let pricing = &params.plan.pricing;
+    CostBasis {
+        model: params.model.name.clone(),
+        hardware: params.hardware.name.clone(),
+        gpus_per_replica: params.replica.gpus_per_replica,
+        usd_per_gpu_hour: pricing.usd_per_gpu_hour,
+        pricing_model: pricing.pricing_model,
+        fixed_usd_per_month: pricing.fixed_usd_per_month,
+        price_date: pricing.price_date.clone(),
+        provider_region: pricing.provider_region.clone(),
+        success_criterion: success_criterion(params),
+    }
+}
+
+/// The cost of one run of the configured fleet, with its basis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportCost {
+    pub basis: CostBasis,
+    pub fleet: FleetCost,
+    pub units: UnitCosts,
+}
+
+/// Costs `report`, a run of `params`' fleet: steady replicas as simulated
+/// plus the scenario's reserve, over the measured window.
+pub fn report_cost(report: &Report, params: &ScenarioParams) -> ReportCost {
+    let basis = cost_basis(params);
+    let reserve = &params.plan.reserve;
+    let window_h = (report.horizon_s - report.warmup_s) / 3600.0;
+    let fleet = FleetCost::new(
+        &basis,
+        report.replicas,
+        reserve.failure_reserve_replicas + reserve.warm_idle_replicas,
+        window_h,
+    );
+    let o = &report.overall;
+    let work = WorkTotals {
+        arrived: o.arrived,
+        met: o.met,
+        prompt_tokens: o.prefill_tokens,
+        // Output tokens of completed requests, the first one included.
+        output_tokens: o.decode_tokens + o.met + o.late,
+        busy_s: o.busy_s,
+        busy_s_missed: o.busy_s_missed,
+        busy_s_recomputed: o.busy_s_recomputed,
+        prefill_s_per_token: report.load.prefill_s_per_token,
+        decode_s_per_token: report.load.decode_s_per_token,
+    };
+    let units = attribute(&basis, &fleet, &work);
+    ReportCost {
+        basis,
+        fleet,
+        units,
     }
 }
 

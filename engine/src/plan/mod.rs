@@ -642,7 +642,7 @@ impl<'a> Planner<'a> {
             fixed_usd_per_month: pricing.fixed_usd_per_month * price_factor,
             price_date: pricing.price_date.clone(),
             provider_region: pricing.provider_region.clone(),
-            success_criterion: success_criterion(self.base),
+            success_criterion: cost::success_criterion(&self.base.params),
         }
     }
 
@@ -742,7 +742,7 @@ impl<'a> Planner<'a> {
         let mut result = PlanResult {
             scenario_name: self.base.params.name.clone(),
             model: self.base.params.model.name.clone(),
-            success_criterion: success_criterion(self.base),
+            success_criterion: cost::success_criterion(&self.base.params),
             targets: self.checks.iter().map(|c| c.description.clone()).collect(),
             replications: plan.replications,
             decision: plan.decision,
@@ -1246,21 +1246,6 @@ fn work_totals(run: &RunSummary) -> WorkTotals {
         prefill_s_per_token: run.prefill_s_per_token,
         decode_s_per_token: run.decode_s_per_token,
     }
-}
-
-/// "a request succeeds when it completes within its class deadline
-/// (batch: 24 h; api: 60 s)".
-fn success_criterion(scenario: &Scenario) -> String {
-    let deadlines: Vec<String> = scenario
-        .params
-        .classes
-        .iter()
-        .map(|c| format!("{}: {}", c.name, duration(c.deadline_s)))
-        .collect();
-    format!(
-        "a request succeeds when it completes within its class deadline ({})",
-        deadlines.join("; ")
-    )
 }
 
 /// "no configuration up to 512 replicas meets api: p99 sojourn <= 30 s; the
