@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use sojourn_engine::plan::cost::{ReportCost, report_cost};
+use sojourn_engine::serde_float::{nonfinite, nonfinite_pair};
 use sojourn_engine::{
     ClassStats, Multipliers, PlanOptions, PlanResult, Quantiles, Report, Scenario, ScenarioParams,
     SeriesPoint,
@@ -304,67 +305,5 @@ impl RunResult {
 
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-/// Serialises any `f64`: finite values as JSON numbers, NaN as `null`,
-/// infinities as the strings `"inf"` and `"-inf"`.
-pub mod nonfinite {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    #[derive(Serialize, Deserialize)]
-    #[serde(untagged)]
-    enum Wire {
-        Number(f64),
-        Text(String),
-        Null(()),
-    }
-
-    pub fn to_wire(x: f64) -> serde_json::Value {
-        if x.is_finite() {
-            serde_json::Value::from(x)
-        } else if x.is_nan() {
-            serde_json::Value::Null
-        } else if x > 0.0 {
-            serde_json::Value::from("inf")
-        } else {
-            serde_json::Value::from("-inf")
-        }
-    }
-
-    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-        to_wire(*x).serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(match Option::<Wire>::deserialize(d)? {
-            Some(Wire::Number(x)) => x,
-            Some(Wire::Text(t)) if t == "inf" => f64::INFINITY,
-            Some(Wire::Text(t)) if t == "-inf" => f64::NEG_INFINITY,
-            _ => f64::NAN,
-        })
-    }
-}
-
-/// [`nonfinite`] for a pair.
-pub mod nonfinite_pair {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(x: &[f64; 2], s: S) -> Result<S::Ok, S::Error> {
-        [
-            super::nonfinite::to_wire(x[0]),
-            super::nonfinite::to_wire(x[1]),
-        ]
-        .serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
-        #[derive(Deserialize)]
-        struct Pair(
-            #[serde(with = "super::nonfinite")] f64,
-            #[serde(with = "super::nonfinite")] f64,
-        );
-        let Pair(a, b) = Pair::deserialize(d)?;
-        Ok([a, b])
     }
 }

@@ -19,9 +19,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::nonfinite;
 use crate::rng::stream;
 use crate::scenario::{Class, EngineParams, Scenario};
+use crate::serde_float::nonfinite;
 use crate::step_time::{StepShape, StepTimeModel};
 
 /// Offered load against estimated capacity.

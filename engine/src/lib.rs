@@ -24,6 +24,7 @@ pub mod presets;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod serde_float;
 pub mod sim;
 pub mod stats;
 pub mod step_time;

@@ -8,65 +8,31 @@ use serde::{Deserialize, Serialize};
 
 use crate::analytic::{LoadEstimate, load_estimate};
 use crate::scenario::Scenario;
+use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
 use crate::stats::wilson_interval;
 
-/// Serialises infinities as JSON `null` and reads `null` back as infinity
-/// (a percentile that falls among requests that never completed).
-mod inf_as_null {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if x.is_finite() {
-            s.serialize_f64(*x)
-        } else {
-            s.serialize_none()
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
-    }
-}
-
-/// Serialises NaN (a statistic of nothing, e.g. the mean of no requests) as
-/// JSON `null` and reads `null` back as NaN.
-mod nan_as_null {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if x.is_finite() {
-            s.serialize_f64(*x)
-        } else {
-            s.serialize_none()
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
-    }
-}
-
 /// Percentiles of a time [s]. Percentiles count every request of the
 /// population; one that falls among requests that never reached the event
-/// is infinite (`null` in JSON). `mean` and `max` are over the finite values.
+/// is infinite (`"inf"` in JSON, see [`crate::serde_float`]). `mean` and
+/// `max` are over the finite values (NaN, `null`, when there are none).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
     /// Requests with a finite value.
     pub count: u64,
-    #[serde(with = "nan_as_null")]
+    #[serde(with = "nonfinite")]
     pub mean: f64,
-    #[serde(with = "inf_as_null")]
+    #[serde(with = "nonfinite")]
     pub p50: f64,
-    #[serde(with = "inf_as_null")]
+    #[serde(with = "nonfinite")]
     pub p90: f64,
-    #[serde(with = "inf_as_null")]
+    #[serde(with = "nonfinite")]
     pub p95: f64,
-    #[serde(with = "inf_as_null")]
+    #[serde(with = "nonfinite")]
     pub p99: f64,
-    #[serde(with = "inf_as_null")]
+    #[serde(with = "nonfinite")]
     pub p999: f64,
-    #[serde(with = "nan_as_null")]
+    #[serde(with = "nonfinite")]
     pub max: f64,
 }
 
@@ -136,9 +102,8 @@ fn rank(p: f64, total: u64) -> Option<usize> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassStats {
     pub name: String,
-    /// The class deadline [s] (NaN, `null` in JSON, for the overall row when
-    /// classes differ).
-    #[serde(with = "nan_as_null")]
+    /// The class deadline [s] (NaN for the overall row when classes differ).
+    #[serde(with = "nonfinite")]
     pub deadline_s: f64,
     pub arrived: u64,
     pub met: u64,
@@ -146,8 +111,8 @@ pub struct ClassStats {
     pub rejected: u64,
     pub timed_out: u64,
     pub unfinished: u64,
-    /// P(S > deadline), misses over arrivals (NaN, `null`, with no arrivals).
-    #[serde(with = "nan_as_null")]
+    /// P(S > deadline), misses over arrivals (NaN with no arrivals).
+    #[serde(with = "nonfinite")]
     pub p_miss: f64,
     /// 95% Wilson interval of `p_miss` within this run (sampling error of
     /// one seed, treating requests as independent; replications give a
@@ -573,7 +538,7 @@ mod tests {
         assert_eq!(q.p99, f64::INFINITY);
         assert_eq!(q.mean, 5.0);
         let json = serde_json::to_string(&q).unwrap();
-        assert!(json.contains("\"p99\":null"), "{json}");
+        assert!(json.contains("\"p99\":\"inf\""), "{json}");
         let back: Quantiles = serde_json::from_str(&json).unwrap();
         assert_eq!(back, q);
     }

@@ -3,10 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::nonfinite;
 use crate::plan::params::{DecisionRule, TargetMetric, TargetParams};
 use crate::report::{ClassStats, Quantiles, Report};
 use crate::scenario::Scenario;
+use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
 use crate::stats::mean_and_half_width;
 

@@ -1350,25 +1350,6 @@ fn sla_limit(points: &[CurvePoint]) -> Option<f64> {
     Some(a.load + t * (b.load - a.load))
 }
 
-/// Serde for numbers that may be infinite (a percentile among requests that
-/// never finished, an unstable queue's wait): infinity is written as JSON
-/// `null` and `null` reads back as infinity. The planner produces no NaN.
-pub(crate) mod nonfinite {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if x.is_finite() {
-            s.serialize_f64(*x)
-        } else {
-            s.serialize_none()
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
-    }
-}
-
 /// Parameters of the capacity-search benchmark (`sojourn plan --bench`): the
 /// seeds' case (overnight batch jobs with a 24 h SLA beside an API stream),
 /// about 100,000 requests in 24 h, searched over up to 64 replicas with 5

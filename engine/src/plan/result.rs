@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::analytic::QueueEstimate;
 use crate::plan::cost::{CostBasis, FleetCost, UnitCosts};
 use crate::plan::evaluate::Evaluation;
-use crate::plan::nonfinite;
 use crate::plan::params::{DecisionRule, Multipliers, PricingModel, SensitivityInput};
+use crate::serde_float::nonfinite;
 
 /// Everything a plan produces.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -398,32 +398,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             r.end_s = t;
             return;
         }
-        let input = spec.input_tokens as u64;
-        replica.enqueue(
-            Active {
-                id,
-                arrival_s: t,
-                priority: class.priority,
-                deadline_at_s: t + class.deadline_s,
-                timeout_at_s: class.timeout_s.map_or(f64::INFINITY, |d| t + d),
-                input,
-                cached: spec.cached_tokens as u64,
-                output: spec.output_tokens,
-                computed: spec.cached_tokens as u64,
-                target: input,
-                generated: 0,
-                blocks: 0,
-                admit_seq: 0,
-                sched: 0,
-                busy_s: 0.0,
-                recomputed_tokens: 0,
-                preemptions: 0,
-                g_sync: 0,
-                busy_sync: 0.0,
-            },
-            t,
-            &mut self.ctx,
-        );
+        replica.enqueue(Active::arriving(id, &spec, class), t, &mut self.ctx);
     }
 
     /// Does up to `work` units (arrivals or series samples) and reports progress.

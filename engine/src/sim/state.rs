@@ -2,7 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use crate::scenario::Discipline;
+use crate::scenario::{Class, Discipline};
+use crate::workload::RequestSpec;
 
 /// Index of a request in the run (arrival order).
 pub type ReqId = u32;
@@ -48,6 +49,33 @@ pub struct Active {
 }
 
 impl Active {
+    /// A request as it arrives: nothing computed but its prefix-cache hits.
+    pub fn arriving(id: ReqId, spec: &RequestSpec, class: &Class) -> Active {
+        let t = spec.arrival_s;
+        let input = spec.input_tokens as u64;
+        Active {
+            id,
+            arrival_s: t,
+            priority: class.priority,
+            deadline_at_s: t + class.deadline_s,
+            timeout_at_s: class.timeout_s.map_or(f64::INFINITY, |d| t + d),
+            input,
+            cached: spec.cached_tokens as u64,
+            output: spec.output_tokens,
+            computed: spec.cached_tokens as u64,
+            target: input,
+            generated: 0,
+            blocks: 0,
+            admit_seq: 0,
+            sched: 0,
+            busy_s: 0.0,
+            recomputed_tokens: 0,
+            preemptions: 0,
+            g_sync: 0,
+            busy_sync: 0.0,
+        }
+    }
+
     pub fn is_decoding(&self) -> bool {
         self.computed >= self.target
     }
@@ -277,29 +305,20 @@ impl WaitQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Scenario;
 
     fn req(id: ReqId, priority: i32, deadline: f64, input: u64) -> Active {
-        Active {
-            id,
+        let spec = RequestSpec {
+            class: 0,
             arrival_s: id as f64,
-            priority,
-            deadline_at_s: deadline,
-            timeout_at_s: f64::INFINITY,
-            input,
-            cached: 0,
-            output: 1,
-            computed: 0,
-            target: input,
-            generated: 0,
-            blocks: 0,
-            admit_seq: 0,
-            sched: 0,
-            busy_s: 0.0,
-            recomputed_tokens: 0,
-            preemptions: 0,
-            g_sync: 0,
-            busy_sync: 0.0,
-        }
+            input_tokens: input as u32,
+            cached_tokens: 0,
+            output_tokens: 1,
+        };
+        let mut a = Active::arriving(id, &spec, &Scenario::default_scenario().classes[0]);
+        a.priority = priority;
+        a.deadline_at_s = deadline;
+        a
     }
 
     fn order(q: &mut WaitQueue) -> Vec<ReqId> {
