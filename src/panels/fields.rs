@@ -69,6 +69,58 @@ pub fn field_id(path: &str) -> String {
     id.trim_end_matches('-').replace("--", "-")
 }
 
+/// The ids of a field's control and of the two texts that describe it.
+struct Ids {
+    control: String,
+    help: String,
+    error: String,
+}
+
+impl Ids {
+    fn of(path: &str) -> Ids {
+        let control = field_id(path);
+        Ids {
+            help: format!("{control}-help"),
+            error: format!("{control}-error"),
+            control,
+        }
+    }
+
+    /// For the control's `aria-describedby`.
+    fn described_by(&self) -> String {
+        format!("{} {}", self.help, self.error)
+    }
+}
+
+/// The frame every field shares: the label, the box with the control and
+/// its unit (an empty unit is hidden), the explanation shown on hover and
+/// focus, and the engine's message for the field's path.
+fn framed(
+    class: &'static str,
+    ids: Ids,
+    label: String,
+    unit: String,
+    help: &'static str,
+    error: Memo<Option<String>>,
+    control: AnyView,
+) -> AnyView {
+    view! {
+        <div class=class class:invalid=move || error.with(Option::is_some)>
+            <label for=ids.control>{label}</label>
+            <div class="field-box">{control} <span class="unit">{unit}</span></div>
+            <span class="tip" role="tooltip" id=ids.help>{help}</span>
+            <p class="field-error" id=ids.error aria-live="polite">{move || error.get()}</p>
+        </div>
+    }
+    .into_any()
+}
+
+/// The engine's (or the parser's) message for `path`, as it changes.
+fn error_of(state: AppState, path: &str) -> Memo<Option<String>> {
+    let path = path.to_string();
+    Memo::new(move |_| state.field_error(&path))
+}
+
 /// Reads a value of type `T` out of the scenario.
 type Reader<T> = Arc<dyn Fn(&ScenarioParams) -> T + Send + Sync>;
 /// Writes a value of type `T` into the scenario.
@@ -143,7 +195,6 @@ fn number_field(spec: NumberSpec, get: Getter, set: Setter) -> AnyView {
         optional,
         placeholder,
     } = spec;
-    let id = field_id(&path);
     let show = move |value: Option<f64>| value.map(|v| kind.show(v)).unwrap_or_default();
     let text = RwSignal::new(state.params.with_untracked(|p| show(get(p))));
     // Follow changes made elsewhere (a preset, an import, a reset), unless
@@ -191,34 +242,24 @@ fn number_field(spec: NumberSpec, get: Getter, set: Setter) -> AnyView {
             }),
         }
     };
-    let error_path = path.clone();
-    let error = Memo::new(move |_| state.field_error(&error_path));
-    let help_id = format!("{id}-help");
-    let error_id = format!("{id}-error");
-    let described = format!("{help_id} {error_id}");
-    view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label}</label>
-            <div class="field-box">
-                <input
-                    id=id.clone()
-                    type="text"
-                    inputmode=kind.input_mode()
-                    autocomplete="off"
-                    spellcheck="false"
-                    placeholder=placeholder
-                    prop:value=move || text.get()
-                    on:input=on_input
-                    aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-                    aria-describedby=described
-                />
-                <span class="unit">{unit}</span>
-            </div>
-            <span class="tip" role="tooltip" id=help_id>{help}</span>
-            <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
-        </div>
+    let error = error_of(state, &path);
+    let ids = Ids::of(&path);
+    let control = view! {
+        <input
+            id=ids.control.clone()
+            type="text"
+            inputmode=kind.input_mode()
+            autocomplete="off"
+            spellcheck="false"
+            placeholder=placeholder
+            prop:value=move || text.get()
+            on:input=on_input
+            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+            aria-describedby=ids.described_by()
+        />
     }
-    .into_any()
+    .into_any();
+    framed("field", ids, label, unit, help, error, control)
 }
 
 /// A list of numbers typed as text ("0.5, 1, 2").
@@ -246,7 +287,6 @@ fn list_field(
     get: Reader<Vec<f64>>,
     set: Writer<Vec<f64>>,
 ) -> AnyView {
-    let id = field_id(&path);
     let text = RwSignal::new(state.params.with_untracked(|p| list_text(&get(p))));
     let follow = get.clone();
     Effect::new(move |_| {
@@ -280,31 +320,22 @@ fn list_field(
             }),
         }
     };
-    let error_path = path.clone();
-    let error = Memo::new(move |_| state.field_error(&error_path));
-    let help_id = format!("{id}-help");
-    let error_id = format!("{id}-error");
-    view! {
-        <div class="field wide" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label}</label>
-            <div class="field-box">
-                <input
-                    id=id.clone()
-                    type="text"
-                    autocomplete="off"
-                    spellcheck="false"
-                    prop:value=move || text.get()
-                    on:input=on_input
-                    aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-                    aria-describedby=format!("{help_id} {error_id}")
-                />
-                <span class="unit">{unit}</span>
-            </div>
-            <span class="tip" role="tooltip" id=help_id>{help}</span>
-            <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
-        </div>
+    let error = error_of(state, &path);
+    let ids = Ids::of(&path);
+    let control = view! {
+        <input
+            id=ids.control.clone()
+            type="text"
+            autocomplete="off"
+            spellcheck="false"
+            prop:value=move || text.get()
+            on:input=on_input
+            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+            aria-describedby=ids.described_by()
+        />
     }
-    .into_any()
+    .into_any();
+    framed("field wide", ids, label, unit, help, error, control)
 }
 
 /// A free-text box (names, dates, labels).
@@ -340,34 +371,25 @@ fn text_field(
     get: Reader<String>,
     set: Writer<String>,
 ) -> AnyView {
-    let id = field_id(&path);
-    let error_path = path.clone();
-    let error = Memo::new(move |_| state.field_error(&error_path));
-    let help_id = format!("{id}-help");
-    let error_id = format!("{id}-error");
-    view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label}</label>
-            <div class="field-box">
-                <input
-                    id=id.clone()
-                    type="text"
-                    autocomplete="off"
-                    placeholder=placeholder
-                    prop:value=move || state.params.with(|p| get(p))
-                    on:input=move |event| {
-                        let value = event_target_value(&event);
-                        state.params.update(|p| set(p, value));
-                    }
-                    aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-                    aria-describedby=format!("{help_id} {error_id}")
-                />
-            </div>
-            <span class="tip" role="tooltip" id=help_id>{help}</span>
-            <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
-        </div>
+    let error = error_of(state, &path);
+    let ids = Ids::of(&path);
+    let control = view! {
+        <input
+            id=ids.control.clone()
+            type="text"
+            autocomplete="off"
+            placeholder=placeholder
+            prop:value=move || state.params.with(|p| get(p))
+            on:input=move |event| {
+                let value = event_target_value(&event);
+                state.params.update(|p| set(p, value));
+            }
+            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+            aria-describedby=ids.described_by()
+        />
     }
-    .into_any()
+    .into_any();
+    framed("field", ids, label, String::new(), help, error, control)
 }
 
 /// A drop-down of (value, label) options.
@@ -404,43 +426,34 @@ fn select_field(
     get: Reader<String>,
     set: SetText,
 ) -> AnyView {
-    let id = field_id(&path);
-    let error_path = path.clone();
-    let error = Memo::new(move |_| state.field_error(&error_path));
+    let error = error_of(state, &path);
     let options = Memo::new(move |_| state.params.with(|p| options(p)));
     let current = Memo::new(move |_| state.params.with(|p| get(p)));
-    let help_id = format!("{id}-help");
-    let error_id = format!("{id}-error");
-    view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label}</label>
-            <div class="field-box">
-                <select
-                    id=id.clone()
-                    on:change=move |event| {
-                        let value = event_target_value(&event);
-                        state.params.update(|p| set(p, &value));
-                    }
-                    aria-describedby=format!("{help_id} {error_id}")
-                >
-                    {move || {
-                        let selected = current.get();
-                        options
-                            .get()
-                            .into_iter()
-                            .map(|(value, text)| {
-                                let is_selected = value == selected;
-                                view! { <option value=value selected=is_selected>{text}</option> }
-                            })
-                            .collect_view()
-                    }}
-                </select>
-            </div>
-            <span class="tip" role="tooltip" id=help_id>{help}</span>
-            <p class="field-error" id=error_id aria-live="polite">{move || error.get()}</p>
-        </div>
+    let ids = Ids::of(&path);
+    let control = view! {
+        <select
+            id=ids.control.clone()
+            on:change=move |event| {
+                let value = event_target_value(&event);
+                state.params.update(|p| set(p, &value));
+            }
+            aria-describedby=ids.described_by()
+        >
+            {move || {
+                let selected = current.get();
+                options
+                    .get()
+                    .into_iter()
+                    .map(|(value, text)| {
+                        let is_selected = value == selected;
+                        view! { <option value=value selected=is_selected>{text}</option> }
+                    })
+                    .collect_view()
+            }}
+        </select>
     }
-    .into_any()
+    .into_any();
+    framed("field", ids, label, String::new(), help, error, control)
 }
 
 /// A checkbox.

@@ -121,27 +121,6 @@ fn set_class(target: &mut TargetParams, name: Option<String>) {
     }
 }
 
-fn percentile_mut(target: &mut TargetParams) -> Option<(&mut f64, &mut f64)> {
-    match target {
-        TargetParams::MissProbability { .. } => None,
-        TargetParams::SojournPercentile {
-            percentile,
-            bound_s,
-            ..
-        }
-        | TargetParams::TtftPercentile {
-            percentile,
-            bound_s,
-            ..
-        }
-        | TargetParams::TpotPercentile {
-            percentile,
-            bound_s,
-            ..
-        } => Some((percentile, bound_s)),
-    }
-}
-
 #[component]
 fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
     let prefix = format!("plan.targets[{index}]");
@@ -171,10 +150,10 @@ fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
             view! {
                 <NumberField state path=format!("{prefix}.percentile") label="Percentile" unit="%" help="Which percentile is bounded: 99 for p99." kind=Kind::Percent
                     get=move |p| p.plan.targets.get(index).and_then(|t| t.percentile_bound()).map(|(q, _)| q)
-                    set=move |p, v| if let (Some((q, _)), Some(v)) = (p.plan.targets.get_mut(index).and_then(percentile_mut), v) { *q = v } />
+                    set=move |p, v| if let (Some((q, _)), Some(v)) = (p.plan.targets.get_mut(index).and_then(TargetParams::percentile_bound_mut), v) { *q = v } />
                 <NumberField state path=format!("{prefix}.bound_s") label="At most" help="The bound on that percentile." kind=Kind::Duration
                     get=move |p| p.plan.targets.get(index).and_then(|t| t.percentile_bound()).map(|(_, b)| b)
-                    set=move |p, v| if let (Some((_, b)), Some(v)) = (p.plan.targets.get_mut(index).and_then(percentile_mut), v) { *b = v } />
+                    set=move |p, v| if let (Some((_, b)), Some(v)) = (p.plan.targets.get_mut(index).and_then(TargetParams::percentile_bound_mut), v) { *b = v } />
             }
             .into_any()
         }

@@ -182,6 +182,11 @@ impl TargetParams {
 
     /// (percentile, bound [s]) of a percentile target.
     pub fn percentile_bound(&self) -> Option<(f64, f64)> {
+        self.clone().percentile_bound_mut().map(|(p, b)| (*p, *b))
+    }
+
+    /// The percentile and bound [s] of a percentile target, to edit.
+    pub fn percentile_bound_mut(&mut self) -> Option<(&mut f64, &mut f64)> {
         match self {
             TargetParams::MissProbability { .. } => None,
             TargetParams::SojournPercentile {
@@ -198,7 +203,7 @@ impl TargetParams {
                 percentile,
                 bound_s,
                 ..
-            } => Some((*percentile, *bound_s)),
+            } => Some((percentile, bound_s)),
         }
     }
 }
