@@ -268,13 +268,22 @@ impl DistParams {
         };
         let min = self.min.unwrap_or(1.0);
         let max = self.max.unwrap_or(MAX_COUNT as f64);
-        if self.min.is_some() {
-            check.positive("min", min);
+        if self.min.is_some() && check.positive("min", min) && min > MAX_COUNT as f64 {
+            check.fail(
+                "min",
+                format!("must be at most {MAX_COUNT}, got {}", show(min)),
+            );
         }
-        if self.max.is_some() && check.positive("max", max) && max < min {
+        // Samples are whole counts in [ceil(max(min, 1)), floor(max)].
+        let (lowest, highest) = (min.max(1.0).ceil(), max.min(MAX_COUNT as f64).floor());
+        if self.max.is_some() && check.positive("max", max) && highest < lowest {
             check.fail(
                 "max",
-                format!("must be at least min ({}), got {}", show(min), show(max)),
+                format!(
+                    "must allow a whole count of at least {} (the minimum), got {}",
+                    show(lowest),
+                    show(max)
+                ),
             );
         }
         if check.has_errors() != before || !ok {
@@ -282,8 +291,8 @@ impl DistParams {
         }
         Some(Dist {
             sampler,
-            min: min.max(1.0),
-            max: max.min(MAX_COUNT as f64),
+            min: lowest,
+            max: highest,
             moments: OnceLock::new(),
         })
     }
@@ -321,7 +330,9 @@ enum Sampler {
 #[derive(Clone, Debug)]
 pub struct Dist {
     sampler: Sampler,
+    /// Smallest whole count a sample may take (at least 1).
     min: f64,
+    /// Largest whole count a sample may take (at most `MAX_COUNT`).
     max: f64,
     /// Mean and E[X^2], computed on first use (a sample of 50,000 draws for
     /// most shapes) and kept, also by clones: every run, load estimate and
@@ -368,7 +379,7 @@ impl Dist {
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         let x = self.raw(rng).round();
         // NaN cannot arise from validated parameters; clamp keeps it in range anyway.
-        x.clamp(self.min.ceil(), self.max.floor()) as u32
+        x.clamp(self.min, self.max) as u32
     }
 
     /// Mean and E[X^2] of the rounded, clamped count, exactly where that is
@@ -393,9 +404,7 @@ impl Dist {
             }
             Sampler::Empirical(values) => {
                 let n = values.len() as f64;
-                let counts = values
-                    .iter()
-                    .map(|v| v.round().clamp(self.min.ceil(), self.max.floor()));
+                let counts = values.iter().map(|v| v.round().clamp(self.min, self.max));
                 let (s1, s2) = counts.fold((0.0, 0.0), |(a, b), x| (a + x, b + x * x));
                 (s1 / n, s2 / n)
             }
@@ -423,7 +432,7 @@ impl Dist {
             // Unbounded below: rounding and the clamp decide.
             _ => 0.0,
         };
-        low.round().clamp(self.min.ceil(), self.max.floor()) as u32
+        low.round().clamp(self.min, self.max) as u32
     }
 
     /// Summary from a fixed-seed sample of `n` draws: mean, E[X^2], quantiles
@@ -552,6 +561,39 @@ mod tests {
             ),
             64
         );
+    }
+
+    #[test]
+    fn clamps_that_leave_no_whole_count_are_errors_not_panics() {
+        let below_one = DistParams::constant(5.0)
+            .clamped(None, Some(0.5))
+            .to_dist()
+            .unwrap_err();
+        assert!(
+            below_one.for_field("max").unwrap().contains("at least 1"),
+            "{below_one}"
+        );
+        let inverted = DistParams::constant(5.0)
+            .clamped(Some(10.2), Some(10.8))
+            .to_dist()
+            .unwrap_err();
+        assert!(
+            inverted.for_field("max").unwrap().contains("at least 11"),
+            "{inverted}"
+        );
+        let huge = DistParams::constant(5.0)
+            .clamped(Some(1e200), None)
+            .to_dist()
+            .unwrap_err();
+        assert!(
+            huge.for_field("min").unwrap().contains("at most 100000000"),
+            "{huge}"
+        );
+        let fine = DistParams::constant(5.0)
+            .clamped(Some(10.2), Some(11.0))
+            .to_dist()
+            .unwrap();
+        assert_eq!(fine.sample(&mut stream(1, 1)), 11);
     }
 
     #[test]

@@ -42,21 +42,26 @@ pub struct StepShape {
 
 impl StepShape {
     /// Adds a prefill chunk of `chunk` tokens after `computed` tokens.
+    /// (Saturating: estimates may pass absurd means without overflowing.)
     pub fn add_prefill(&mut self, computed: u64, chunk: u64) {
-        self.prefill_tokens += chunk;
-        self.prefill_attention_pairs +=
-            chunk as f64 * computed as f64 + (chunk * (chunk + 1) / 2) as f64;
-        self.prefill_kv_tokens += computed + chunk;
+        let c = chunk as f64;
+        self.prefill_tokens = self.prefill_tokens.saturating_add(chunk);
+        self.prefill_attention_pairs += c * computed as f64 + c * (c + 1.0) / 2.0;
+        self.prefill_kv_tokens = self
+            .prefill_kv_tokens
+            .saturating_add(computed.saturating_add(chunk));
     }
 
     /// Adds a decode of a sequence with `computed` tokens in its KV cache.
     pub fn add_decode(&mut self, computed: u64) {
         self.decode_seqs += 1;
-        self.decode_kv_tokens += computed + 1;
+        self.decode_kv_tokens = self
+            .decode_kv_tokens
+            .saturating_add(computed.saturating_add(1));
     }
 
     pub fn tokens(&self) -> u64 {
-        self.prefill_tokens + self.decode_seqs
+        self.prefill_tokens.saturating_add(self.decode_seqs)
     }
 }
 

@@ -8,4 +8,5 @@ mod closed_forms;
 mod invariants;
 mod oracle;
 mod planner;
+mod robustness;
 mod support;
