@@ -377,7 +377,7 @@ impl Dist {
     /// Draws a count: rounded to the nearest integer, clamped to `[min, max]`
     /// and never below 1.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
-        let x = self.raw(rng).round();
+        let x = round(self.raw(rng));
         // NaN cannot arise from validated parameters; clamp keeps it in range anyway.
         x.clamp(self.min, self.max) as u32
     }
@@ -481,6 +481,28 @@ fn uniform_index<R: Rng + ?Sized>(rng: &mut R, len: usize) -> usize {
     ((unit(rng) * len as f64) as usize).min(len - 1)
 }
 
+/// `x.round()` (half away from zero) without the library call that
+/// x86-64's baseline instruction set makes of it: the same value for every
+/// f64, except that it does not keep the sign of a negative zero.
+pub fn round(x: f64) -> f64 {
+    /// From 2^52 on every f64 is a whole number.
+    const WHOLE: f64 = 4_503_599_627_370_496.0;
+    // Whole already, infinite or NaN.
+    if x.is_nan() || x.abs() >= WHOLE {
+        return x;
+    }
+    // Truncation toward zero is exact, and so is the fraction it leaves.
+    let t = x as i64 as f64;
+    let fraction = x - t;
+    if fraction >= 0.5 {
+        t + 1.0
+    } else if fraction <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
 /// A uniform draw in [0, 1) with 53 random bits.
 pub(crate) fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
@@ -489,6 +511,36 @@ pub(crate) fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_is_the_library_round() {
+        let mut rng = stream(9, 9);
+        let mut cases = vec![
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -1.5,
+            0.49999999999999994,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::MIN_POSITIVE,
+            0.0,
+        ];
+        for _ in 0..100_000 {
+            let u = unit(&mut rng);
+            let scale = libm::exp2((unit(&mut rng) * 70.0).floor() - 10.0);
+            cases.push((u - 0.5) * scale);
+            cases.push(((u * 1000.0) as i64) as f64 + 0.5);
+        }
+        for x in cases {
+            assert_eq!(round(x), x.round(), "round({x:e})");
+        }
+        assert!(round(f64::NAN).is_nan());
+    }
 
     #[test]
     fn scaled_distributions_scale_every_draw_and_their_clamps() {

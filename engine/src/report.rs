@@ -38,8 +38,8 @@ pub struct Quantiles {
 
 impl Quantiles {
     /// From `finite` values (any order) and `missing` further requests whose
-    /// value is infinite. Linear time: each percentile is found by selection,
-    /// not by sorting.
+    /// value is infinite. Linear time: each percentile is found by selection
+    /// ([`select_ranks`]), not by sorting.
     pub fn of(mut finite: Vec<f64>, missing: u64) -> Quantiles {
         let n = finite.len();
         let total = n as u64 + missing;
@@ -53,30 +53,23 @@ impl Quantiles {
             max: finite.iter().copied().fold(f64::NAN, f64::max),
             ..Quantiles::default()
         };
-        // Ranks ascend, so each selection only looks right of the previous one.
-        let mut done = 0;
-        for (p, field) in [
+        let fields = [
             (0.5, &mut out.p50),
             (0.9, &mut out.p90),
             (0.95, &mut out.p95),
             (0.99, &mut out.p99),
             (0.999, &mut out.p999),
-        ] {
+        ];
+        let ranks: Vec<usize> = fields
+            .iter()
+            .filter_map(|(p, _)| rank(*p, total).filter(|&r| r <= n).map(|r| r - 1))
+            .collect();
+        let mut values = select_ranks(&mut finite, &ranks).into_iter();
+        for (p, field) in fields {
             *field = match rank(p, total) {
                 None => f64::NAN,
                 Some(r) if r > n => f64::INFINITY,
-                Some(r) => {
-                    let index = r - 1;
-                    if index >= done {
-                        let (_, v, _) =
-                            finite[done..].select_nth_unstable_by(index - done, f64::total_cmp);
-                        let v = *v;
-                        done = index;
-                        v
-                    } else {
-                        finite[index]
-                    }
-                }
+                Some(_) => values.next().unwrap_or(f64::NAN),
             };
         }
         out
@@ -91,6 +84,84 @@ impl Quantiles {
             Some(_) => f64::INFINITY,
         }
     }
+}
+
+/// The values of 0-based `ranks` (ascending, each below `values.len()`) in
+/// `values` (any order, no NaN), in the order of `total_cmp`; reorders `values`.
+///
+/// Linear time with a small constant: one pass counts the values by the top
+/// 16 bits of an order-preserving key (sign, exponent and 4 mantissa bits,
+/// so sixteen buckets per octave), a second gathers the buckets that hold a
+/// rank, and selection runs only inside those. Small inputs are selected
+/// directly.
+pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
+    const BUCKETS: usize = 1 << 16;
+    debug_assert!(ranks.windows(2).all(|w| w[0] <= w[1]));
+    debug_assert!(ranks.iter().all(|&r| r < values.len()));
+    if values.len() < BUCKETS {
+        // Ranks ascend, so each selection only looks right of the previous one.
+        let mut done = 0;
+        return ranks
+            .iter()
+            .map(|&index| {
+                if index >= done {
+                    values[done..].select_nth_unstable_by(index - done, f64::total_cmp);
+                    done = index;
+                }
+                values[index]
+            })
+            .collect();
+    }
+    // Maps f64 to u64 so that integer order is `total_cmp` order.
+    let key = |v: f64| {
+        let bits = v.to_bits();
+        bits ^ ((((bits as i64) >> 63) as u64) | (1 << 63))
+    };
+    let bucket = |v: f64| (key(v) >> 48) as usize;
+    let mut counts = vec![0u32; BUCKETS];
+    for &v in values.iter() {
+        counts[bucket(v)] += 1;
+    }
+    // For each rank: its bucket and its rank within the bucket.
+    let mut wanted = Vec::with_capacity(ranks.len());
+    let (mut b, mut below) = (0, 0usize);
+    for &r in ranks {
+        while below + counts[b] as usize <= r {
+            below += counts[b] as usize;
+            b += 1;
+        }
+        wanted.push((b, r - below));
+    }
+    // One pass gathers the members of every bucket that holds a rank.
+    let mut list_of = vec![u8::MAX; BUCKETS];
+    let mut lists: Vec<Vec<f64>> = Vec::new();
+    for &(b, _) in &wanted {
+        if list_of[b] == u8::MAX {
+            list_of[b] = lists.len() as u8;
+            lists.push(Vec::with_capacity(counts[b] as usize));
+        }
+    }
+    for &v in values.iter() {
+        let list = list_of[bucket(v)];
+        if list != u8::MAX {
+            lists[list as usize].push(v);
+        }
+    }
+    let mut out = Vec::with_capacity(ranks.len());
+    let mut done = 0;
+    let mut last_bucket = usize::MAX;
+    for &(b, index) in &wanted {
+        let members = &mut lists[list_of[b] as usize];
+        if b != last_bucket {
+            (last_bucket, done) = (b, 0);
+        }
+        if index >= done {
+            members[done..].select_nth_unstable_by(index - done, f64::total_cmp);
+            done = index;
+        }
+        out.push(members[index]);
+    }
+    out
 }
 
 /// The 1-based rank of the p-quantile among `total` values (`None` for none).
@@ -213,12 +284,13 @@ struct Accumulator {
 }
 
 impl Accumulator {
-    fn new(name: &str, deadline_s: f64) -> Accumulator {
+    /// For up to `capacity` requests.
+    fn new(name: &str, deadline_s: f64, capacity: usize) -> Accumulator {
         Accumulator {
-            sojourn: Vec::new(),
-            wait: Vec::new(),
-            ttft: Vec::new(),
-            tpot: Vec::new(),
+            sojourn: Vec::with_capacity(capacity),
+            wait: Vec::with_capacity(capacity),
+            ttft: Vec::with_capacity(capacity),
+            tpot: Vec::with_capacity(capacity),
             stats: ClassStats {
                 name: name.to_string(),
                 deadline_s,
@@ -369,11 +441,16 @@ impl Report {
         let window_s = run.horizon_s - run.warmup_s;
         let deadlines: Vec<f64> = scenario.classes.iter().map(|c| c.deadline_s).collect();
         let same_deadline = deadlines.windows(2).all(|w| w[0] == w[1]);
+        let mut per_class_count = vec![0; deadlines.len()];
+        for r in &records {
+            per_class_count[r.class as usize] += 1;
+        }
         let mut per_class: Vec<Accumulator> = scenario
             .params
             .classes
             .iter()
-            .map(|c| Accumulator::new(&c.name, c.deadline_s))
+            .zip(per_class_count)
+            .map(|(c, count)| Accumulator::new(&c.name, c.deadline_s, count))
             .collect();
         let mut all = Accumulator::new(
             "all",
@@ -382,6 +459,7 @@ impl Report {
             } else {
                 f64::NAN
             },
+            records.len(),
         );
         for r in records.iter().filter(|r| r.arrival_s >= run.warmup_s) {
             let deadline = deadlines[r.class as usize];
@@ -553,6 +631,31 @@ mod tests {
             (499.0, 899.0, 949.0, 989.0, 998.0)
         );
         assert_eq!((q.mean, q.max, q.count), (499.5, 999.0, 1000));
+    }
+
+    #[test]
+    fn bucket_selection_gives_the_ranks_of_a_sort() {
+        // Large enough for the bucket path, with negative values, zeros,
+        // ties, subnormals and values spanning many octaves.
+        let mut rng = crate::rng::stream(3, 3);
+        let mut values: Vec<f64> = (0..300_000)
+            .map(|i| {
+                let u = crate::dist::unit(&mut rng);
+                match i % 5 {
+                    0 => -u * 1e3,
+                    1 => 0.0,
+                    2 => (u * 50.0).floor(),
+                    3 => u * 1e-310,
+                    _ => libm::exp(u * 40.0 - 10.0),
+                }
+            })
+            .collect();
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let ranks = [0, 1, 59_999, 60_000, 150_000, 270_000, 299_700, 299_999];
+        let got = select_ranks(&mut values, &ranks);
+        let want: Vec<f64> = ranks.iter().map(|&r| sorted[r]).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use rand_distr::{Distribution, Exp};
 
-use crate::dist::unit;
+use crate::dist::{round, unit};
 use crate::rng::{SimRng, stream};
 use crate::scenario::{Class, Scenario};
 
@@ -98,7 +98,7 @@ impl ClassStream {
                 self.batch_s = f64::INFINITY;
                 return;
             }
-            let hour = ((t % 86_400.0) / 3600.0) as usize;
+            let hour = hour_of_day(t);
             let keep = class.time_of_day[hour.min(23)] / self.peak_multiplier;
             if keep >= 1.0 || unit(&mut self.times) < keep {
                 break;
@@ -126,7 +126,7 @@ impl Iterator for Workload<'_> {
         let class = &self.scenario.classes[s.class as usize];
         let input_tokens = class.input_tokens.sample(&mut s.inputs);
         let output_tokens = class.output_tokens.sample(&mut s.outputs);
-        let cached = (class.prefix_cache_hit * input_tokens as f64).round() as u32;
+        let cached = round(class.prefix_cache_hit * input_tokens as f64) as u32;
         let spec = RequestSpec {
             class: s.class,
             arrival_s: s.batch_s,
@@ -141,6 +141,20 @@ impl Iterator for Workload<'_> {
         }
         Some(spec)
     }
+}
+
+/// `((t % 86_400) / 3600) as usize` for `t >= 0`, without the library call
+/// that `%` on f64 is: the subtraction below is exact while `t < 2^52`.
+fn hour_of_day(t: f64) -> usize {
+    const DAY: f64 = 86_400.0;
+    let seconds = if t < 4_503_599_627_370_496.0 {
+        let r = t - (t / DAY) as i64 as f64 * DAY;
+        // The quotient may round up to the next whole day.
+        if r < 0.0 { r + DAY } else { r }
+    } else {
+        t % DAY
+    };
+    (seconds / 3600.0) as usize
 }
 
 #[cfg(test)]
@@ -223,6 +237,26 @@ mod tests {
         assert!(reqs.iter().all(|r| (r.arrival_s % 86_400.0) < 6.0 * 3600.0));
         let n = reqs.len() as f64;
         assert!((n - 60_000.0).abs() < 5.0 * 245.0, "n = {n}");
+    }
+
+    #[test]
+    fn hour_of_day_is_the_remainder_of_a_day() {
+        let mut rng = crate::rng::stream(4, 4);
+        let mut cases = vec![0.0, 86_400.0, 86_399.999_999_999_99, 3600.0, 1e15, 4.6e15];
+        for k in 0..1000u64 {
+            let day = k as f64 * 86_400.0;
+            cases.extend([day, day - 1e-9, day + 1e-9, libm::nextafter(day, 0.0)]);
+        }
+        for _ in 0..100_000 {
+            cases.push(unit(&mut rng) * 1e9);
+        }
+        for t in cases.into_iter().filter(|t| *t >= 0.0) {
+            assert_eq!(
+                hour_of_day(t),
+                ((t % 86_400.0) / 3600.0) as usize,
+                "t = {t}"
+            );
+        }
     }
 
     #[test]

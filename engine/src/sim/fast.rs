@@ -31,9 +31,7 @@ use super::{Ctx, Replica, ReplicaConfig, Status};
 use crate::scenario::Discipline;
 use crate::step_time::{DecodePiece, StepShape};
 
-/// A decoding request, with the keys the hot paths read kept inline so that
-/// searches and the block-boundary walk touch one compact array; the record
-/// itself is boxed so that removal from the middle moves 32 bytes, not 150.
+/// A decoding request in its slot, with the keys the hot paths read.
 #[derive(Debug)]
 struct Decoder {
     admit_seq: u64,
@@ -41,14 +39,64 @@ struct Decoder {
     last_step: u64,
     /// Context minus the decode-step counter: constant while it decodes.
     offset: i64,
-    active: Box<Active>,
+    active: Active,
 }
 
-/// A running request: decoder or prefiller at an index.
+/// A running request: a decoder in a slot, or a prefiller at an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Running {
     Decoder(usize),
     Prefiller(usize),
+}
+
+/// The block size, with quotients and remainders by shift and mask when it
+/// is a power of two (as vLLM's block sizes are): a 64-bit division costs
+/// more than the rest of a skipped run.
+#[derive(Clone, Copy, Debug)]
+struct BlockSize {
+    size: u64,
+    shift: u32,
+    power_of_two: bool,
+}
+
+impl BlockSize {
+    fn new(size: u64) -> BlockSize {
+        BlockSize {
+            size,
+            shift: size.trailing_zeros(),
+            power_of_two: size.is_power_of_two(),
+        }
+    }
+
+    fn div(self, x: u64) -> u64 {
+        if self.power_of_two {
+            x >> self.shift
+        } else {
+            x / self.size
+        }
+    }
+
+    fn rem(self, x: u64) -> u64 {
+        if self.power_of_two {
+            x & (self.size - 1)
+        } else {
+            x % self.size
+        }
+    }
+
+    /// `x mod size` in `[0, size)`, also for negative `x`.
+    fn rem_euclid(self, x: i64) -> u64 {
+        if self.power_of_two {
+            x as u64 & (self.size - 1)
+        } else {
+            x.rem_euclid(self.size as i64) as u64
+        }
+    }
+
+    /// Blocks needed to hold `tokens` tokens ([`blocks_for`]).
+    fn blocks_for(self, tokens: u64) -> u32 {
+        (self.div(tokens) + (self.rem(tokens) != 0) as u64) as u32
+    }
 }
 
 /// Orders f64 times in a heap (times are never NaN here).
@@ -79,18 +127,34 @@ pub(crate) struct FastReplica {
     waiting: WaitQueue,
     next_admit_seq: u64,
     busy_s: f64,
-    /// Decoding requests in admission order. Their `computed`, `generated`,
-    /// `blocks` and `busy_s` are as of their `g_sync`.
-    decoders: Vec<Decoder>,
+    bs: BlockSize,
+    /// Decoding requests in slots (no order; `admit_seq` gives admission
+    /// order). Their `computed`, `generated`, `blocks` and `busy_s` are as of
+    /// their `g_sync`.
+    decoders: Vec<Option<Decoder>>,
+    /// Empty slots of `decoders`.
+    free_slots: Vec<usize>,
+    /// Occupied slots of `decoders`.
+    n_decoders: usize,
     /// Prefilling requests in admission order, fully explicit.
     prefillers: Vec<Active>,
     /// Sum over decoders of (computed - G).
     offset_sum: i64,
-    /// Decoders by (computed - G) mod block size.
+    /// Decoders by (computed - G) mod block size: how many ...
     offset_hist: Vec<u32>,
-    /// (decode step producing the last token, admit_seq); stale entries are
-    /// skipped lazily.
-    last_step: BinaryHeap<Reverse<(u64, u64)>>,
+    /// ... and which slots (the decoders at a block boundary at a given step).
+    by_residue: Vec<Vec<usize>>,
+    /// (admit_seq, slot) of the decoders in ascending order: the last is the
+    /// victim under the non-priority disciplines. Requests mostly start
+    /// decoding in admission order, so entries are mostly pushed at the end.
+    /// Stale entries are dropped lazily: from the end when looked up, and all
+    /// at once when they outnumber the decoders.
+    latest: Vec<(u64, usize)>,
+    /// Scratch list of decoder slots (kept to reuse its allocation).
+    scratch: Vec<usize>,
+    /// (decode step producing the last token, admit_seq, slot); stale
+    /// entries are skipped lazily.
+    last_step: BinaryHeap<Reverse<(u64, u64, usize)>>,
     /// Busy time each decoder has been attributed since the start.
     busy_per_decoder: f64,
     /// (timeout, request), only when classes have timeouts; lazily pruned.
@@ -107,7 +171,21 @@ impl FastReplica {
     }
 
     fn residue(&self, offset: i64) -> usize {
-        offset.rem_euclid(self.cfg.block_size as i64) as usize
+        self.bs.rem_euclid(offset) as usize
+    }
+
+    fn decoder(&self, slot: usize) -> &Decoder {
+        self.decoders[slot].as_ref().expect("a live decoder slot")
+    }
+
+    fn decoder_with_id(&self, id: ReqId) -> Option<usize> {
+        self.decoder_slots()
+            .find(|&slot| self.decoder(slot).active.id == id)
+    }
+
+    /// Occupied slots, in no particular order.
+    fn decoder_slots(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.decoders.len()).filter(|&i| self.decoders[i].is_some())
     }
 
     /// Blocks the decoders need at decode step `g`: those whose context is a
@@ -118,8 +196,7 @@ impl FastReplica {
 
     /// The offset residue of the decoders at a block boundary at step `g`.
     fn boundary_residue(&self, g: u64) -> usize {
-        let bs = self.cfg.block_size;
-        ((bs - g % bs) % bs) as usize
+        self.bs.rem_euclid(-(self.bs.rem(g) as i64)) as usize
     }
 
     /// Blocks needed at steps g, g + 1, ...: the residue walks down the
@@ -136,23 +213,22 @@ impl FastReplica {
 
     /// Total blocks the decoders need over the next `k` steps.
     fn blocks_needed_over(&self, k: u64) -> u64 {
-        let bs = self.cfg.block_size;
-        let full = (k / bs) * self.decoders.len() as u64;
+        let cycles = self.bs.div(k);
+        let full = cycles * self.n_decoders as u64;
         full + self
-            .needs_from(self.g + (k / bs) * bs)
-            .take((k % bs) as usize)
+            .needs_from(self.g + cycles * self.bs.size)
+            .take(self.bs.rem(k) as usize)
             .sum::<u64>()
     }
 
     /// Index of the first upcoming step whose decode allocations would not fit.
     fn steps_until_blocks_run_out(&self) -> u64 {
-        let n = self.decoders.len() as u64;
-        let bs = self.cfg.block_size;
+        let n = self.n_decoders as u64;
         let mut free = self.free_blocks as u64;
         // Every block-size steps, each decoder needs exactly one block.
         let cycles = free / n;
         free -= cycles * n;
-        let start = cycles * bs;
+        let start = cycles * self.bs.size;
         let mut j = start;
         for need in self.needs_from(self.g + start) {
             if need > free {
@@ -168,7 +244,7 @@ impl FastReplica {
         let steps = self.g - d.g_sync;
         d.computed += steps;
         d.generated += steps as u32;
-        d.blocks = blocks_for(d.computed, self.cfg.block_size);
+        d.blocks = self.bs.blocks_for(d.computed);
         d.busy_s += self.busy_per_decoder - d.busy_sync;
         d.g_sync = self.g;
         d.busy_sync = self.busy_per_decoder;
@@ -186,41 +262,58 @@ impl FastReplica {
         let r = self.residue(offset);
         self.offset_hist[r] += 1;
         self.offset_sum += offset;
+        let admit_seq = d.admit_seq;
         let last_step = Self::last_step_of(&d);
-        self.last_step.push(Reverse((last_step, d.admit_seq)));
-        let at = self.decoders.partition_point(|x| x.admit_seq < d.admit_seq);
-        let entry = Decoder {
-            admit_seq: d.admit_seq,
+        let slot = self.free_slots.pop().unwrap_or_else(|| {
+            self.decoders.push(None);
+            self.decoders.len() - 1
+        });
+        self.last_step.push(Reverse((last_step, d.admit_seq, slot)));
+        self.decoders[slot] = Some(Decoder {
+            admit_seq,
             last_step,
             offset,
-            active: Box::new(d),
-        };
-        self.decoders.insert(at, entry);
+            active: d,
+        });
+        self.n_decoders += 1;
+        self.by_residue[r].push(slot);
+        if self.latest.len() > 2 * self.n_decoders + 32 {
+            let decoders = &self.decoders;
+            self.latest
+                .retain(|&(seq, slot)| decoders[slot].as_ref().is_some_and(|d| d.admit_seq == seq));
+        }
+        let mut at = self.latest.len();
+        while at > 0 && self.latest[at - 1].0 > admit_seq {
+            at -= 1;
+        }
+        self.latest.insert(at, (admit_seq, slot));
     }
 
-    /// Removes decoder `index`, brought up to date.
-    fn leave_decoders(&mut self, index: usize) -> Active {
-        let entry = self.decoders.remove(index);
-        let offset = entry.offset;
-        let mut d = *entry.active;
-        let r = self.residue(offset);
+    /// Removes the decoder in `slot`, brought up to date.
+    fn leave_decoders(&mut self, slot: usize) -> Active {
+        let entry = self.decoders[slot].take().expect("a live decoder slot");
+        self.free_slots.push(slot);
+        self.n_decoders -= 1;
+        let r = self.residue(entry.offset);
         self.offset_hist[r] -= 1;
-        self.offset_sum -= offset;
+        self.offset_sum -= entry.offset;
+        let same = &mut self.by_residue[r];
+        if let Some(at) = same.iter().position(|&x| x == slot) {
+            same.swap_remove(at);
+        }
+        let mut d = entry.active;
         self.bring_up_to_date(&mut d);
         d
     }
 
-    fn decoder_index(&self, admit_seq: u64) -> Option<usize> {
-        self.decoders
-            .binary_search_by_key(&admit_seq, |d| d.admit_seq)
-            .ok()
-    }
-
-    /// The earliest decode step at which a decoder finishes, pruning stale entries.
-    fn next_last_step(&mut self) -> Option<u64> {
-        while let Some(Reverse((g_last, seq))) = self.last_step.peek().copied() {
-            match self.decoder_index(seq) {
-                Some(i) if self.decoders[i].last_step == g_last => return Some(g_last),
+    /// The earliest decode step at which a decoder finishes and its slot,
+    /// pruning stale entries.
+    fn next_last_step(&mut self) -> Option<(u64, usize)> {
+        while let Some(Reverse((g_last, seq, slot))) = self.last_step.peek().copied() {
+            match &self.decoders[slot] {
+                Some(d) if d.admit_seq == seq && d.last_step == g_last => {
+                    return Some((g_last, slot));
+                }
                 _ => {
                     self.last_step.pop();
                 }
@@ -231,24 +324,20 @@ impl FastReplica {
 
     /// Completes the decoders whose last token came out of a step before `self.g`.
     fn complete_finished_decoders(&mut self, end_s: f64, ctx: &mut Ctx) {
-        while let Some(g_last) = self.next_last_step() {
+        while let Some((g_last, slot)) = self.next_last_step() {
             if g_last >= self.g {
                 break;
             }
-            let Some(Reverse((_, seq))) = self.last_step.pop() else {
-                break;
-            };
-            if let Some(i) = self.decoder_index(seq) {
-                let d = self.leave_decoders(i);
-                self.free_blocks += d.blocks;
-                ctx.close(&d, Status::Completed, end_s);
-            }
+            self.last_step.pop();
+            let d = self.leave_decoders(slot);
+            self.free_blocks += d.blocks;
+            ctx.close(&d, Status::Completed, end_s);
         }
     }
 
     /// Total decode KV tokens of the next step: sum of (computed + 1).
     fn decode_kv_tokens(&self) -> u64 {
-        let n = self.decoders.len() as i64;
+        let n = self.n_decoders as i64;
         (self.offset_sum + n * self.g as i64 + n) as u64
     }
 
@@ -264,8 +353,8 @@ impl FastReplica {
                 let r = self.prefillers.remove(i);
                 self.free_blocks += r.blocks;
                 ctx.close(&r, Status::TimedOut, at);
-            } else if let Some(i) = self.decoders.iter().position(|r| r.active.id == id) {
-                let d = self.leave_decoders(i);
+            } else if let Some(slot) = self.decoder_with_id(id) {
+                let d = self.leave_decoders(slot);
                 self.free_blocks += d.blocks;
                 ctx.close(&d, Status::TimedOut, at);
             }
@@ -284,26 +373,25 @@ impl FastReplica {
         let Some(head) = self.waiting.peek() else {
             return false;
         };
-        let n = self.decoders.len() as u64;
-        if self.decoders.len() + self.prefillers.len() >= self.cfg.max_num_seqs
-            || n >= self.cfg.budget
+        let n = self.n_decoders as u64;
+        if self.n_decoders + self.prefillers.len() >= self.cfg.max_num_seqs || n >= self.cfg.budget
         {
             return false;
         }
         let tokens = head.wanted_tokens(self.cfg.threshold, self.cfg.budget - n);
-        let need = blocks_for(head.computed + tokens, self.cfg.block_size) as u64;
+        let need = self.bs.blocks_for(head.computed + tokens) as u64;
         need + decode_blocks <= self.free_blocks as u64
     }
 
     /// How many identical decode-only steps can be skipped now, all starting
     /// before `limit_s`; 0 when the next step must be executed on its own.
     fn skippable_steps(&mut self, limit_s: f64) -> Option<(u64, DecodePiece)> {
-        let n = self.decoders.len() as u64;
+        let n = self.n_decoders as u64;
         if !self.prefillers.is_empty() || n == 0 || self.could_admit(self.blocks_needed_at(self.g))
         {
             return None;
         }
-        let g_last = self.next_last_step()?;
+        let (g_last, _) = self.next_last_step()?;
         let mut k = (g_last - self.g + 1).min(self.steps_until_blocks_run_out());
         if k == 0 {
             return None;
@@ -324,8 +412,17 @@ impl FastReplica {
         (k > 0).then_some((k, piece))
     }
 
-    /// Runs every step that starts before `t`, exactly.
+    /// Runs every step that starts before `t`, exactly. (The checks inline;
+    /// most calls have nothing to do.)
+    #[inline]
     fn advance_exact(&mut self, t: f64, ctx: &mut Ctx) {
+        if self.clock < t && !self.is_idle() {
+            self.run_steps(t, ctx);
+        }
+    }
+
+    #[inline(never)]
+    fn run_steps(&mut self, t: f64, ctx: &mut Ctx) {
         while self.clock < t && !self.is_idle() {
             if ctx.over_budget() {
                 return;
@@ -351,7 +448,7 @@ impl FastReplica {
 
     /// Jumps over `k` identical decode-only steps.
     fn skip(&mut self, k: u64, piece: &DecodePiece, ctx: &mut Ctx) {
-        let n = self.decoders.len() as u64;
+        let n = self.n_decoders as u64;
         let total_s = series_s(piece, self.decode_kv_tokens(), n, k);
         self.free_blocks -= self.blocks_needed_over(k) as u32;
         self.busy_per_decoder += total_s / n as f64;
@@ -366,12 +463,12 @@ impl FastReplica {
     /// The running request to preempt next: under the priority discipline
     /// the least urgent (largest priority, latest arrival), otherwise the most
     /// recently admitted. `None` when nothing runs.
-    fn victim(&self) -> Option<Running> {
+    fn victim(&mut self) -> Option<Running> {
         if self.cfg.discipline == Discipline::Priority {
             let key = |r: &Active| (r.priority, r.arrival_s, r.id);
-            let d = (0..self.decoders.len()).max_by(|&a, &b| {
-                key(&self.decoders[a].active)
-                    .partial_cmp(&key(&self.decoders[b].active))
+            let d = self.decoder_slots().max_by(|&a, &b| {
+                key(&self.decoder(a).active)
+                    .partial_cmp(&key(&self.decoder(b).active))
                     .unwrap_or(Ordering::Equal)
             });
             let p = (0..self.prefillers.len()).max_by(|&a, &b| {
@@ -380,32 +477,48 @@ impl FastReplica {
                     .unwrap_or(Ordering::Equal)
             });
             match (d, p) {
-                (Some(d), Some(p)) => Some(
-                    if key(&self.decoders[d].active) > key(&self.prefillers[p]) {
+                (Some(d), Some(p)) => {
+                    Some(if key(&self.decoder(d).active) > key(&self.prefillers[p]) {
                         Running::Decoder(d)
                     } else {
                         Running::Prefiller(p)
-                    },
-                ),
+                    })
+                }
                 (Some(d), None) => Some(Running::Decoder(d)),
                 (None, Some(p)) => Some(Running::Prefiller(p)),
                 (None, None) => None,
             }
         } else {
-            match (self.decoders.last(), self.prefillers.last()) {
-                (Some(d), Some(p)) if d.admit_seq > p.admit_seq => {
-                    Some(Running::Decoder(self.decoders.len() - 1))
+            let latest = self.latest_decoder();
+            match (latest, self.prefillers.last()) {
+                (Some(d), Some(p)) if self.decoder(d).admit_seq > p.admit_seq => {
+                    Some(Running::Decoder(d))
                 }
                 (_, Some(_)) => Some(Running::Prefiller(self.prefillers.len() - 1)),
-                (Some(_), None) => Some(Running::Decoder(self.decoders.len() - 1)),
+                (Some(d), None) => Some(Running::Decoder(d)),
                 (None, None) => None,
             }
         }
     }
 
-    /// Whether decoder `d` needs a new block in the step at the current G.
-    fn at_block_boundary(&self, d: &Decoder) -> bool {
-        (d.offset + self.g as i64).rem_euclid(self.cfg.block_size as i64) == 0
+    /// The most recently admitted decoder, pruning stale entries.
+    fn latest_decoder(&mut self) -> Option<usize> {
+        while let Some(&(seq, slot)) = self.latest.last() {
+            match &self.decoders[slot] {
+                Some(d) if d.admit_seq == seq => return Some(slot),
+                _ => {
+                    self.latest.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the decoder in `slot` needs a new block in the step at the current G.
+    fn at_block_boundary(&self, slot: usize) -> bool {
+        self.bs
+            .rem_euclid(self.decoder(slot).offset + self.g as i64)
+            == 0
     }
 
     /// Preempts `victim`: frees its blocks (plus the one a decoder was given
@@ -420,8 +533,8 @@ impl FastReplica {
         budget: &mut u64,
     ) {
         let mut r = match victim {
-            Running::Decoder(i) => {
-                let mut d = self.leave_decoders(i);
+            Running::Decoder(slot) => {
+                let mut d = self.leave_decoders(slot);
                 d.blocks += got_block_this_step as u32;
                 d.sched = decode_counted as u64;
                 d
@@ -451,41 +564,51 @@ impl FastReplica {
         if need <= self.free_blocks as u64 {
             self.free_blocks -= need as u32;
         } else {
-            let mut i = 0;
-            while i < self.decoders.len() {
-                if !self.at_block_boundary(&self.decoders[i]) {
-                    i += 1;
+            // Blocks run short: give them to the decoders at a block boundary
+            // in admission order, preempting as needed.
+            let mut order = std::mem::take(&mut self.scratch);
+            order.clear();
+            order.extend_from_slice(&self.by_residue[self.boundary_residue(self.g)]);
+            order.sort_unstable_by_key(|&slot| self.decoder(slot).admit_seq);
+            for &slot in &order {
+                // Skip decoders preempted as victims.
+                if self.decoders[slot].is_none() {
                     continue;
                 }
+                let seq = self.decoder(slot).admit_seq;
                 while self.free_blocks == 0 {
                     let Some(victim) = self.victim() else { break };
                     preempted = true;
-                    if victim == Running::Decoder(i) {
+                    if victim == Running::Decoder(slot) {
                         self.preempt(victim, false, false, &mut budget);
                         stopped = true;
                         break;
                     }
+                    // An earlier decoder at a boundary was given its block already.
                     let got_block = match victim {
-                        Running::Decoder(j) => j < i && self.at_block_boundary(&self.decoders[j]),
+                        Running::Decoder(j) => {
+                            self.decoder(j).admit_seq < seq && self.at_block_boundary(j)
+                        }
                         Running::Prefiller(_) => false,
                     };
                     self.preempt(victim, got_block, false, &mut budget);
-                    if matches!(victim, Running::Decoder(j) if j < i) {
-                        i -= 1;
-                    }
                 }
                 if stopped {
-                    while self.decoders.len() > i {
-                        let d = self.leave_decoders(i);
-                        unscheduled.push(d);
+                    // Decoders admitted after it are not scheduled either.
+                    let later: Vec<usize> = self
+                        .decoder_slots()
+                        .filter(|&s| self.decoder(s).admit_seq > seq)
+                        .collect();
+                    for s in later {
+                        unscheduled.push(self.leave_decoders(s));
                     }
                     break;
                 }
                 self.free_blocks -= 1;
-                i += 1;
             }
+            self.scratch = order;
         }
-        let n = self.decoders.len() as u64;
+        let n = self.n_decoders as u64;
         budget -= n;
         // Phase A2: continuing prefills in admission order.
         let mut i = 0;
@@ -496,7 +619,7 @@ impl FastReplica {
                 i += 1;
                 continue;
             }
-            let need = blocks_for(p.computed + tokens, self.cfg.block_size) - p.blocks;
+            let need = self.bs.blocks_for(p.computed + tokens) - p.blocks;
             while need > self.free_blocks {
                 let Some(victim) = self.victim() else { break };
                 preempted = true;
@@ -505,7 +628,7 @@ impl FastReplica {
                     stopped = true;
                     break;
                 }
-                let got_block = matches!(victim, Running::Decoder(j) if self.at_block_boundary(&self.decoders[j]));
+                let got_block = matches!(victim, Running::Decoder(j) if self.at_block_boundary(j));
                 self.preempt(victim, got_block, true, &mut budget);
                 if matches!(victim, Running::Prefiller(j) if j < i) {
                     i -= 1;
@@ -522,17 +645,17 @@ impl FastReplica {
             i += 1;
         }
         // Decoders preempted during phase A2 were scheduled; the count is final now.
-        let n = self.decoders.len() as u64;
+        let n = self.n_decoders as u64;
         // Phase B: admissions, only when nothing was preempted.
         while !preempted
             && budget > 0
-            && self.decoders.len() + self.prefillers.len() < self.cfg.max_num_seqs
+            && self.n_decoders + self.prefillers.len() < self.cfg.max_num_seqs
         {
             let Some(head) = self.waiting.peek() else {
                 break;
             };
             let tokens = head.wanted_tokens(self.cfg.threshold, budget);
-            let need = blocks_for(head.computed + tokens, self.cfg.block_size);
+            let need = self.bs.blocks_for(head.computed + tokens);
             if need > self.free_blocks {
                 break;
             }
@@ -602,7 +725,7 @@ impl FastReplica {
     }
 
     fn is_idle(&self) -> bool {
-        self.decoders.is_empty() && self.prefillers.is_empty() && self.waiting.is_empty()
+        self.n_decoders == 0 && self.prefillers.is_empty() && self.waiting.is_empty()
     }
 
     /// Debug builds (and so every test) check the aggregates against the
@@ -614,8 +737,10 @@ impl FastReplica {
         let mut held: u64 = self.prefillers.iter().map(|p| p.blocks as u64).sum();
         let mut hist = vec![0u32; bs as usize];
         let mut sum = 0i64;
-        for entry in &self.decoders {
+        let mut seqs = Vec::new();
+        for entry in self.decoders.iter().flatten() {
             let d = &entry.active;
+            seqs.push(entry.admit_seq);
             let offset = self.offset(d);
             assert_eq!(offset, entry.offset, "inline offset out of date");
             assert_eq!(
@@ -638,13 +763,22 @@ impl FastReplica {
             "KV blocks leaked or over-allocated"
         );
         assert_eq!(hist, self.offset_hist, "offset histogram out of date");
+        for (r, slots) in self.by_residue.iter().enumerate() {
+            assert_eq!(slots.len() as u32, hist[r], "residue lists out of date");
+            for &slot in slots {
+                assert_eq!(self.residue(self.decoder(slot).offset), r);
+            }
+        }
         assert_eq!(sum, self.offset_sum, "offset sum out of date");
-        assert!(self.decoders.len() + self.prefillers.len() <= self.cfg.max_num_seqs);
-        assert!(
-            self.decoders
-                .windows(2)
-                .all(|w| w[0].admit_seq < w[1].admit_seq)
+        assert!(self.n_decoders + self.prefillers.len() <= self.cfg.max_num_seqs);
+        assert_eq!(seqs.len(), self.n_decoders, "decoder count out of date");
+        assert_eq!(
+            self.n_decoders + self.free_slots.len(),
+            self.decoders.len(),
+            "free slots out of date"
         );
+        seqs.sort_unstable();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "admit_seq repeated");
         assert!(
             self.prefillers
                 .windows(2)
@@ -658,8 +792,10 @@ impl FastReplica {
 /// tokens with `n` decoders: step j lasts `piece.at(kv + n j)`, so the sum is
 /// `k t0 + n slope k (k - 1) / 2`.
 fn series_s(piece: &DecodePiece, kv: u64, n: u64, k: u64) -> f64 {
-    let k = k as f64;
-    k * piece.at(kv) + piece.slope_s_per_token * n as f64 * k * (k - 1.0) / 2.0
+    // (Counts stay far below 2^53: through i64 the conversions are one
+    // instruction each and give the same values.)
+    let k = k as i64 as f64;
+    k * piece.at(kv) + piece.slope_s_per_token * n as i64 as f64 * k * (k - 1.0) / 2.0
 }
 
 /// The smallest j <= `upper` with `series_s(j) >= span_s` (the number of
@@ -698,10 +834,16 @@ impl Replica for FastReplica {
             waiting: WaitQueue::new(cfg.discipline, cfg.timeouts),
             next_admit_seq: 0,
             busy_s: 0.0,
+            bs: BlockSize::new(cfg.block_size),
             decoders: Vec::new(),
+            free_slots: Vec::new(),
+            n_decoders: 0,
             prefillers: Vec::new(),
             offset_sum: 0,
             offset_hist: vec![0; cfg.block_size as usize],
+            by_residue: vec![Vec::new(); cfg.block_size as usize],
+            latest: Vec::new(),
+            scratch: Vec::new(),
             last_step: BinaryHeap::new(),
             busy_per_decoder: 0.0,
             timeouts: BinaryHeap::new(),
@@ -743,7 +885,7 @@ impl Replica for FastReplica {
     }
 
     fn running_len(&self) -> usize {
-        self.decoders.len() + self.prefillers.len()
+        self.n_decoders + self.prefillers.len()
     }
 
     fn used_blocks(&self) -> u32 {
@@ -760,9 +902,11 @@ impl Replica for FastReplica {
 
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {
         self.advance_exact(end_s, ctx);
-        while !self.decoders.is_empty() {
-            let d = self.leave_decoders(0);
-            ctx.close(&d, Status::Unfinished, end_s);
+        for slot in 0..self.decoders.len() {
+            if self.decoders[slot].is_some() {
+                let d = self.leave_decoders(slot);
+                ctx.close(&d, Status::Unfinished, end_s);
+            }
         }
         for r in self.prefillers.drain(..).chain(self.waiting.take_all()) {
             ctx.close(&r, Status::Unfinished, end_s);
