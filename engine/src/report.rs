@@ -357,6 +357,37 @@ impl Accumulator {
         }
     }
 
+    /// All classes together: their samples concatenated and their counts
+    /// and sums added (what `add` would give for every record, up to the
+    /// order of the floating-point sums).
+    fn merge(parts: &[Accumulator], deadline_s: f64) -> Accumulator {
+        let concat = |part: fn(&Accumulator) -> &Vec<f64>| {
+            let mut out = Vec::with_capacity(parts.iter().map(|a| part(a).len()).sum());
+            for a in parts {
+                out.extend_from_slice(part(a));
+            }
+            out
+        };
+        let mut all = Accumulator {
+            sojourn: concat(|a| &a.sojourn),
+            wait: concat(|a| &a.wait),
+            ttft: concat(|a| &a.ttft),
+            tpot: concat(|a| &a.tpot),
+            ..Accumulator::new("all", deadline_s, 0)
+        };
+        let s = &mut all.stats;
+        for part in parts {
+            let p = &part.stats;
+            macro_rules! add {
+                ($($field:ident),*) => { $(s.$field += p.$field;)* };
+            }
+            add!(arrived, met, late, rejected, timed_out, unfinished);
+            add!(prefill_tokens, decode_tokens, preemptions);
+            add!(busy_s, busy_s_missed, busy_s_recomputed);
+        }
+        all
+    }
+
     fn finish(mut self, window_s: f64) -> ClassStats {
         let s = &mut self.stats;
         let n = s.arrived;
@@ -452,23 +483,20 @@ impl Report {
             .zip(per_class_count)
             .map(|(c, count)| Accumulator::new(&c.name, c.deadline_s, count))
             .collect();
-        let mut all = Accumulator::new(
-            "all",
+        for r in records.iter().filter(|r| r.arrival_s >= run.warmup_s) {
+            per_class[r.class as usize].add(r, deadlines[r.class as usize]);
+        }
+        let all = Accumulator::merge(
+            &per_class,
             if same_deadline {
                 deadlines[0]
             } else {
                 f64::NAN
             },
-            records.len(),
         );
-        for r in records.iter().filter(|r| r.arrival_s >= run.warmup_s) {
-            let deadline = deadlines[r.class as usize];
-            per_class[r.class as usize].add(r, deadline);
-            all.add(r, deadline);
-        }
         // Flows per series interval (every request, warm-up included).
         let interval = run.series_interval_s;
-        let bucket = |t: f64| ((t / interval).ceil() as usize).max(1) - 1;
+        let bucket = |t: f64| (crate::dist::ceil_u64(t / interval) as usize).max(1) - 1;
         for r in &records {
             if let Some(p) = series.get_mut(bucket(r.arrival_s)) {
                 p.arrivals += 1;

@@ -345,48 +345,97 @@ impl StepTimeModel {
                 slope_s_per_token: 0.0,
                 valid_below: None,
             },
-            StepTimeModel::Roofline(r) => {
-                let n = decode_seqs as f64;
-                // Compute and memory lines in K: t = a + b K.
-                let (a_c, b_c) = (
-                    r.flops_per_token * n / r.flops_per_s,
-                    r.flops_per_pair / r.flops_per_s,
-                );
-                let (a_m, b_m) = (
-                    r.weight_bytes_read(decode_seqs) / r.bytes_per_s,
-                    r.kv_bytes_per_token / r.bytes_per_s,
-                );
-                let k = kv_tokens as f64;
-                let compute_wins = a_c + b_c * k > a_m + b_m * k;
-                let (a, b, a_o, b_o) = if compute_wins {
-                    (a_c, b_c, a_m, b_m)
-                } else {
-                    (a_m, b_m, a_c, b_c)
-                };
-                // The other line overtakes where a + b K = a_o + b_o K, if it grows faster.
-                let valid_below = if b_o > b {
-                    let crossing = (a - a_o) / (b_o - b);
-                    // The first integer K at which the other line is strictly larger.
-                    let mut first = crossing.floor().max(k);
-                    while a_o + b_o * first <= a + b * first {
-                        first += 1.0;
-                    }
-                    Some(first.min(u64::MAX as f64 / 2.0) as u64)
-                } else {
-                    None
-                };
-                DecodePiece {
-                    base_s: r.overhead_s + a,
-                    slope_s_per_token: b,
-                    valid_below,
-                }
-            }
+            StepTimeModel::Roofline(r) => r.decode_lines(decode_seqs).piece(kv_tokens),
             StepTimeModel::Table(t) => t.decode_piece(decode_seqs as f64, kv_tokens as f64),
         }
     }
 }
 
+/// The two lines of a roofline decode-only step with a fixed number of
+/// sequences, as functions of the decode KV tokens K: compute `a_c + b_c K`
+/// and memory `a_m + b_m K`. They depend on the sequence count only, so the
+/// fast engine keeps them while that count stays the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DecodeLines {
+    overhead_s: f64,
+    a_c: f64,
+    b_c: f64,
+    a_m: f64,
+    b_m: f64,
+    /// Where the lines cross (the same quotient whichever line is above).
+    crossing: f64,
+}
+
+impl DecodeLines {
+    /// The piece that holds at `kv_tokens`: the line that is above there,
+    /// valid until the other overtakes it.
+    pub fn piece(&self, kv_tokens: u64) -> DecodePiece {
+        let k = kv_tokens as f64;
+        let (a_c, b_c, a_m, b_m) = (self.a_c, self.b_c, self.a_m, self.b_m);
+        let compute_wins = a_c + b_c * k > a_m + b_m * k;
+        let (a, b, a_o, b_o) = if compute_wins {
+            (a_c, b_c, a_m, b_m)
+        } else {
+            (a_m, b_m, a_c, b_c)
+        };
+        // The other line overtakes where a + b K = a_o + b_o K, if it grows faster.
+        let valid_below = if b_o > b {
+            // The first integer K at which the other line is strictly larger,
+            // from floor(crossing) (by truncation: it is positive here, and
+            // from 2^53 on every f64 is whole) or K itself.
+            let crossing = self.crossing;
+            let mut first = if crossing > k {
+                if crossing < 9.0e15 {
+                    crossing as u64 as f64
+                } else {
+                    crossing
+                }
+            } else {
+                k
+            };
+            while a_o + b_o * first <= a + b * first {
+                first += 1.0;
+            }
+            Some(first.min(u64::MAX as f64 / 2.0) as u64)
+        } else {
+            None
+        };
+        DecodePiece {
+            base_s: self.overhead_s + a,
+            slope_s_per_token: b,
+            valid_below,
+        }
+    }
+}
+
 impl Roofline {
+    /// The decode lines for `decode_seqs` sequences.
+    pub fn decode_lines(&self, decode_seqs: u64) -> DecodeLines {
+        let n = decode_seqs as f64;
+        let (a_c, b_c) = (
+            self.flops_per_token * n / self.flops_per_s,
+            self.flops_per_pair / self.flops_per_s,
+        );
+        let (a_m, b_m) = (
+            self.weight_bytes_read(decode_seqs) / self.bytes_per_s,
+            self.kv_bytes_per_token / self.bytes_per_s,
+        );
+        // (a_c - a_m) / (b_m - b_c) equals (a_m - a_c) / (b_c - b_m) exactly.
+        let crossing = if b_c > b_m {
+            (a_m - a_c) / (b_c - b_m)
+        } else {
+            (a_c - a_m) / (b_m - b_c)
+        };
+        DecodeLines {
+            overhead_s: self.overhead_s,
+            a_c,
+            b_c,
+            a_m,
+            b_m,
+            crossing,
+        }
+    }
+
     /// Weight bytes read by a step with `tokens` tokens.
     fn weight_bytes_read(&self, tokens: u64) -> f64 {
         if self.active_fraction >= 1.0 {

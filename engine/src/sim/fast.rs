@@ -26,10 +26,11 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use super::reference::apply_step;
-use super::state::{Active, ReqId, WaitQueue, blocks_for};
+use super::state::{Active, ReqId, WaitQueue};
 use super::{Ctx, Replica, ReplicaConfig, Status};
+use crate::dist::ceil_u64;
 use crate::scenario::Discipline;
-use crate::step_time::{DecodePiece, StepShape};
+use crate::step_time::{DecodeLines, DecodePiece, StepShape, StepTimeModel};
 
 /// A decoding request in its slot, with the keys the hot paths read.
 #[derive(Debug)]
@@ -40,6 +41,18 @@ struct Decoder {
     /// Context minus the decode-step counter: constant while it decodes.
     offset: i64,
     active: Active,
+}
+
+/// A run of identical decode-only steps: `steps` steps from `kv` decode KV
+/// tokens with `n` decoders, each lasting `piece.at(kv + n j)`.
+#[derive(Clone, Copy, Debug)]
+struct DecodeRun {
+    steps: u64,
+    /// When the last of them starts [s].
+    last_start: f64,
+    piece: DecodePiece,
+    kv: u64,
+    n: u64,
 }
 
 /// A running request: a decoder in a slot, or a prefiller at an index.
@@ -152,9 +165,12 @@ pub(crate) struct FastReplica {
     latest: Vec<(u64, usize)>,
     /// Scratch list of decoder slots (kept to reuse its allocation).
     scratch: Vec<usize>,
-    /// (decode step producing the last token, admit_seq, slot); stale
-    /// entries are skipped lazily.
-    last_step: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    /// (decode step producing the last token, slot); stale entries (their
+    /// decoder was preempted) are skipped lazily. An entry counts while its
+    /// slot holds a decoder with that last step: even one that took over the
+    /// slot is then due at exactly that step, and a decoder joins only after
+    /// every step before its own has run, so no entry can name one early.
+    last_step: BinaryHeap<Reverse<(u64, u32)>>,
     /// Busy time each decoder has been attributed since the start.
     busy_per_decoder: f64,
     /// (timeout, request), only when classes have timeouts; lazily pruned.
@@ -163,6 +179,11 @@ pub(crate) struct FastReplica {
     quiet_until: f64,
     /// The latest time the cluster advanced this replica to.
     requested_s: f64,
+    /// A decode run a lazy advance left whole (the state has not changed
+    /// since it was planned).
+    deferred: Option<DecodeRun>,
+    /// Roofline decode lines for a decoder count (they change only with it).
+    lines: (u64, DecodeLines),
 }
 
 impl FastReplica {
@@ -211,33 +232,48 @@ impl FastReplica {
         })
     }
 
-    /// Total blocks the decoders need over the next `k` steps.
+    /// Total blocks the decoders need over the next `k` steps: a whole
+    /// block each per block-size steps, plus the histogram over the
+    /// `k mod block size` residues the remaining steps walk down from the
+    /// boundary residue (a circular range, summed as at most two slices).
     fn blocks_needed_over(&self, k: u64) -> u64 {
-        let cycles = self.bs.div(k);
-        let full = cycles * self.n_decoders as u64;
-        full + self
-            .needs_from(self.g + cycles * self.bs.size)
-            .take(self.bs.rem(k) as usize)
-            .sum::<u64>()
+        let full = self.bs.div(k) * self.n_decoders as u64;
+        let m = self.bs.rem(k) as usize;
+        let top = self.boundary_residue(self.g);
+        let sum = |range: &[u32]| range.iter().map(|&c| c as u64).sum::<u64>();
+        let partial = if m <= top + 1 {
+            sum(&self.offset_hist[top + 1 - m..=top])
+        } else {
+            let wrapped = m - (top + 1);
+            sum(&self.offset_hist[..=top])
+                + sum(&self.offset_hist[self.offset_hist.len() - wrapped..])
+        };
+        full + partial
     }
 
-    /// Index of the first upcoming step whose decode allocations would not fit.
-    fn steps_until_blocks_run_out(&self) -> u64 {
+    /// The number of upcoming steps, at most `k`, before the first whose
+    /// decode allocations would not fit.
+    fn steps_until_blocks_run_out(&self, k: u64) -> u64 {
         let n = self.n_decoders as u64;
         let mut free = self.free_blocks as u64;
+        // Over k steps a decoder crosses at most ceil(k / block size)
+        // boundaries: when that many blocks each are free, none runs short.
+        if (self.bs.div(k) + 1) * n <= free {
+            return k;
+        }
         // Every block-size steps, each decoder needs exactly one block.
         let cycles = free / n;
         free -= cycles * n;
         let start = cycles * self.bs.size;
         let mut j = start;
         for need in self.needs_from(self.g + start) {
-            if need > free {
+            if need > free || j >= k {
                 break;
             }
             free -= need;
             j += 1;
         }
-        j
+        j.min(k)
     }
 
     fn bring_up_to_date(&self, d: &mut Active) {
@@ -268,7 +304,7 @@ impl FastReplica {
             self.decoders.push(None);
             self.decoders.len() - 1
         });
-        self.last_step.push(Reverse((last_step, d.admit_seq, slot)));
+        self.last_step.push(Reverse((last_step, slot as u32)));
         self.decoders[slot] = Some(Decoder {
             admit_seq,
             last_step,
@@ -309,10 +345,10 @@ impl FastReplica {
     /// The earliest decode step at which a decoder finishes and its slot,
     /// pruning stale entries.
     fn next_last_step(&mut self) -> Option<(u64, usize)> {
-        while let Some(Reverse((g_last, seq, slot))) = self.last_step.peek().copied() {
-            match &self.decoders[slot] {
-                Some(d) if d.admit_seq == seq && d.last_step == g_last => {
-                    return Some((g_last, slot));
+        while let Some(Reverse((g_last, slot))) = self.last_step.peek().copied() {
+            match &self.decoders[slot as usize] {
+                Some(d) if d.last_step == g_last => {
+                    return Some((g_last, slot as usize));
                 }
                 _ => {
                     self.last_step.pop();
@@ -322,8 +358,21 @@ impl FastReplica {
         None
     }
 
-    /// Completes the decoders whose last token came out of a step before `self.g`.
+    /// Completes the decoders whose last token came out of a step before
+    /// `self.g`. (The check inlines: when the heap's least entry, stale or
+    /// not, is not yet due, no decoder is.)
+    #[inline]
     fn complete_finished_decoders(&mut self, end_s: f64, ctx: &mut Ctx) {
+        if let Some(Reverse((g_last, _))) = self.last_step.peek()
+            && *g_last >= self.g
+        {
+            return;
+        }
+        self.complete_due_decoders(end_s, ctx);
+    }
+
+    #[inline(never)]
+    fn complete_due_decoders(&mut self, end_s: f64, ctx: &mut Ctx) {
         while let Some((g_last, slot)) = self.next_last_step() {
             if g_last >= self.g {
                 break;
@@ -347,6 +396,7 @@ impl FastReplica {
                 break;
             }
             self.timeouts.pop();
+            self.deferred = None;
             if let Some(r) = self.waiting.remove(id) {
                 ctx.close(&r, Status::TimedOut, at);
             } else if let Some(i) = self.prefillers.iter().position(|r| r.id == id) {
@@ -383,33 +433,40 @@ impl FastReplica {
         need + decode_blocks <= self.free_blocks as u64
     }
 
-    /// How many identical decode-only steps can be skipped now, all starting
-    /// before `limit_s`; 0 when the next step must be executed on its own.
-    fn skippable_steps(&mut self, limit_s: f64) -> Option<(u64, DecodePiece)> {
+    /// The run of identical decode-only steps that starts now, up to the
+    /// first completion, block shortage or end of the step-time piece;
+    /// `None` when the next step must be executed on its own.
+    fn decode_run(&mut self) -> Option<DecodeRun> {
         let n = self.n_decoders as u64;
         if !self.prefillers.is_empty() || n == 0 || self.could_admit(self.blocks_needed_at(self.g))
         {
             return None;
         }
         let (g_last, _) = self.next_last_step()?;
-        let mut k = (g_last - self.g + 1).min(self.steps_until_blocks_run_out());
-        if k == 0 {
+        let mut steps = self.steps_until_blocks_run_out(g_last - self.g + 1);
+        if steps == 0 {
             return None;
         }
         let kv = self.decode_kv_tokens();
-        let piece = self.cfg.step_time.decode_piece(n, kv);
+        let piece = match &self.cfg.step_time {
+            StepTimeModel::Roofline(r) => {
+                if self.lines.0 != n {
+                    self.lines = (n, r.decode_lines(n));
+                }
+                self.lines.1.piece(kv)
+            }
+            model => model.decode_piece(n, kv),
+        };
         if let Some(below) = piece.valid_below {
-            k = k.min((below - kv).div_ceil(n));
+            steps = steps.min((below - kv).div_ceil(n));
         }
-        // Nothing a router or the waiting queue can see changes before the
-        // last of these steps starts (or the next timeout).
-        let last_start = self.clock + series_s(&piece, kv, n, k - 1);
-        self.quiet_until = last_start.min(self.next_timeout_s());
-        // Steps 0..k-1 must all start before the limit.
-        if last_start >= limit_s {
-            k = first_step_at_or_after(&piece, kv, n, limit_s - self.clock, k - 1);
-        }
-        (k > 0).then_some((k, piece))
+        Some(DecodeRun {
+            steps,
+            last_start: self.clock + series_s(&piece, kv, n, steps - 1),
+            piece,
+            kv,
+            n,
+        })
     }
 
     /// Runs every step that starts before `t`, exactly. (The checks inline;
@@ -417,12 +474,17 @@ impl FastReplica {
     #[inline]
     fn advance_exact(&mut self, t: f64, ctx: &mut Ctx) {
         if self.clock < t && !self.is_idle() {
-            self.run_steps(t, ctx);
+            self.run_steps(t, false, ctx);
         }
     }
 
+    /// Runs the steps that start before `t`; when `lazy`, except a final run
+    /// of identical decode steps that would have to be cut at `t`: nothing
+    /// observable changes in it before its last step starts, so it is kept
+    /// whole in `deferred` for a later call, which skips it in one piece or
+    /// cuts it where the state must be exact.
     #[inline(never)]
-    fn run_steps(&mut self, t: f64, ctx: &mut Ctx) {
+    fn run_steps(&mut self, t: f64, lazy: bool, ctx: &mut Ctx) {
         while self.clock < t && !self.is_idle() {
             if ctx.over_budget() {
                 return;
@@ -434,10 +496,33 @@ impl FastReplica {
                 }
             }
             self.quiet_until = f64::NEG_INFINITY;
-            let limit = t.min(self.next_timeout_s());
-            if let Some((k, piece)) = self.skippable_steps(limit) {
-                self.skip(k, &piece, ctx);
-            } else if !self.step(ctx) {
+            let next_timeout = self.next_timeout_s();
+            let run = match self.deferred.take() {
+                Some(run) => Some(run),
+                None => self.decode_run(),
+            };
+            let mut skipped = false;
+            if let Some(run) = run {
+                // Nothing a router or the waiting queue can see changes
+                // before the run's last step starts (or the next timeout).
+                self.quiet_until = run.last_start.min(next_timeout);
+                let limit = t.min(next_timeout);
+                let k = if run.last_start < limit {
+                    run.steps
+                } else if lazy && t <= next_timeout {
+                    self.deferred = Some(run);
+                    return;
+                } else {
+                    // Only the steps that start before the limit.
+                    let span = limit - self.clock;
+                    first_step_at_or_after(&run.piece, run.kv, run.n, span, run.steps - 1)
+                };
+                if k > 0 {
+                    self.skip(k, series_s(&run.piece, run.kv, run.n, k), ctx);
+                    skipped = true;
+                }
+            }
+            if !skipped && !self.step(ctx) {
                 debug_assert!(false, "a replica with work scheduled nothing");
                 return;
             }
@@ -446,10 +531,9 @@ impl FastReplica {
         }
     }
 
-    /// Jumps over `k` identical decode-only steps.
-    fn skip(&mut self, k: u64, piece: &DecodePiece, ctx: &mut Ctx) {
+    /// Jumps over `k` identical decode-only steps lasting `total_s` in all.
+    fn skip(&mut self, k: u64, total_s: f64, ctx: &mut Ctx) {
         let n = self.n_decoders as u64;
-        let total_s = series_s(piece, self.decode_kv_tokens(), n, k);
         self.free_blocks -= self.blocks_needed_over(k) as u32;
         self.busy_per_decoder += total_s / n as f64;
         self.g += k;
@@ -751,7 +835,7 @@ impl FastReplica {
             assert_eq!(d.admit_seq, entry.admit_seq);
             hist[self.residue(offset)] += 1;
             sum += offset;
-            held += blocks_for((offset + self.g as i64) as u64, bs) as u64;
+            held += super::state::blocks_for((offset + self.g as i64) as u64, bs) as u64;
             assert!(
                 d.computed + (self.g - d.g_sync) < d.input + d.output as u64,
                 "decoder past its end"
@@ -815,7 +899,7 @@ fn first_step_at_or_after(piece: &DecodePiece, kv: u64, n: u64, span_s: f64, upp
     } else {
         upper as f64
     };
-    let mut j = (guess.max(0.0).ceil() as u64).min(upper);
+    let mut j = ceil_u64(guess).min(upper);
     while j < upper && series_s(piece, kv, n, j) < span_s {
         j += 1;
     }
@@ -849,6 +933,8 @@ impl Replica for FastReplica {
             timeouts: BinaryHeap::new(),
             quiet_until: f64::NEG_INFINITY,
             requested_s: 0.0,
+            deferred: None,
+            lines: (0, DecodeLines::default()),
             cfg,
         }
     }
@@ -858,8 +944,8 @@ impl Replica for FastReplica {
     /// ([`Replica::sync`], an arrival) or the run ends.
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx) {
         self.requested_s = self.requested_s.max(t);
-        if t > self.quiet_until {
-            self.advance_exact(t, ctx);
+        if t > self.quiet_until && self.clock < t && !self.is_idle() {
+            self.run_steps(t, true, ctx);
         }
     }
 
@@ -870,6 +956,7 @@ impl Replica for FastReplica {
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx) {
         self.advance_exact(t, ctx);
         self.quiet_until = f64::NEG_INFINITY;
+        self.deferred = None;
         if self.is_idle() {
             self.clock = self.clock.max(t);
         }
@@ -902,6 +989,7 @@ impl Replica for FastReplica {
 
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {
         self.advance_exact(end_s, ctx);
+        self.deferred = None;
         for slot in 0..self.decoders.len() {
             if self.decoders[slot].is_some() {
                 let d = self.leave_decoders(slot);

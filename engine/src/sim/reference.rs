@@ -127,6 +127,7 @@ pub(crate) fn apply_step(
     free_blocks: &mut u32,
     ctx: &mut Ctx,
 ) {
+    let per_token_s = dt / step_tokens as f64;
     let mut i = 0;
     while i < list.len() {
         let r = &mut list[i];
@@ -135,7 +136,7 @@ pub(crate) fn apply_step(
             continue;
         }
         let was_decoding = r.is_decoding();
-        r.busy_s += dt * r.sched as f64 / step_tokens as f64;
+        r.busy_s += per_token_s * r.sched as f64;
         r.computed += r.sched;
         r.sched = 0;
         if was_decoding || r.computed == r.target {

@@ -149,7 +149,7 @@ fn value_stability_of_the_default_scenario() {
     );
 }
 
-const PINNED_DEFAULT: (u64, u64, &str, u64) = (7371, 7166, "98.303627", 14_213_046_406_907_193_207);
+const PINNED_DEFAULT: (u64, u64, &str, u64) = (5984, 5947, "26.734724", 17_907_076_852_966_535_863);
 
 #[test]
 fn runaway_scenarios_stop_with_a_clear_message() {
