@@ -783,6 +783,39 @@ mod tests {
     }
 
     #[test]
+    fn narrow_tables_keep_to_their_clamps() {
+        let lognormal = |min, max| {
+            DistParams::new(Shape::LogNormal {
+                median: 600.0,
+                p90: 2500.0,
+            })
+            .clamped(min, Some(max))
+            .build(&mut Checker::default())
+            .expect("valid")
+        };
+        let mut rng = stream(5, 5);
+        // One possible count: every draw is it, and so are the moments.
+        let single = lognormal(Some(700.0), 700.0);
+        assert!((0..1000).all(|_| single.sample(&mut rng) == 700));
+        assert_eq!(single.moments(), (700.0, 490_000.0));
+        // In the upper tail, [5000, 5003]: the upper clamp takes
+        // P(X >= 5002.5) (about 2.9%), the lower one nearly all the rest, and
+        // no draw leaves the range.
+        let tail = lognormal(Some(5000.0), 5003.0);
+        let n = 40_000;
+        let draws: Vec<u32> = (0..n).map(|_| tail.sample(&mut rng)).collect();
+        assert!(draws.iter().all(|d| (5000..=5003).contains(d)));
+        let sigma = (libm::log(2500.0) - libm::log(600.0)) / Z90;
+        let z = (libm::log(5002.5) - libm::log(600.0)) / sigma;
+        let p = 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
+        let share = draws.iter().filter(|&&d| d == 5003).count() as f64 / n as f64;
+        // Binomial share: sd sqrt(p (1 - p) / n), about 0.0008; allow 5 sd.
+        let sd = (p * (1.0 - p) / n as f64).sqrt();
+        assert!((share - p).abs() < 5.0 * sd, "P(N = 5003) {share} vs {p}");
+        assert!(draws.iter().filter(|&&d| d == 5000).count() as f64 > 0.96 * n as f64);
+    }
+
+    #[test]
     fn unclamped_lognormals_and_other_shapes_draw_directly() {
         let build = |shape| {
             DistParams::new(shape)
