@@ -746,7 +746,7 @@ mod tests {
             p90: 2500.0,
         })
         .clamped(None, Some(16_000.0))
-        .build(&mut Checker::default())
+        .to_dist()
         .expect("valid");
         assert!(d.table().is_some(), "clamped lognormals use a table");
         let n = 400_000;
@@ -790,7 +790,7 @@ mod tests {
                 p90: 2500.0,
             })
             .clamped(min, Some(max))
-            .build(&mut Checker::default())
+            .to_dist()
             .expect("valid")
         };
         let mut rng = stream(5, 5);
@@ -817,11 +817,7 @@ mod tests {
 
     #[test]
     fn unclamped_lognormals_and_other_shapes_draw_directly() {
-        let build = |shape| {
-            DistParams::new(shape)
-                .build(&mut Checker::default())
-                .expect("valid")
-        };
+        let build = |shape| DistParams::new(shape).to_dist().expect("valid");
         let unclamped = build(Shape::LogNormal {
             median: 600.0,
             p90: 2500.0,

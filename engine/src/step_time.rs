@@ -353,10 +353,9 @@ impl StepTimeModel {
 
 /// The two lines of a roofline decode-only step with a fixed number of
 /// sequences, as functions of the decode KV tokens K: compute `a_c + b_c K`
-/// and memory `a_m + b_m K`. They depend on the sequence count only, so the
-/// fast engine keeps them while that count stays the same.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct DecodeLines {
+/// and memory `a_m + b_m K`. They depend on the sequence count only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct DecodeLines {
     overhead_s: f64,
     a_c: f64,
     b_c: f64,
@@ -369,7 +368,7 @@ pub struct DecodeLines {
 impl DecodeLines {
     /// The piece that holds at `kv_tokens`: the line that is above there,
     /// valid until the other overtakes it.
-    pub fn piece(&self, kv_tokens: u64) -> DecodePiece {
+    fn piece(&self, kv_tokens: u64) -> DecodePiece {
         let k = kv_tokens as f64;
         let (a_c, b_c, a_m, b_m) = (self.a_c, self.b_c, self.a_m, self.b_m);
         let compute_wins = a_c + b_c * k > a_m + b_m * k;
@@ -410,7 +409,7 @@ impl DecodeLines {
 
 impl Roofline {
     /// The decode lines for `decode_seqs` sequences.
-    pub fn decode_lines(&self, decode_seqs: u64) -> DecodeLines {
+    fn decode_lines(&self, decode_seqs: u64) -> DecodeLines {
         let n = decode_seqs as f64;
         let (a_c, b_c) = (
             self.flops_per_token * n / self.flops_per_s,

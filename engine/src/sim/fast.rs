@@ -30,7 +30,7 @@ use super::state::{Active, ReqId, WaitQueue};
 use super::{Ctx, Replica, ReplicaConfig, Status};
 use crate::dist::ceil_u64;
 use crate::scenario::Discipline;
-use crate::step_time::{DecodeLines, DecodePiece, StepShape, StepTimeModel};
+use crate::step_time::{DecodePiece, StepShape};
 
 /// A decoding request in its slot, with the keys the hot paths read.
 #[derive(Debug)]
@@ -182,8 +182,6 @@ pub(crate) struct FastReplica {
     /// A decode run a lazy advance left whole (the state has not changed
     /// since it was planned).
     deferred: Option<DecodeRun>,
-    /// Roofline decode lines for a decoder count (they change only with it).
-    lines: (u64, DecodeLines),
 }
 
 impl FastReplica {
@@ -448,15 +446,7 @@ impl FastReplica {
             return None;
         }
         let kv = self.decode_kv_tokens();
-        let piece = match &self.cfg.step_time {
-            StepTimeModel::Roofline(r) => {
-                if self.lines.0 != n {
-                    self.lines = (n, r.decode_lines(n));
-                }
-                self.lines.1.piece(kv)
-            }
-            model => model.decode_piece(n, kv),
-        };
+        let piece = self.cfg.step_time.decode_piece(n, kv);
         if let Some(below) = piece.valid_below {
             steps = steps.min((below - kv).div_ceil(n));
         }
@@ -934,7 +924,6 @@ impl Replica for FastReplica {
             quiet_until: f64::NEG_INFINITY,
             requested_s: 0.0,
             deferred: None,
-            lines: (0, DecodeLines::default()),
             cfg,
         }
     }
