@@ -384,10 +384,16 @@ impl Dist {
 
     /// Draws a count: rounded to the nearest integer, clamped to `[min, max]`
     /// and never below 1.
+    #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
-        if let Some(table) = self.table() {
-            return table.sample(rng);
+        match self.table() {
+            Some(table) => table.sample(rng),
+            None => self.sample_directly(rng),
         }
+    }
+
+    #[inline(never)]
+    fn sample_directly<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         let x = round(self.raw(rng));
         // NaN cannot arise from validated parameters; clamp keeps it in range anyway.
         x.clamp(self.min, self.max) as u32

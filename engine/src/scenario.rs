@@ -484,6 +484,18 @@ impl Scenario {
         self.mean_request_rate_per_s() * self.params.run.horizon_s
     }
 
+    /// Standard deviation of the number of requests over the horizon: each
+    /// class's count is compound Poisson, with variance (batches expected)
+    /// x E[X^2] for batch size X.
+    pub fn requests_sd(&self) -> f64 {
+        let horizon = self.params.run.horizon_s;
+        self.classes
+            .iter()
+            .map(|c| c.mean_batch_rate_per_s() * horizon * c.batch_size.moments().1)
+            .sum::<f64>()
+            .sqrt()
+    }
+
     /// This scenario with another fleet size and seed. Nothing derived
     /// depends on either, so no re-validation is needed beyond the range of
     /// `replicas`; cached distribution moments are kept.
@@ -676,6 +688,29 @@ mod tests {
         let back: ScenarioParams = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, params);
         Scenario::try_from(back).expect("default is valid");
+    }
+
+    #[test]
+    fn request_count_mean_and_sd_are_compound_poisson() {
+        use crate::dist::{DistParams, Shape};
+        // 3600 batches/h for 100 s: 100 batches expected. Single requests:
+        // sd = sqrt(100) = 10. Geometric batches of mean 4 (E[X^2] = 28):
+        // mean 400, sd = sqrt(100 x 28).
+        let mut p = ScenarioParams {
+            classes: vec![ClassParams {
+                batches_per_hour: 3600.0,
+                ..ClassParams::default()
+            }],
+            ..ScenarioParams::default()
+        };
+        p.run.horizon_s = 100.0;
+        let single = Scenario::try_from(p.clone()).expect("valid");
+        assert!((single.expected_requests() - 100.0).abs() < 1e-9);
+        assert!((single.requests_sd() - 10.0).abs() < 1e-9);
+        p.classes[0].batch_size = DistParams::new(Shape::Geometric { mean: 4.0 });
+        let batched = Scenario::try_from(p).expect("valid");
+        assert!((batched.expected_requests() - 400.0).abs() < 1e-9);
+        assert!((batched.requests_sd() - 2800f64.sqrt()).abs() < 1e-9);
     }
 
     #[test]

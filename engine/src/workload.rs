@@ -3,13 +3,14 @@
 //! Each class draws from four independent seeded streams (batch times, batch
 //! sizes, prompt lengths, output lengths), so scaling one input keeps every
 //! other draw the same. Batches of a class arrive as a Poisson process; a
-//! time-of-day profile makes it non-homogeneous, sampled exactly by thinning
-//! (Lewis and Shedler): candidates at the peak rate, each kept with probability
-//! rate(t) / peak rate.
+//! time-of-day profile makes it non-homogeneous, sampled exactly by
+//! inverting the integrated rate (one exponential draw per batch; see
+//! `ClassStream::invert_profile`).
 
-use rand_distr::{Distribution, Exp};
+use rand::RngExt;
+use rand_distr::{Distribution, Exp, Exp1};
 
-use crate::dist::{round, unit};
+use crate::dist::round;
 use crate::rng::{SimRng, stream};
 use crate::scenario::{Class, Scenario};
 
@@ -26,10 +27,11 @@ pub struct RequestSpec {
 
 struct ClassStream {
     class: u16,
-    /// Candidate inter-arrival times at the peak rate; `None` for a class
+    /// Inter-arrival times of batches at the peak rate; `None` for a class
     /// that never sends.
     gap: Option<Exp<f64>>,
-    peak_multiplier: f64,
+    /// Whether the rate is the same in every hour (no profile to follow).
+    flat: bool,
     times: SimRng,
     sizes: SimRng,
     inputs: SimRng,
@@ -51,6 +53,7 @@ pub struct Workload<'a> {
 
 impl<'a> Workload<'a> {
     pub fn new(scenario: &'a Scenario, seed: u64) -> Workload<'a> {
+        let horizon_s = scenario.params.run.horizon_s;
         let streams = scenario
             .classes
             .iter()
@@ -64,7 +67,7 @@ impl<'a> Workload<'a> {
                     gap: (peak_rate > 0.0)
                         .then(|| Exp::new(peak_rate).ok())
                         .flatten(),
-                    peak_multiplier,
+                    flat: class.time_of_day.iter().all(|&m| m == peak_multiplier),
                     times: stream(seed, base),
                     sizes: stream(seed, base + 1),
                     inputs: stream(seed, base + 2),
@@ -72,40 +75,60 @@ impl<'a> Workload<'a> {
                     batch_s: 0.0,
                     left_in_batch: 0,
                 };
-                s.next_batch(class, 0.0);
+                s.next_batch(class, 0.0, horizon_s);
                 s
             })
             .collect();
         Workload {
             scenario,
             streams,
-            horizon_s: scenario.params.run.horizon_s,
+            horizon_s,
         }
     }
 }
 
 impl ClassStream {
-    /// Draws the next batch after time `after`: its time and size.
-    fn next_batch(&mut self, class: &Class, after: f64) {
+    /// Draws the next batch after time `after`: its time and size (a time
+    /// at or past `horizon_s` ends the stream).
+    fn next_batch(&mut self, class: &Class, after: f64, horizon_s: f64) {
         let Some(gap) = &self.gap else {
             self.batch_s = f64::INFINITY;
             return;
         };
-        let mut t = after;
-        loop {
-            t += gap.sample(&mut self.times);
-            if !t.is_finite() {
-                self.batch_s = f64::INFINITY;
-                return;
-            }
-            let hour = hour_of_day(t);
-            let keep = class.time_of_day[hour.min(23)] / self.peak_multiplier;
-            if keep >= 1.0 || unit(&mut self.times) < keep {
-                break;
-            }
+        let t = if self.flat {
+            after + gap.sample(&mut self.times)
+        } else {
+            self.invert_profile(class, after, horizon_s)
+        };
+        self.batch_s = if t.is_finite() { t } else { f64::INFINITY };
+        if self.batch_s < horizon_s {
+            self.left_in_batch = class.batch_size.sample(&mut self.sizes);
         }
-        self.batch_s = t;
-        self.left_in_batch = class.batch_size.sample(&mut self.sizes);
+    }
+
+    /// The next arrival of the non-homogeneous Poisson process after `after`,
+    /// exactly, by inverting its integrated rate: draw E ~ Exp(1), then walk
+    /// the hours (rate constant in each) until the rate integrated from
+    /// `after` reaches E. One draw per arrival, however deep the troughs.
+    fn invert_profile(&mut self, class: &Class, after: f64, horizon_s: f64) -> f64 {
+        const HOUR: f64 = 3600.0;
+        let mut left: f64 = self.times.sample(Exp1);
+        let mut t = after;
+        while t < horizon_s {
+            let hour = (t / HOUR) as u64;
+            let rate = class.batch_rate_per_s * class.time_of_day[(hour % 24) as usize];
+            let hour_end = (hour + 1) as f64 * HOUR;
+            let room = (hour_end - t).max(0.0);
+            if rate > 0.0 {
+                let needed = left / rate;
+                if needed < room {
+                    return t + needed;
+                }
+                left -= rate * room;
+            }
+            t = hour_end;
+        }
+        t
     }
 }
 
@@ -137,24 +160,10 @@ impl Iterator for Workload<'_> {
         s.left_in_batch -= 1;
         if s.left_in_batch == 0 {
             let after = s.batch_s;
-            s.next_batch(class, after);
+            s.next_batch(class, after, self.horizon_s);
         }
         Some(spec)
     }
-}
-
-/// `((t % 86_400) / 3600) as usize` for `t >= 0`, without the library call
-/// that `%` on f64 is: the subtraction below is exact while `t < 2^52`.
-fn hour_of_day(t: f64) -> usize {
-    const DAY: f64 = 86_400.0;
-    let seconds = if t < 4_503_599_627_370_496.0 {
-        let r = t - (t / DAY) as i64 as f64 * DAY;
-        // The quotient may round up to the next whole day.
-        if r < 0.0 { r + DAY } else { r }
-    } else {
-        t % DAY
-    };
-    (seconds / 3600.0) as usize
 }
 
 #[cfg(test)]
@@ -240,23 +249,37 @@ mod tests {
     }
 
     #[test]
-    fn hour_of_day_is_the_remainder_of_a_day() {
-        let mut rng = crate::rng::stream(4, 4);
-        let mut cases = vec![0.0, 86_400.0, 86_399.999_999_999_99, 3600.0, 1e15, 4.6e15];
-        for k in 0..1000u64 {
-            let day = k as f64 * 86_400.0;
-            cases.extend([day, day - 1e-9, day + 1e-9, libm::nextafter(day, 0.0)]);
+    fn arrivals_per_hour_follow_an_uneven_profile() {
+        // 200 batches/h at multiplier m(h) = 0.1 + (h mod 6) * 0.5 over 40
+        // days: hour h expects 200 * m(h) * 40 arrivals, Poisson, so sd =
+        // sqrt(expected). Allow 5 sd per hour; the total too.
+        let profile: Vec<f64> = (0..24).map(|h| 0.1 + (h % 6) as f64 * 0.5).collect();
+        let class = ClassParams {
+            batches_per_hour: 200.0,
+            time_of_day: Some(profile.clone()),
+            ..ClassParams::default()
+        };
+        let days = 40.0;
+        let s = scenario(vec![class], days * 86_400.0);
+        let mut per_hour = [0u64; 24];
+        let mut n = 0.0;
+        for r in Workload::new(&s, 9) {
+            per_hour[((r.arrival_s % 86_400.0) / 3600.0) as usize] += 1;
+            n += 1.0;
         }
-        for _ in 0..100_000 {
-            cases.push(unit(&mut rng) * 1e9);
-        }
-        for t in cases.into_iter().filter(|t| *t >= 0.0) {
-            assert_eq!(
-                hour_of_day(t),
-                ((t % 86_400.0) / 3600.0) as usize,
-                "t = {t}"
+        for (h, (&got, m)) in per_hour.iter().zip(&profile).enumerate() {
+            let expected = 200.0 * m * days;
+            let got = got as f64;
+            assert!(
+                (got - expected).abs() < 5.0 * expected.sqrt(),
+                "hour {h}: {got} arrivals, expected {expected}"
             );
         }
+        let expected: f64 = profile.iter().map(|m| 200.0 * m * days).sum();
+        assert!(
+            (n - expected).abs() < 5.0 * expected.sqrt(),
+            "{n} vs {expected}"
+        );
     }
 
     #[test]

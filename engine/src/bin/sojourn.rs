@@ -808,6 +808,8 @@ fn bench_command(quick: bool) -> Result<(), String> {
     let mut best = f64::INFINITY;
     let mut report = None;
     for _ in 0..rounds {
+        // Drop the previous round's report first: the peak is one run's.
+        drop(report.take());
         let (r, wall) = timed(&large, EngineKind::Fast)?;
         best = best.min(wall);
         report = Some(r);

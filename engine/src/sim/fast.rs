@@ -25,7 +25,6 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::reference::apply_step;
 use super::state::{Active, ReqId, WaitQueue};
 use super::{Ctx, Replica, ReplicaConfig, Status};
 use crate::dist::ceil_u64;
@@ -165,6 +164,8 @@ pub(crate) struct FastReplica {
     latest: Vec<(u64, usize)>,
     /// Scratch list of decoder slots (kept to reuse its allocation).
     scratch: Vec<usize>,
+    /// Scratch list of requests whose prefill a step completed.
+    promoted: Vec<Active>,
     /// (decode step producing the last token, slot); stale entries (their
     /// decoder was preempted) are skipped lazily. An entry counts while its
     /// slot holds a decoder with that last step: even one that took over the
@@ -275,13 +276,18 @@ impl FastReplica {
     }
 
     fn bring_up_to_date(&self, d: &mut Active) {
-        let steps = self.g - d.g_sync;
+        Self::sync_decoder(d, self.g, self.bs, self.busy_per_decoder);
+    }
+
+    /// Brings a decoder's explicit state up to decode step `g`.
+    fn sync_decoder(d: &mut Active, g: u64, bs: BlockSize, busy_per_decoder: f64) {
+        let steps = g - d.g_sync;
         d.computed += steps;
         d.generated += steps as u32;
-        d.blocks = self.bs.blocks_for(d.computed);
-        d.busy_s += self.busy_per_decoder - d.busy_sync;
-        d.g_sync = self.g;
-        d.busy_sync = self.busy_per_decoder;
+        d.blocks = bs.blocks_for(d.computed);
+        d.busy_s += busy_per_decoder - d.busy_sync;
+        d.g_sync = g;
+        d.busy_sync = busy_per_decoder;
     }
 
     fn last_step_of(d: &Active) -> u64 {
@@ -326,18 +332,35 @@ impl FastReplica {
     /// Removes the decoder in `slot`, brought up to date.
     fn leave_decoders(&mut self, slot: usize) -> Active {
         let entry = self.decoders[slot].take().expect("a live decoder slot");
+        self.unlink_decoder(slot, entry.offset);
+        let mut d = entry.active;
+        self.bring_up_to_date(&mut d);
+        d
+    }
+
+    /// Completes the decoder in `slot` where it lies (without copying it out).
+    fn complete_decoder(&mut self, slot: usize, end_s: f64, ctx: &mut Ctx) {
+        let (g, bs, busy) = (self.g, self.bs, self.busy_per_decoder);
+        let entry = self.decoders[slot].as_mut().expect("a live decoder slot");
+        Self::sync_decoder(&mut entry.active, g, bs, busy);
+        ctx.close(&entry.active, Status::Completed, end_s);
+        let (offset, blocks) = (entry.offset, entry.active.blocks);
+        self.decoders[slot] = None;
+        self.unlink_decoder(slot, offset);
+        self.free_blocks += blocks;
+    }
+
+    /// Drops the aggregates' record of the decoder that was in `slot`.
+    fn unlink_decoder(&mut self, slot: usize, offset: i64) {
         self.free_slots.push(slot);
         self.n_decoders -= 1;
-        let r = self.residue(entry.offset);
+        let r = self.residue(offset);
         self.offset_hist[r] -= 1;
-        self.offset_sum -= entry.offset;
+        self.offset_sum -= offset;
         let same = &mut self.by_residue[r];
         if let Some(at) = same.iter().position(|&x| x == slot) {
             same.swap_remove(at);
         }
-        let mut d = entry.active;
-        self.bring_up_to_date(&mut d);
-        d
     }
 
     /// The earliest decode step at which a decoder finishes and its slot,
@@ -376,9 +399,7 @@ impl FastReplica {
                 break;
             }
             self.last_step.pop();
-            let d = self.leave_decoders(slot);
-            self.free_blocks += d.blocks;
-            ctx.close(&d, Status::Completed, end_s);
+            self.complete_decoder(slot, end_s, ctx);
         }
     }
 
@@ -764,15 +785,7 @@ impl FastReplica {
                 self.g += 1;
                 self.busy_per_decoder += dt / tokens as f64;
             }
-            apply_step(
-                &mut self.prefillers,
-                dt,
-                tokens,
-                end,
-                &mut self.free_blocks,
-                ctx,
-            );
-            self.promote_finished_prefills();
+            self.apply_prefill_chunks(dt, tokens, end, ctx);
             self.complete_finished_decoders(end, ctx);
             self.clock = end;
             self.busy_s += dt;
@@ -785,17 +798,42 @@ impl FastReplica {
         tokens > 0 || preempted
     }
 
-    /// Moves requests whose prefill is complete into the decode group.
-    fn promote_finished_prefills(&mut self) {
-        let mut i = 0;
-        while i < self.prefillers.len() {
-            if self.prefillers[i].is_decoding() {
-                let d = self.prefillers.remove(i);
-                self.join_decoders(d);
-            } else {
-                i += 1;
+    /// [`super::reference::apply_step`] for the prefilling requests (none of them decodes
+    /// before the step), then moves those whose prefill is now complete into
+    /// the decode group in admission order: one pass that keeps the rest in
+    /// order without shifting them one removal at a time.
+    fn apply_prefill_chunks(&mut self, dt: f64, step_tokens: u64, end_s: f64, ctx: &mut Ctx) {
+        let per_token_s = dt / step_tokens as f64;
+        let mut promoted = std::mem::take(&mut self.promoted);
+        let free_blocks = &mut self.free_blocks;
+        self.prefillers.retain_mut(|r| {
+            if r.sched > 0 {
+                r.busy_s += per_token_s * r.sched as f64;
+                r.computed += r.sched;
+                r.sched = 0;
+                if r.computed == r.target {
+                    r.generated += 1;
+                    let record = &mut ctx.records[r.id as usize];
+                    if record.first_token_s.is_nan() {
+                        record.first_token_s = end_s;
+                    }
+                }
             }
+            if !r.is_decoding() {
+                return true;
+            }
+            if r.generated >= r.output {
+                *free_blocks += r.blocks;
+                ctx.close(r, Status::Completed, end_s);
+            } else {
+                promoted.push(r.clone());
+            }
+            false
+        });
+        for d in promoted.drain(..) {
+            self.join_decoders(d);
         }
+        self.promoted = promoted;
     }
 
     fn is_idle(&self) -> bool {
@@ -918,6 +956,7 @@ impl Replica for FastReplica {
             by_residue: vec![Vec::new(); cfg.block_size as usize],
             latest: Vec::new(),
             scratch: Vec::new(),
+            promoted: Vec::new(),
             last_step: BinaryHeap::new(),
             busy_per_decoder: 0.0,
             timeouts: BinaryHeap::new(),

@@ -274,7 +274,11 @@ impl<'s, R: Replica> Cluster<'s, R> {
             replicas: (0..n).map(|_| R::new(cfg.clone())).collect(),
             ctx: Ctx {
                 records: Vec::with_capacity(
-                    (expected * 1.05 + 64.0).min(options.max_requests as f64) as usize,
+                    // Five standard deviations over the mean: a reservation
+                    // costs address space, not memory, until it is written,
+                    // while outgrowing it would copy every record.
+                    (expected + 5.0 * scenario.requests_sd() + 64.0)
+                        .min(options.max_requests as f64) as usize,
                 ),
                 events: 0,
                 steps: 0,

@@ -149,7 +149,7 @@ fn value_stability_of_the_default_scenario() {
     );
 }
 
-const PINNED_DEFAULT: (u64, u64, &str, u64) = (5984, 5947, "26.734724", 17_907_076_852_966_535_863);
+const PINNED_DEFAULT: (u64, u64, &str, u64) = (5984, 5947, "26.734724", 934_134_522_356_683_798);
 
 #[test]
 fn runaway_scenarios_stop_with_a_clear_message() {
