@@ -40,17 +40,23 @@ impl Quantiles {
     /// From `finite` values (any order) and `missing` further requests whose
     /// value is infinite. Linear time: each percentile is found by selection
     /// ([`select_ranks`]), not by sorting.
-    pub fn of(mut finite: Vec<f64>, missing: u64) -> Quantiles {
-        let n = finite.len();
+    pub fn of(finite: Vec<f64>, missing: u64) -> Quantiles {
+        Quantiles::of_parts(&[&finite], missing)
+    }
+
+    /// [`Quantiles::of`] the values of all `parts` together (left as they are).
+    pub fn of_parts(parts: &[&[f64]], missing: u64) -> Quantiles {
+        let n: usize = parts.iter().map(|p| p.len()).sum();
         let total = n as u64 + missing;
+        let values = || parts.iter().flat_map(|p| p.iter().copied());
         let mut out = Quantiles {
             count: n as u64,
             mean: if n > 0 {
-                finite.iter().sum::<f64>() / n as f64
+                values().sum::<f64>() / n as f64
             } else {
                 f64::NAN
             },
-            max: finite.iter().copied().fold(f64::NAN, f64::max),
+            max: values().fold(f64::NAN, f64::max),
             ..Quantiles::default()
         };
         let fields = [
@@ -64,7 +70,7 @@ impl Quantiles {
             .iter()
             .filter_map(|(p, _)| rank(*p, total).filter(|&r| r <= n).map(|r| r - 1))
             .collect();
-        let mut values = select_ranks(&mut finite, &ranks).into_iter();
+        let mut values = select_ranks_of_parts(parts, &ranks).into_iter();
         for (p, field) in fields {
             *field = match rank(p, total) {
                 None => f64::NAN,
@@ -95,22 +101,35 @@ impl Quantiles {
 /// rank, and selection runs only inside those. Small inputs are selected
 /// directly.
 pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
-    const BUCKETS: usize = 1 << 16;
     debug_assert!(ranks.windows(2).all(|w| w[0] <= w[1]));
     debug_assert!(ranks.iter().all(|&r| r < values.len()));
-    if values.len() < BUCKETS {
-        // Ranks ascend, so each selection only looks right of the previous one.
-        let mut done = 0;
-        return ranks
-            .iter()
-            .map(|&index| {
-                if index >= done {
-                    values[done..].select_nth_unstable_by(index - done, f64::total_cmp);
-                    done = index;
-                }
-                values[index]
-            })
-            .collect();
+    if values.len() >= BUCKETS {
+        return select_ranks_of_parts(&[values], ranks);
+    }
+    // Ranks ascend, so each selection only looks right of the previous one.
+    let mut done = 0;
+    ranks
+        .iter()
+        .map(|&index| {
+            if index >= done {
+                values[done..].select_nth_unstable_by(index - done, f64::total_cmp);
+                done = index;
+            }
+            values[index]
+        })
+        .collect()
+}
+
+/// Inputs from this size on are selected by buckets.
+const BUCKETS: usize = 1 << 16;
+
+/// [`select_ranks`] over the values of all `parts` together, leaving them
+/// as they are (the per-class samples, which the overall row selects over
+/// too): small inputs are copied, large ones only read.
+fn select_ranks_of_parts(parts: &[&[f64]], ranks: &[usize]) -> Vec<f64> {
+    let n: usize = parts.iter().map(|p| p.len()).sum();
+    if n < BUCKETS {
+        return select_ranks(&mut parts.concat(), ranks);
     }
     // Maps f64 to u64 so that integer order is `total_cmp` order.
     let key = |v: f64| {
@@ -119,7 +138,7 @@ pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
     };
     let bucket = |v: f64| (key(v) >> 48) as usize;
     let mut counts = vec![0u32; BUCKETS];
-    for &v in values.iter() {
+    for &v in parts.iter().flat_map(|p| p.iter()) {
         counts[bucket(v)] += 1;
     }
     // For each rank: its bucket and its rank within the bucket.
@@ -141,7 +160,7 @@ pub fn select_ranks(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
             lists.push(Vec::with_capacity(counts[b] as usize));
         }
     }
-    for &v in values.iter() {
+    for &v in parts.iter().flat_map(|p| p.iter()) {
         let list = list_of[bucket(v)];
         if list != u8::MAX {
             lists[list as usize].push(v);
@@ -357,26 +376,12 @@ impl Accumulator {
         }
     }
 
-    /// All classes together: their samples concatenated and their counts
-    /// and sums added (what `add` would give for every record, up to the
-    /// order of the floating-point sums).
-    fn merge(parts: &[Accumulator], deadline_s: f64) -> Accumulator {
-        let concat = |part: fn(&Accumulator) -> &Vec<f64>| {
-            let mut out = Vec::with_capacity(parts.iter().map(|a| part(a).len()).sum());
-            for a in parts {
-                out.extend_from_slice(part(a));
-            }
-            out
-        };
-        let mut all = Accumulator {
-            sojourn: concat(|a| &a.sojourn),
-            wait: concat(|a| &a.wait),
-            ttft: concat(|a| &a.ttft),
-            tpot: concat(|a| &a.tpot),
-            ..Accumulator::new("all", deadline_s, 0)
-        };
-        let s = &mut all.stats;
-        for part in parts {
+    /// The overall row: the classes' counts and sums added (what `add`
+    /// would give for every record, up to the order of the floating-point
+    /// sums) and statistics over all their samples together.
+    fn overall(parts: &[Accumulator], deadline_s: f64, window_s: f64) -> ClassStats {
+        let mut s = Accumulator::new("all", deadline_s, 0).stats;
+        for part in parts.iter() {
             let p = &part.stats;
             macro_rules! add {
                 ($($field:ident),*) => { $(s.$field += p.$field;)* };
@@ -385,50 +390,56 @@ impl Accumulator {
             add!(prefill_tokens, decode_tokens, preemptions);
             add!(busy_s, busy_s_missed, busy_s_recomputed);
         }
-        all
+        finish_over(s, parts, window_s)
     }
 
-    fn finish(mut self, window_s: f64) -> ClassStats {
-        let s = &mut self.stats;
-        let n = s.arrived;
-        let misses = n - s.met;
-        s.p_miss = if n > 0 {
-            misses as f64 / n as f64
-        } else {
-            f64::NAN
-        };
-        let (lo, hi) = wilson_interval(misses, n, 1.96);
-        s.p_miss_ci95 = [lo, hi];
-        s.goodput_per_h = s.met as f64 / (window_s / 3600.0);
-        let never = n - self.sojourn.len() as u64;
-        s.cdf = cdf_points(&self.sojourn, n, 200);
-        s.sojourn = Quantiles::of(self.sojourn, never);
-        let not_admitted = n - self.wait.len() as u64;
-        s.queue_wait = Quantiles::of(self.wait, not_admitted);
-        let no_token = n - self.ttft.len() as u64;
-        s.ttft = Quantiles::of(self.ttft, no_token);
-        s.tpot = Quantiles::of(self.tpot, 0);
-        self.stats
+    fn finish(self, window_s: f64) -> ClassStats {
+        let stats = self.stats.clone();
+        finish_over(stats, std::slice::from_ref(&self), window_s)
     }
+}
+
+/// Completes `s` (its counts and sums already added up) with rates, and
+/// with percentiles and CDF points of the samples of all `parts` together.
+fn finish_over(mut s: ClassStats, parts: &[Accumulator], window_s: f64) -> ClassStats {
+    let n = s.arrived;
+    let misses = n - s.met;
+    s.p_miss = if n > 0 {
+        misses as f64 / n as f64
+    } else {
+        f64::NAN
+    };
+    let (lo, hi) = wilson_interval(misses, n, 1.96);
+    s.p_miss_ci95 = [lo, hi];
+    s.goodput_per_h = s.met as f64 / (window_s / 3600.0);
+    let samples = |of: fn(&Accumulator) -> &Vec<f64>| -> Vec<&[f64]> {
+        parts.iter().map(|a| &of(a)[..]).collect()
+    };
+    // Requests without a value (never completed, admitted, ...) count as infinite.
+    let quantiles = |of: fn(&Accumulator) -> &Vec<f64>, every_request_has_one: bool| {
+        let slices = samples(of);
+        let have = slices.iter().map(|v| v.len() as u64).sum::<u64>();
+        let missing = if every_request_has_one { 0 } else { n - have };
+        Quantiles::of_parts(&slices, missing)
+    };
+    s.cdf = cdf_points(&samples(|a| &a.sojourn), n, 200);
+    s.sojourn = quantiles(|a| &a.sojourn, false);
+    s.queue_wait = quantiles(|a| &a.wait, false);
+    s.ttft = quantiles(|a| &a.ttft, false);
+    s.tpot = quantiles(|a| &a.tpot, true);
+    s
 }
 
 /// Up to `points` points of the empirical CDF of `values` (any order;
 /// fractions relative to `total` requests), log-spaced in time between the
 /// smallest and largest value. Exact at each point; linear time.
-fn cdf_points(values: &[f64], total: u64, points: usize) -> Vec<[f64; 2]> {
-    if values.is_empty() || points == 0 {
+fn cdf_points(parts: &[&[f64]], total: u64, points: usize) -> Vec<[f64; 2]> {
+    let values = || parts.iter().flat_map(|p| p.iter().copied());
+    if values().next().is_none() || points == 0 {
         return Vec::new();
     }
-    let lo = values
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min)
-        .max(1e-6);
-    let hi = values
-        .iter()
-        .copied()
-        .fold(f64::NEG_INFINITY, f64::max)
-        .max(lo);
+    let lo = values().fold(f64::INFINITY, f64::min).max(1e-6);
+    let hi = values().fold(f64::NEG_INFINITY, f64::max).max(lo);
     let (llo, lhi) = (libm::log(lo), libm::log(hi));
     let xs: Vec<f64> = (0..points)
         .map(|i| {
@@ -441,8 +452,8 @@ fn cdf_points(values: &[f64], total: u64, points: usize) -> Vec<[f64; 2]> {
         .collect();
     // counts[i]: values in (xs[i-1], xs[i]].
     let mut counts = vec![0u64; points];
-    for v in values {
-        let i = xs.partition_point(|x| x < v).min(points - 1);
+    for v in values() {
+        let i = xs.partition_point(|x| *x < v).min(points - 1);
         counts[i] += 1;
     }
     let mut below = 0;
@@ -486,13 +497,14 @@ impl Report {
         for r in records.iter().filter(|r| r.arrival_s >= run.warmup_s) {
             per_class[r.class as usize].add(r, deadlines[r.class as usize]);
         }
-        let all = Accumulator::merge(
+        let overall = Accumulator::overall(
             &per_class,
             if same_deadline {
                 deadlines[0]
             } else {
                 f64::NAN
             },
+            window_s,
         );
         // Flows per series interval (every request, warm-up included).
         let interval = run.series_interval_s;
@@ -508,7 +520,6 @@ impl Report {
             }
         }
         let classes: Vec<ClassStats> = per_class.into_iter().map(|a| a.finish(window_s)).collect();
-        let overall = all.finish(window_s);
         let n = scenario.params.cluster.replicas;
         let busy: f64 = busy_per_replica.iter().sum();
         let load = load_estimate(scenario);
@@ -687,9 +698,32 @@ mod tests {
     }
 
     #[test]
+    fn quantiles_of_parts_are_those_of_their_concatenation() {
+        let mut rng = crate::rng::stream(8, 8);
+        for n in [10, 1_000, 70_000, 200_000] {
+            let values: Vec<f64> = (0..n)
+                .map(|_| libm::exp(crate::dist::unit(&mut rng) * 20.0 - 5.0))
+                .collect();
+            // Three uneven parts, one of them empty.
+            let (a, rest) = values.split_at(n / 7);
+            let (b, c) = rest.split_at(0);
+            let before = [a.to_vec(), c.to_vec()];
+            let parts = Quantiles::of_parts(&[a, b, c], 17);
+            assert_eq!(parts, Quantiles::of(values.clone(), 17), "n = {n}");
+            assert_eq!(parts.count, n as u64);
+            assert_eq!([a.to_vec(), c.to_vec()], before, "parts left as they were");
+            let (all, split) = (
+                cdf_points(&[&values], 2 * n as u64, 40),
+                cdf_points(&[a, b, c], 2 * n as u64, 40),
+            );
+            assert_eq!(all, split, "n = {n}");
+        }
+    }
+
+    #[test]
     fn cdf_points_are_monotone_and_end_at_the_completed_fraction() {
         let xs: Vec<f64> = (1..=100).map(|i| i as f64).collect();
-        let pts = cdf_points(&xs, 200, 50);
+        let pts = cdf_points(&[&xs], 200, 50);
         assert_eq!(pts.len(), 50);
         assert!(
             pts.windows(2)
