@@ -6,7 +6,8 @@
 //! - the sum of the offsets (total decode context in O(1));
 //! - a histogram of offsets modulo the block size (how many decoders cross a
 //!   block boundary, and so need a new KV block, at any future step);
-//! - a heap of the step at which each decoder produces its last token.
+//! - a calendar of the steps at which decoders produce their last token
+//!   ([`DueQueue`]).
 //!
 //! While nothing is prefilling and the head of the waiting queue cannot be
 //! admitted, consecutive steps are identical decode-only steps whose
@@ -25,6 +26,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
+use super::due::DueQueue;
 use super::state::{Active, ReqId, WaitQueue};
 use super::{Ctx, Replica, ReplicaConfig, Status};
 use crate::dist::ceil_u64;
@@ -166,12 +168,10 @@ pub(crate) struct FastReplica {
     scratch: Vec<usize>,
     /// Scratch list of requests whose prefill a step completed.
     promoted: Vec<Active>,
-    /// (decode step producing the last token, slot); stale entries (their
-    /// decoder was preempted) are skipped lazily. An entry counts while its
-    /// slot holds a decoder with that last step: even one that took over the
-    /// slot is then due at exactly that step, and a decoder joins only after
-    /// every step before its own has run, so no entry can name one early.
-    last_step: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The slot of every decoder by the decode step producing its last token.
+    due: DueQueue,
+    /// Scratch list of the slots due at one step.
+    due_slots: Vec<u32>,
     /// Busy time each decoder has been attributed since the start.
     busy_per_decoder: f64,
     /// (timeout, request), only when classes have timeouts; lazily pruned.
@@ -308,7 +308,7 @@ impl FastReplica {
             self.decoders.push(None);
             self.decoders.len() - 1
         });
-        self.last_step.push(Reverse((last_step, slot as u32)));
+        self.due.push(last_step, self.g, slot as u32);
         self.decoders[slot] = Some(Decoder {
             admit_seq,
             last_step,
@@ -332,6 +332,7 @@ impl FastReplica {
     /// Removes the decoder in `slot`, brought up to date.
     fn leave_decoders(&mut self, slot: usize) -> Active {
         let entry = self.decoders[slot].take().expect("a live decoder slot");
+        self.due.remove(entry.last_step, slot as u32);
         self.unlink_decoder(slot, entry.offset);
         let mut d = entry.active;
         self.bring_up_to_date(&mut d);
@@ -363,44 +364,26 @@ impl FastReplica {
         }
     }
 
-    /// The earliest decode step at which a decoder finishes and its slot,
-    /// pruning stale entries.
-    fn next_last_step(&mut self) -> Option<(u64, usize)> {
-        while let Some(Reverse((g_last, slot))) = self.last_step.peek().copied() {
-            match &self.decoders[slot as usize] {
-                Some(d) if d.last_step == g_last => {
-                    return Some((g_last, slot as usize));
-                }
-                _ => {
-                    self.last_step.pop();
-                }
-            }
-        }
-        None
-    }
-
     /// Completes the decoders whose last token came out of a step before
-    /// `self.g`. (The check inlines: when the heap's least entry, stale or
-    /// not, is not yet due, no decoder is.)
+    /// `self.g`. (The check inlines; most steps complete nothing.)
     #[inline]
     fn complete_finished_decoders(&mut self, end_s: f64, ctx: &mut Ctx) {
-        if let Some(Reverse((g_last, _))) = self.last_step.peek()
-            && *g_last >= self.g
-        {
-            return;
+        if self.due.min() < self.g {
+            self.complete_due_decoders(end_s, ctx);
         }
-        self.complete_due_decoders(end_s, ctx);
     }
 
     #[inline(never)]
     fn complete_due_decoders(&mut self, end_s: f64, ctx: &mut Ctx) {
-        while let Some((g_last, slot)) = self.next_last_step() {
-            if g_last >= self.g {
-                break;
+        let mut slots = std::mem::take(&mut self.due_slots);
+        while self.due.min() < self.g {
+            slots.clear();
+            self.due.pop_earliest(&mut slots);
+            for &slot in &slots {
+                self.complete_decoder(slot as usize, end_s, ctx);
             }
-            self.last_step.pop();
-            self.complete_decoder(slot, end_s, ctx);
         }
+        self.due_slots = slots;
     }
 
     /// Total decode KV tokens of the next step: sum of (computed + 1).
@@ -461,7 +444,7 @@ impl FastReplica {
         {
             return None;
         }
-        let (g_last, _) = self.next_last_step()?;
+        let g_last = self.due.min();
         let mut steps = self.steps_until_blocks_run_out(g_last - self.g + 1);
         if steps == 0 {
             return None;
@@ -875,6 +858,12 @@ impl FastReplica {
             "KV blocks leaked or over-allocated"
         );
         assert_eq!(hist, self.offset_hist, "offset histogram out of date");
+        let earliest = self.decoders.iter().flatten().map(|d| d.last_step).min();
+        assert_eq!(
+            self.due.min(),
+            earliest.unwrap_or(u64::MAX),
+            "due calendar out of date"
+        );
         for (r, slots) in self.by_residue.iter().enumerate() {
             assert_eq!(slots.len() as u32, hist[r], "residue lists out of date");
             for &slot in slots {
@@ -957,7 +946,8 @@ impl Replica for FastReplica {
             latest: Vec::new(),
             scratch: Vec::new(),
             promoted: Vec::new(),
-            last_step: BinaryHeap::new(),
+            due: DueQueue::new(),
+            due_slots: Vec::new(),
             busy_per_decoder: 0.0,
             timeouts: BinaryHeap::new(),
             quiet_until: f64::NEG_INFINITY,

@@ -6,6 +6,7 @@
 //! replica executes its steps: [`reference`] one at a time, [`fast`] by
 //! skipping runs of identical decode steps in closed form.
 
+mod due;
 pub mod fast;
 pub mod reference;
 pub mod state;
