@@ -164,8 +164,8 @@ pub(crate) struct FastReplica {
     /// Stale entries are dropped lazily: from the end when looked up, and all
     /// at once when they outnumber the decoders.
     latest: Vec<(u64, usize)>,
-    /// Scratch list of decoder slots (kept to reuse its allocation).
-    scratch: Vec<usize>,
+    /// Scratch list of (admit_seq, slot) (kept to reuse its allocation).
+    scratch: Vec<(u64, usize)>,
     /// Scratch list of requests whose prefill a step completed.
     promoted: Vec<Active>,
     /// The slot of every decoder by the decode step producing its last token.
@@ -646,9 +646,20 @@ impl FastReplica {
             // in admission order, preempting as needed.
             let mut order = std::mem::take(&mut self.scratch);
             order.clear();
-            order.extend_from_slice(&self.by_residue[self.boundary_residue(self.g)]);
-            order.sort_unstable_by_key(|&slot| self.decoder(slot).admit_seq);
-            for &slot in &order {
+            let boundary = &self.by_residue[self.boundary_residue(self.g)];
+            order.extend(
+                boundary
+                    .iter()
+                    .map(|&slot| (self.decoder(slot).admit_seq, slot)),
+            );
+            // The first `free` of them get a block without preempting
+            // anything, in whatever order: only the rest need sorting.
+            let free = self.free_blocks as usize;
+            if free > 0 {
+                order.select_nth_unstable(free - 1);
+            }
+            order[free..].sort_unstable();
+            for &(_, slot) in &order {
                 // Skip decoders preempted as victims.
                 if self.decoders[slot].is_none() {
                     continue;
