@@ -351,6 +351,45 @@ impl StepTimeModel {
     }
 }
 
+/// [`StepTimeModel::decode_piece`] with the work that depends on the
+/// sequence count only done once: the fast engine asks for a piece at every
+/// run it plans, and for the roofline that is six divisions per request.
+#[derive(Clone, Debug)]
+pub struct DecodePieces {
+    model: StepTimeModel,
+    /// The roofline's decode lines by sequence count (empty for the other models).
+    lines: Vec<DecodeLines>,
+}
+
+impl DecodePieces {
+    /// Tabulates up to `max_seqs` sequences (at most [`Self::MAX_TABLE`];
+    /// larger counts are computed when asked).
+    pub fn new(model: &StepTimeModel, max_seqs: u64) -> DecodePieces {
+        let lines = match model {
+            StepTimeModel::Roofline(r) => (0..=max_seqs.min(Self::MAX_TABLE))
+                .map(|n| r.decode_lines(n))
+                .collect(),
+            _ => Vec::new(),
+        };
+        DecodePieces {
+            model: model.clone(),
+            lines,
+        }
+    }
+
+    /// Sequence counts tabulated at most.
+    pub const MAX_TABLE: u64 = 4096;
+
+    /// Equals `model.decode_piece(decode_seqs, kv_tokens)`, bit for bit.
+    #[inline]
+    pub fn piece(&self, decode_seqs: u64, kv_tokens: u64) -> DecodePiece {
+        match self.lines.get(decode_seqs as usize) {
+            Some(lines) => lines.piece(kv_tokens),
+            None => self.model.decode_piece(decode_seqs, kv_tokens),
+        }
+    }
+}
+
 /// The two lines of a roofline decode-only step with a fixed number of
 /// sequences, as functions of the decode KV tokens K: compute `a_c + b_c K`
 /// and memory `a_m + b_m K`. They depend on the sequence count only.
@@ -538,6 +577,26 @@ mod tests {
             decode_seqs: n,
             decode_kv_tokens: kv,
             ..StepShape::default()
+        }
+    }
+
+    #[test]
+    fn tabulated_pieces_are_the_models_pieces() {
+        let models = [
+            model_of(StepTimeParams::default()),
+            model_of(StepTimeParams::AlphaBeta {
+                alpha_s_per_token: 1e-4,
+                beta_s_per_step: 0.02,
+                overhead_s: 0.001,
+            }),
+        ];
+        for model in &models {
+            let pieces = DecodePieces::new(model, 300);
+            for n in [0, 1, 7, 64, 255, 300, 301, 5000] {
+                for k in [0, 1, 999, 123_456, 10_000_000] {
+                    assert_eq!(pieces.piece(n, k), model.decode_piece(n, k), "n={n} k={k}");
+                }
+            }
         }
     }
 

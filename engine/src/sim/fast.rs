@@ -31,7 +31,7 @@ use super::state::{Active, ReqId, WaitQueue};
 use super::{Ctx, Replica, ReplicaConfig, Status};
 use crate::dist::ceil_u64;
 use crate::scenario::Discipline;
-use crate::step_time::{DecodePiece, StepShape};
+use crate::step_time::{DecodePiece, DecodePieces, StepShape};
 
 /// A decoding request in its slot, with the keys the hot paths read.
 #[derive(Debug)]
@@ -183,6 +183,8 @@ pub(crate) struct FastReplica {
     /// A decode run a lazy advance left whole (the state has not changed
     /// since it was planned).
     deferred: Option<DecodeRun>,
+    /// The step-time model's decode pieces, tabulated by decoder count.
+    pieces: DecodePieces,
 }
 
 impl FastReplica {
@@ -450,7 +452,7 @@ impl FastReplica {
             return None;
         }
         let kv = self.decode_kv_tokens();
-        let piece = self.cfg.step_time.decode_piece(n, kv);
+        let piece = self.pieces.piece(n, kv);
         if let Some(below) = piece.valid_below {
             steps = steps.min((below - kv).div_ceil(n));
         }
@@ -964,6 +966,7 @@ impl Replica for FastReplica {
             quiet_until: f64::NEG_INFINITY,
             requested_s: 0.0,
             deferred: None,
+            pieces: DecodePieces::new(&cfg.step_time, cfg.max_num_seqs as u64),
             cfg,
         }
     }
