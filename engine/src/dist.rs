@@ -386,6 +386,11 @@ impl Dist {
     /// and never below 1.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        // Constants (a batch size of one, above all) take no draw: decided
+        // here, they cost a compare instead of a call.
+        if let Sampler::Constant(v) = self.sampler {
+            return round(v).clamp(self.min, self.max) as u32;
+        }
         match self.table() {
             Some(table) => table.sample(rng),
             None => self.sample_directly(rng),

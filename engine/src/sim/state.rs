@@ -180,6 +180,7 @@ impl WaitQueue {
         }
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         match &self.items {
             Items::Deque(d) => d.len(),
@@ -213,6 +214,7 @@ impl WaitQueue {
     }
 
     /// A new arrival.
+    #[inline]
     pub fn push_back(&mut self, a: Active) {
         if let Items::Deque(d) = &mut self.items {
             return d.push_back(a);
@@ -239,6 +241,7 @@ impl WaitQueue {
         }
     }
 
+    #[inline]
     pub fn peek(&self) -> Option<&Active> {
         match &self.items {
             Items::Deque(d) => d.front(),
@@ -246,6 +249,7 @@ impl WaitQueue {
         }
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<Active> {
         match &mut self.items {
             Items::Deque(d) => d.pop_front(),
