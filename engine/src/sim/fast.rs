@@ -528,29 +528,47 @@ impl FastReplica {
     }
 
     /// Executes, while they start before `t`, the steps of the commonest
-    /// shape: the decoders plus one request continuing its prefill, with
-    /// nothing waiting (about two steps in five of a busy day). They follow
-    /// [`Self::step`]'s rules for that case without its phases for
-    /// admissions and preemptions, and stop before the first step of any
-    /// other shape (the prefill done, blocks short, an arrival at `t`).
+    /// shapes: the decoders plus one request prefilling, with nothing else
+    /// waiting; that request either continues its prefill or is admitted in
+    /// the step as the only one waiting (together four steps in five of a
+    /// busy day). They follow [`Self::step`]'s rules for those cases without
+    /// its general phases, and stop before the first step of any other shape
+    /// (the prefill done and none to admit, blocks short, an arrival at `t`).
     /// Returns whether any step ran.
     fn single_prefill_steps(&mut self, t: f64, ctx: &mut Ctx) -> bool {
         let mut any = false;
-        while self.prefillers.len() == 1
-            && self.waiting.is_empty()
-            && !self.cfg.timeouts
-            && self.clock < t
-            && !ctx.over_budget()
-        {
+        while !self.cfg.timeouts && self.clock < t && !ctx.over_budget() {
             let n = self.n_decoders as u64;
-            let p = &self.prefillers[0];
-            let tokens = p.wanted_tokens(self.cfg.threshold, self.cfg.budget - n);
+            let budget = self.cfg.budget - n;
+            let admitting = match (self.prefillers.len(), self.waiting.len()) {
+                (1, 0) => false,
+                (0, 1) if self.n_decoders < self.cfg.max_num_seqs && budget > 0 => true,
+                _ => break,
+            };
+            let p = if admitting {
+                self.waiting.peek().expect("one waiting request")
+            } else {
+                &self.prefillers[0]
+            };
+            let tokens = p.wanted_tokens(self.cfg.threshold, budget);
             let prefill_blocks = self.bs.blocks_for(p.computed + tokens) - p.blocks;
             let need = self.blocks_needed_at(self.g) + prefill_blocks as u64;
             if tokens == 0 || need > self.free_blocks as u64 {
                 break;
             }
+            let now = self.clock;
+            if admitting {
+                let mut r = self.waiting.pop().expect("one waiting request");
+                r.admit_seq = self.next_admit_seq;
+                self.next_admit_seq += 1;
+                let record = &mut ctx.records[r.id as usize];
+                if record.admitted_s.is_nan() {
+                    record.admitted_s = now;
+                }
+                self.prefillers.push(r);
+            }
             self.free_blocks -= need as u32;
+            let p = &self.prefillers[0];
             let mut shape = StepShape {
                 decode_seqs: n,
                 decode_kv_tokens: if n > 0 { self.decode_kv_tokens() } else { 0 },
@@ -559,7 +577,7 @@ impl FastReplica {
             shape.add_prefill(p.computed, tokens);
             let step_tokens = shape.tokens();
             let dt = self.cfg.step_time.step_s(&shape);
-            let end = self.clock + dt;
+            let end = now + dt;
             // (The same quotient `step` computes twice, so the same bits.)
             let per_token_s = dt / step_tokens as f64;
             if n > 0 {

@@ -245,7 +245,6 @@ struct Cluster<'s, R: Replica> {
     workload: Workload<'s>,
     replicas: Vec<R>,
     ctx: Ctx,
-    next_arrival: Option<RequestSpec>,
     round_robin: usize,
     series: Vec<SeriesPoint>,
     next_sample_s: f64,
@@ -267,8 +266,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         }
         let cfg = ReplicaConfig::new(scenario);
         let n = scenario.params.cluster.replicas as usize;
-        let mut workload = Workload::new(scenario, scenario.params.run.seed);
-        let next_arrival = workload.next();
+        let workload = Workload::new(scenario, scenario.params.run.seed);
         Ok(Cluster {
             scenario,
             workload,
@@ -285,7 +283,6 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 steps: 0,
                 max_events: options.max_events,
             },
-            next_arrival,
             round_robin: 0,
             series: Vec::new(),
             next_sample_s: scenario.params.run.series_interval_s,
@@ -412,12 +409,13 @@ impl<'s, R: Replica> Cluster<'s, R> {
         while !self.done && left > 0 {
             left -= 1;
             self.check_budget()?;
-            match self.next_arrival.take() {
+            // (Drawn as it is delivered: a request held over from one turn
+            // to the next costs a trip through memory.)
+            match self.workload.next() {
                 Some(spec) => {
                     self.now_s = spec.arrival_s;
                     self.sample_until(spec.arrival_s);
                     self.deliver(spec);
-                    self.next_arrival = self.workload.next();
                 }
                 None => {
                     // Drain: one series interval per unit of work.
