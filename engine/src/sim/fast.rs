@@ -41,6 +41,8 @@ struct Decoder {
     last_step: u64,
     /// Context minus the decode-step counter: constant while it decodes.
     offset: i64,
+    /// Where its slot is in `by_residue` (of its offset's residue).
+    residue_at: u32,
     active: Active,
 }
 
@@ -315,6 +317,7 @@ impl FastReplica {
             admit_seq,
             last_step,
             offset,
+            residue_at: self.by_residue[r].len() as u32,
             active: d,
         });
         self.n_decoders += 1;
@@ -335,7 +338,7 @@ impl FastReplica {
     fn leave_decoders(&mut self, slot: usize) -> Active {
         let entry = self.decoders[slot].take().expect("a live decoder slot");
         self.due.remove(entry.last_step, slot as u32);
-        self.unlink_decoder(slot, entry.offset);
+        self.unlink_decoder(slot, entry.offset, entry.residue_at);
         let mut d = entry.active;
         self.bring_up_to_date(&mut d);
         d
@@ -347,22 +350,28 @@ impl FastReplica {
         let entry = self.decoders[slot].as_mut().expect("a live decoder slot");
         Self::sync_decoder(&mut entry.active, g, bs, busy);
         ctx.close(&entry.active, Status::Completed, end_s);
-        let (offset, blocks) = (entry.offset, entry.active.blocks);
+        let (offset, at, blocks) = (entry.offset, entry.residue_at, entry.active.blocks);
         self.decoders[slot] = None;
-        self.unlink_decoder(slot, offset);
+        self.unlink_decoder(slot, offset, at);
         self.free_blocks += blocks;
     }
 
-    /// Drops the aggregates' record of the decoder that was in `slot`.
-    fn unlink_decoder(&mut self, slot: usize, offset: i64) {
+    /// Drops the aggregates' record of the decoder that was in `slot`, at
+    /// `at` in its residue's list.
+    fn unlink_decoder(&mut self, slot: usize, offset: i64, at: u32) {
         self.free_slots.push(slot);
         self.n_decoders -= 1;
         let r = self.residue(offset);
         self.offset_hist[r] -= 1;
         self.offset_sum -= offset;
         let same = &mut self.by_residue[r];
-        if let Some(at) = same.iter().position(|&x| x == slot) {
-            same.swap_remove(at);
+        debug_assert_eq!(same[at as usize], slot);
+        same.swap_remove(at as usize);
+        // The slot moved into its place now lives at `at`.
+        if let Some(&moved) = same.get(at as usize)
+            && let Some(d) = &mut self.decoders[moved]
+        {
+            d.residue_at = at;
         }
     }
 
@@ -968,8 +977,9 @@ impl FastReplica {
         );
         for (r, slots) in self.by_residue.iter().enumerate() {
             assert_eq!(slots.len() as u32, hist[r], "residue lists out of date");
-            for &slot in slots {
+            for (at, &slot) in slots.iter().enumerate() {
                 assert_eq!(self.residue(self.decoder(slot).offset), r);
+                assert_eq!(self.decoder(slot).residue_at as usize, at, "residue index");
             }
         }
         assert_eq!(sum, self.offset_sum, "offset sum out of date");
