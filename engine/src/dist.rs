@@ -384,10 +384,22 @@ impl Dist {
 
     /// Draws a count: rounded to the nearest integer, clamped to `[min, max]`
     /// and never below 1.
-    #[inline]
+    ///
+    /// A draw from a built alias table inlines where it is made (a few
+    /// instructions in the workload's loops); the rest (constants, the first
+    /// draw, which builds the table, and distributions without one) is out
+    /// of line.
+    #[inline(always)]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
-        // Constants (a batch size of one, above all) take no draw: decided
-        // here, they cost a compare instead of a call.
+        match self.table.get() {
+            Some(Some(table)) => table.sample(rng),
+            _ => self.sample_otherwise(rng),
+        }
+    }
+
+    #[inline(never)]
+    fn sample_otherwise<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        // Constants take no draw, and build no table.
         if let Sampler::Constant(v) = self.sampler {
             return round(v).clamp(self.min, self.max) as u32;
         }
@@ -397,7 +409,6 @@ impl Dist {
         }
     }
 
-    #[inline(never)]
     fn sample_directly<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         let x = round(self.raw(rng));
         // NaN cannot arise from validated parameters; clamp keeps it in range anyway.
@@ -587,6 +598,7 @@ impl AliasTable {
         })
     }
 
+    #[inline(always)]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         let wide = rng.next_u64() as u128 * self.columns.len() as u128;
         let column = (wide >> 64) as usize;
