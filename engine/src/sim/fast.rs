@@ -1074,7 +1074,11 @@ impl Replica for FastReplica {
     /// changes, so the work is deferred until the state is needed
     /// ([`Replica::sync`], an arrival) or the run ends.
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx) {
-        self.requested_s = self.requested_s.max(t);
+        // (Not `f64::max`: times are never NaN, and this runs for every
+        // replica at every arrival.)
+        if t > self.requested_s {
+            self.requested_s = t;
+        }
         if t > self.quiet_until && self.clock < t && !self.is_idle() {
             self.run_steps(t, true, ctx);
         }

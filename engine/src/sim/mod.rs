@@ -370,23 +370,23 @@ impl<'s, R: Replica> Cluster<'s, R> {
             }
             Router::JoinShortestQueue | Router::LeastKvLoad => {
                 let by_kv = self.scenario.params.cluster.router == Router::LeastKvLoad;
-                for r in &mut self.replicas {
+                // One pass: each replica is brought up to `t` and weighed;
+                // the first of the least loaded wins.
+                let mut best = (u64::MAX, u64::MAX, 0);
+                for (i, r) in self.replicas.iter_mut().enumerate() {
                     r.advance_until(t, &mut self.ctx);
-                    if by_kv {
-                        r.sync(&mut self.ctx);
-                    }
-                }
-                let load = |r: &R| {
                     let queue = (r.waiting_len() + r.running_len()) as u64;
-                    if by_kv {
+                    let load = if by_kv {
+                        r.sync(&mut self.ctx);
                         (r.used_blocks() as u64, queue)
                     } else {
                         (queue, 0)
+                    };
+                    if load < (best.0, best.1) {
+                        best = (load.0, load.1, i);
                     }
-                };
-                (0..self.replicas.len())
-                    .min_by_key(|&i| load(&self.replicas[i]))
-                    .unwrap_or(0)
+                }
+                best.2
             }
         };
         let replica = &mut self.replicas[chosen];
