@@ -385,24 +385,33 @@ impl Dist {
     /// Draws a count: rounded to the nearest integer, clamped to `[min, max]`
     /// and never below 1.
     ///
-    /// A draw from a built alias table inlines where it is made (a few
-    /// instructions in the workload's loops); the rest (constants, the first
-    /// draw, which builds the table, and distributions without one) is out
-    /// of line.
+    /// A draw from a built alias table and a constant inline where they
+    /// are made (a few instructions in the workload's loops); the rest (the
+    /// first draw, which builds the table, and distributions without one)
+    /// is out of line.
     #[inline(always)]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
-        match self.table.get() {
-            Some(Some(table)) => table.sample(rng),
+        match (self.table.get(), &self.sampler) {
+            (Some(Some(table)), _) => table.sample(rng),
+            // Constants (a batch size of one, above all) take no draw and
+            // build no table; decided here, they cost no call.
+            (_, Sampler::Constant(v)) => round(*v).clamp(self.min, self.max) as u32,
             _ => self.sample_otherwise(rng),
+        }
+    }
+
+    /// Fills `out` with draws, the same values in the same order as
+    /// `out.len()` calls of [`Dist::sample`] give; from an alias table, the
+    /// table lookups of the whole block overlap in the memory system.
+    pub fn fill<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut [u32]) {
+        match self.table.get() {
+            Some(Some(table)) => table.fill(rng, out),
+            _ => out.iter_mut().for_each(|x| *x = self.sample(rng)),
         }
     }
 
     #[inline(never)]
     fn sample_otherwise<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
-        // Constants take no draw, and build no table.
-        if let Sampler::Constant(v) = self.sampler {
-            return round(v).clamp(self.min, self.max) as u32;
-        }
         match self.table() {
             Some(table) => table.sample(rng),
             None => self.sample_directly(rng),
@@ -600,9 +609,22 @@ impl AliasTable {
 
     #[inline(always)]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        self.resolve(self.pick(rng))
+    }
+
+    /// A column (high 32 bits) and a coin (low 32 bits) from one draw: the
+    /// column from the high half of a 64x64-bit product, the coin from the
+    /// next 32 bits.
+    #[inline(always)]
+    fn pick<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
         let wide = rng.next_u64() as u128 * self.columns.len() as u128;
-        let column = (wide >> 64) as usize;
-        let coin = (wide as u64 >> 32) as u32;
+        ((wide >> 64) as u64) << 32 | (wide as u64 >> 32)
+    }
+
+    /// The count a pick gives: its column, or the column's alias.
+    #[inline(always)]
+    fn resolve(&self, pick: u64) -> u32 {
+        let (column, coin) = ((pick >> 32) as usize, pick as u32);
         let entry = self.columns[column];
         let chosen = if coin < (entry >> 32) as u32 {
             column as u32
@@ -611,6 +633,24 @@ impl AliasTable {
         };
         self.lo + chosen
     }
+
+    /// `out.len()` draws, as many calls of [`AliasTable::sample`] give: all
+    /// the picks first (the random-number chain), then all the lookups,
+    /// which are independent of each other, so their cache misses overlap.
+    fn fill<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut [u32]) {
+        for chunk in out.chunks_mut(Self::FILL) {
+            let mut picks = [0u64; Self::FILL];
+            for p in &mut picks[..chunk.len()] {
+                *p = self.pick(rng);
+            }
+            for (x, &p) in chunk.iter_mut().zip(&picks) {
+                *x = self.resolve(p);
+            }
+        }
+    }
+
+    /// Picks made ahead of their lookups in [`AliasTable::fill`].
+    const FILL: usize = 64;
 }
 
 /// Alias columns for weights `probs` summing to `total` (Vose's method).
@@ -757,6 +797,39 @@ mod tests {
             for (got, w) in p.iter().zip(&weights) {
                 // Thresholds are kept to 2^-32 of a column.
                 assert!((got - w / total).abs() < 1e-9, "{got} vs {}", w / total);
+            }
+        }
+    }
+
+    #[test]
+    fn a_filled_block_holds_the_draws_one_at_a_time_would_give() {
+        let shapes = [
+            // Alias table (built by the first draw), then a table-less
+            // lognormal, a gamma and a constant.
+            DistParams::new(Shape::LogNormal {
+                median: 600.0,
+                p90: 2500.0,
+            })
+            .clamped(None, Some(16_000.0)),
+            DistParams::new(Shape::LogNormal {
+                median: 600.0,
+                p90: 2500.0,
+            }),
+            DistParams::new(Shape::Gamma {
+                mean: 300.0,
+                std_dev: 200.0,
+            }),
+            DistParams::new(Shape::Constant { value: 7.0 }),
+        ];
+        for params in shapes {
+            let d = params.to_dist().expect("valid");
+            let (mut a, mut b) = (stream(5, 1), stream(5, 1));
+            // Odd lengths: whole and partial chunks of picks.
+            let mut block = vec![0u32; 150];
+            for _ in 0..3 {
+                d.fill(&mut a, &mut block);
+                let one_at_a_time: Vec<u32> = (0..150).map(|_| d.sample(&mut b)).collect();
+                assert_eq!(block, one_at_a_time, "{params:?}");
             }
         }
     }

@@ -51,9 +51,7 @@ impl Draws {
     #[inline]
     fn next(&mut self, dist: &Dist) -> u32 {
         if self.at == Self::BLOCK {
-            for x in &mut self.block {
-                *x = dist.sample(&mut self.rng);
-            }
+            dist.fill(&mut self.rng, &mut self.block);
             self.at = 0;
         }
         self.at += 1;
