@@ -40,8 +40,9 @@ mod huge_pages {
     pub struct HugePageHint;
 
     const HUGE_PAGE: usize = 2 << 20;
-    /// Allocations from this size on get the hint.
-    const LARGE: usize = 8 << 20;
+    /// Allocations from this size on get the hint: the records, and the
+    /// report's samples of a busy class (a few MB each).
+    const LARGE: usize = HUGE_PAGE;
 
     /// Advises huge pages for the whole 2 MiB pages inside `[ptr, ptr + size)`.
     fn hint(ptr: *mut u8, size: usize) {
