@@ -595,23 +595,10 @@ impl FastReplica {
             }
             let p = &mut self.prefillers[0];
             p.blocks += prefill_blocks;
-            p.busy_s += per_token_s * tokens as f64;
-            p.computed += tokens;
-            if p.computed == p.target {
-                p.generated += 1;
-                let record = &mut ctx.records[p.id as usize];
-                if record.first_token_s.is_nan() {
-                    record.first_token_s = end;
-                }
-            }
+            compute_chunk(p, tokens, per_token_s, end, ctx);
             if p.is_decoding() {
                 let r = self.prefillers.pop().expect("one prefilling request");
-                if r.generated >= r.output {
-                    self.free_blocks += r.blocks;
-                    ctx.close(&r, Status::Completed, end);
-                } else {
-                    self.join_decoders(r);
-                }
+                self.retire_prefilled(r, end, ctx);
             }
             self.complete_finished_decoders(end, ctx);
             self.clock = end;
@@ -899,35 +886,33 @@ impl FastReplica {
     fn apply_prefill_chunks(&mut self, dt: f64, step_tokens: u64, end_s: f64, ctx: &mut Ctx) {
         let per_token_s = dt / step_tokens as f64;
         let mut promoted = std::mem::take(&mut self.promoted);
-        let free_blocks = &mut self.free_blocks;
         self.prefillers.retain_mut(|r| {
             if r.sched > 0 {
-                r.busy_s += per_token_s * r.sched as f64;
-                r.computed += r.sched;
-                r.sched = 0;
-                if r.computed == r.target {
-                    r.generated += 1;
-                    let record = &mut ctx.records[r.id as usize];
-                    if record.first_token_s.is_nan() {
-                        record.first_token_s = end_s;
-                    }
-                }
+                let tokens = std::mem::take(&mut r.sched);
+                compute_chunk(r, tokens, per_token_s, end_s, ctx);
             }
             if !r.is_decoding() {
                 return true;
             }
-            if r.generated >= r.output {
-                *free_blocks += r.blocks;
-                ctx.close(r, Status::Completed, end_s);
-            } else {
-                promoted.push(r.clone());
-            }
+            promoted.push(r.clone());
             false
         });
-        for d in promoted.drain(..) {
-            self.join_decoders(d);
+        for r in promoted.drain(..) {
+            self.retire_prefilled(r, end_s, ctx);
         }
         self.promoted = promoted;
+    }
+
+    /// A request whose prefill has just completed (in a step ending at
+    /// `end_s`): done if that step gave its only output token, otherwise a
+    /// decoder.
+    fn retire_prefilled(&mut self, r: Active, end_s: f64, ctx: &mut Ctx) {
+        if r.generated >= r.output {
+            self.free_blocks += r.blocks;
+            ctx.close(&r, Status::Completed, end_s);
+        } else {
+            self.join_decoders(r);
+        }
     }
 
     fn is_idle(&self) -> bool {
@@ -998,6 +983,21 @@ impl FastReplica {
                 .all(|w| w[0].admit_seq < w[1].admit_seq)
         );
         assert!(self.prefillers.iter().all(|p| !p.is_decoding()));
+    }
+}
+
+/// Applies a prefill chunk of `tokens` tokens to `r` in a step ending at
+/// `end_s` (`per_token_s` of the step's time per token): its busy time, its
+/// context and, when the prompt is done, its first output token.
+fn compute_chunk(r: &mut Active, tokens: u64, per_token_s: f64, end_s: f64, ctx: &mut Ctx) {
+    r.busy_s += per_token_s * tokens as f64;
+    r.computed += tokens;
+    if r.computed == r.target {
+        r.generated += 1;
+        let record = &mut ctx.records[r.id as usize];
+        if record.first_token_s.is_nan() {
+            record.first_token_s = end_s;
+        }
     }
 }
 
