@@ -383,7 +383,16 @@ pub const MAX_REPLICAS: u32 = 4096;
 /// Longest horizon [s] (one year).
 pub const MAX_HORIZON_S: f64 = 365.0 * DAY_S;
 /// Most time-series intervals in one run.
-pub const MAX_SERIES_POINTS: f64 = 100_000.0;
+pub const MAX_SERIES_POINTS: usize = 100_000;
+/// At most this many replica samples (series points x replicas) in a run:
+/// each sample visits every replica.
+pub const MAX_REPLICA_SAMPLES: u64 = 20_000_000;
+/// Memory a run holds per request [bytes]: its record, its state while it
+/// waits or runs (every request may be waiting at once), and the report's
+/// per-request samples (sojourn, time to first token, time per output token).
+pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<crate::sim::RequestRecord>()
+    + std::mem::size_of::<crate::sim::state::Active>()
+    + 3 * std::mem::size_of::<f64>()) as f64;
 
 /// A validated class, ready to sample.
 #[derive(Clone, Debug)]
@@ -482,6 +491,17 @@ impl Scenario {
     /// Expected number of requests over the horizon.
     pub fn expected_requests(&self) -> f64 {
         self.mean_request_rate_per_s() * self.params.run.horizon_s
+    }
+
+    /// Memory a run of this scenario needs at most, roughly [bytes]: every
+    /// request expected (plus five standard deviations) at
+    /// [`BYTES_PER_REQUEST`], and the series. Checked against the run's
+    /// budget before it starts ([`crate::RunOptions::max_bytes`]).
+    pub fn run_bytes_estimate(&self) -> f64 {
+        let requests = self.expected_requests() + 5.0 * self.requests_sd();
+        let points = crate::sim::max_series_points(self.params.cluster.replicas as usize);
+        requests * BYTES_PER_REQUEST
+            + (points * std::mem::size_of::<crate::report::SeriesPoint>()) as f64
     }
 
     /// Standard deviation of the number of requests over the horizon: each
@@ -652,16 +672,28 @@ fn check_run(params: &ScenarioParams, check: &mut Checker) -> f64 {
         if let Some(d) = r.drain_s {
             c.non_negative("drain_s", d);
         }
-        if c.positive("series_interval_s", r.series_interval_s)
-            && (r.horizon_s / r.series_interval_s) > MAX_SERIES_POINTS
-        {
-            c.fail(
-                "series_interval_s",
-                format!(
-                    "gives more than {MAX_SERIES_POINTS} intervals over the horizon; use at least {} s",
-                    show((r.horizon_s / MAX_SERIES_POINTS).ceil())
-                ),
-            );
+        if c.positive("series_interval_s", r.series_interval_s) {
+            // Points over the horizon alone; the drain's are capped as it
+            // runs (the series stops at the cap, see docs/engine.md).
+            let points = r.horizon_s / r.series_interval_s;
+            let replicas = params.cluster.replicas.max(1) as f64;
+            let most = (MAX_SERIES_POINTS as f64).min(MAX_REPLICA_SAMPLES as f64 / replicas);
+            if points > most {
+                c.fail(
+                    "series_interval_s",
+                    format!(
+                        "gives {} samples over the horizon, more than the {} allowed{}; use at least {} s",
+                        show(points.ceil()),
+                        show(most.floor()),
+                        if most < MAX_SERIES_POINTS as f64 {
+                            format!(" with {} replicas (each sample visits every replica)", show(replicas))
+                        } else {
+                            String::new()
+                        },
+                        show((r.horizon_s / most).ceil())
+                    ),
+                );
+            }
         }
     });
     let longest_deadline = params

@@ -52,6 +52,19 @@ impl StepShape {
             .saturating_add(computed.saturating_add(chunk));
     }
 
+    /// Adds `times` prefill chunks of `chunk` tokens, each after `computed`
+    /// tokens (as `times` calls of [`Self::add_prefill`], in closed form).
+    pub fn add_prefill_repeated(&mut self, computed: u64, chunk: u64, times: u64) {
+        let (c, n) = (chunk as f64, times as f64);
+        self.prefill_tokens = self
+            .prefill_tokens
+            .saturating_add(chunk.saturating_mul(times));
+        self.prefill_attention_pairs += n * (c * computed as f64 + c * (c + 1.0) / 2.0);
+        self.prefill_kv_tokens = self
+            .prefill_kv_tokens
+            .saturating_add(computed.saturating_add(chunk).saturating_mul(times));
+    }
+
     /// Adds a decode of a sequence with `computed` tokens in its KV cache.
     pub fn add_decode(&mut self, computed: u64) {
         self.decode_seqs += 1;

@@ -57,6 +57,8 @@ pub struct PlanOptions {
     /// Limits for each simulation.
     pub max_requests_per_run: u64,
     pub max_events_per_run: u64,
+    /// Memory budget of each simulation (see [`RunOptions::max_bytes`]).
+    pub max_bytes_per_run: u64,
     /// Run the best and worst cases.
     pub scenarios: bool,
     pub service_curve: bool,
@@ -71,6 +73,7 @@ impl Default for PlanOptions {
         PlanOptions {
             max_requests_per_run: run.max_requests,
             max_events_per_run: run.max_events,
+            max_bytes_per_run: run.max_bytes,
             scenarios: true,
             service_curve: true,
             sensitivity: true,
@@ -146,9 +149,63 @@ pub fn plan_with_progress(
     options: &PlanOptions,
     on_progress: &mut dyn FnMut(&PlanProgress) -> bool,
 ) -> Result<PlanResult, PlanError> {
+    check_budget(scenario, options)?;
     let mut state = PlanState::default();
     let mut planner = Planner::new(scenario, options, on_progress, &mut state, None);
     planner.plan().map_err(|halt| planner.failure(halt))
+}
+
+/// Checks, before the first simulation, that every simulation the plan may
+/// run fits the per-run budgets: the base, best and worst cases, each
+/// service-curve load and each sensitivity end, on the largest workload each
+/// gives (the fleet and the hardware do not change how many requests
+/// arrive). A plan never discards finished work because a later point is
+/// too large.
+pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), PlanError> {
+    let plan = &scenario.params.plan;
+    let mut cases = vec![("base".to_string(), Multipliers::BASE)];
+    if options.scenarios {
+        cases.push(("best".to_string(), plan.best));
+        cases.push(("worst".to_string(), plan.worst));
+    }
+    if options.service_curve {
+        for &load in &plan.service_curve.load_multipliers {
+            let m = Multipliers {
+                arrival_rate: load,
+                ..Multipliers::BASE
+            };
+            cases.push((format!("base at {load}x load"), m));
+        }
+    }
+    if options.sensitivity {
+        for &input in &plan.sensitivity.inputs {
+            let factor = 1.0 + plan.sensitivity.delta;
+            cases.push((
+                format!("{} x{factor}", input.label()),
+                Multipliers::BASE.with(input, factor),
+            ));
+        }
+    }
+    let run_options = RunOptions {
+        max_requests: options.max_requests_per_run,
+        max_bytes: options.max_bytes_per_run,
+        ..RunOptions::default()
+    };
+    for (case, m) in cases {
+        // Only the multipliers that change the number of requests matter.
+        if m.arrival_rate <= 1.0 && m.batch_size <= 1.0 && case != "base" {
+            continue;
+        }
+        let scenario = Scenario::try_from(m.apply(&scenario.params)).map_err(|error| {
+            PlanError::InvalidCase {
+                case: case.clone(),
+                error,
+            }
+        })?;
+        crate::sim::check_run_budget(&scenario, &run_options)
+            .map_err(|error| PlanError::Run { case, error })?;
+    }
+    Ok(())
 }
 
 /// Only the capacity searches of the base, best and worst cases on the
@@ -159,6 +216,7 @@ pub fn capacity_searches(
     options: &PlanOptions,
     on_progress: &mut dyn FnMut(&PlanProgress) -> bool,
 ) -> Result<(Vec<SearchResult>, u64), PlanError> {
+    check_budget(scenario, options)?;
     let mut state = PlanState::default();
     let mut planner = Planner::new(scenario, options, on_progress, &mut state, None);
     planner.estimated = SEARCH_RUNS_GUESS * planner.replications() as u64;
@@ -230,6 +288,9 @@ impl PlanSession {
     pub fn step(&mut self) -> Result<PlanStep, PlanError> {
         if let Some(result) = &self.result {
             return Ok(PlanStep::Done(result.clone()));
+        }
+        if self.state.simulations == 0 {
+            check_budget(&self.scenario, &self.options)?;
         }
         let mut ignore = |_: &PlanProgress| true;
         let mut planner = Planner::new(
@@ -443,6 +504,7 @@ impl<'a> Planner<'a> {
         let run_options = RunOptions {
             max_requests: self.options.max_requests_per_run,
             max_events: self.options.max_events_per_run,
+            max_bytes: self.options.max_bytes_per_run,
             keep_records: self.keep_records,
             ..RunOptions::default()
         };

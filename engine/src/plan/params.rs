@@ -18,6 +18,10 @@ use crate::step_time::{StepTimeModel, StepTimeParams};
 pub const MAX_REPLICATIONS: u32 = 100;
 /// Most points on a service curve.
 pub const MAX_CURVE_POINTS: usize = 32;
+/// At most this many targets in a plan (each is checked on every run).
+pub const MAX_TARGETS: usize = 64;
+/// At most this many hardware candidates (each gets a capacity search).
+pub const MAX_CANDIDATES: usize = 32;
 /// The miss probability every class must stay under when no target is listed.
 pub const DEFAULT_EPSILON: f64 = 0.01;
 
@@ -708,6 +712,13 @@ fn check_targets(
     check: &mut Checker,
 ) {
     let targets = &params.plan.targets;
+    if targets.len() > MAX_TARGETS {
+        check.fail(
+            "targets",
+            format!("at most {MAX_TARGETS} targets, got {}", targets.len()),
+        );
+        return;
+    }
     let names: Vec<&str> = params.classes.iter().map(|c| c.name.as_str()).collect();
     for (i, target) in targets.iter().enumerate() {
         check.at(format!("targets[{i}]"), |c| {
@@ -830,6 +841,16 @@ fn check_candidates(params: &ScenarioParams, check: &mut Checker) {
     let Some(candidates) = &params.plan.candidates else {
         return;
     };
+    if candidates.len() > MAX_CANDIDATES {
+        check.fail(
+            "candidates",
+            format!(
+                "at most {MAX_CANDIDATES} hardware options, got {}",
+                candidates.len()
+            ),
+        );
+        return;
+    }
     if candidates.is_empty() {
         check.fail(
             "candidates",

@@ -16,7 +16,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::report::{Report, SeriesPoint};
-use crate::scenario::{Discipline, Router, Scenario};
+use crate::scenario::{Discipline, MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Router, Scenario};
 use crate::sim::state::{Active, ReqId};
 use crate::step_time::StepTimeModel;
 use crate::workload::{RequestSpec, Workload};
@@ -84,6 +84,9 @@ pub struct RunOptions {
     /// Keep every per-request record in the report (the planner drops them
     /// to save memory when it only needs aggregates).
     pub keep_records: bool,
+    /// Refuse a run whose memory estimate ([`Scenario::run_bytes_estimate`])
+    /// is above this many bytes, before it starts.
+    pub max_bytes: u64,
 }
 
 impl Default for RunOptions {
@@ -93,6 +96,7 @@ impl Default for RunOptions {
             max_requests: DEFAULT_MAX_REQUESTS,
             max_events: DEFAULT_MAX_EVENTS,
             keep_records: true,
+            max_bytes: DEFAULT_MAX_BYTES,
         }
     }
 }
@@ -101,6 +105,12 @@ impl Default for RunOptions {
 pub const DEFAULT_MAX_REQUESTS: u64 = 20_000_000;
 /// Default cap on engine events per run.
 pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
+/// Default memory budget of a run: 1 GiB, which a browser's Web Worker
+/// (wasm32, 4 GiB of address space at most) holds with room to spare.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// The drain advances in at most about this many units of work (or in
+/// series intervals, when those are longer).
+const DRAIN_UNITS: f64 = 10_000.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -118,6 +128,12 @@ pub enum RunError {
     TooManyRequests { expected: f64, cap: u64 },
     /// The run hit the event cap.
     TooManyEvents { cap: u64, simulated_s: f64 },
+    /// The run's memory estimate is over the budget.
+    TooMuchMemory {
+        estimated_bytes: f64,
+        expected_requests: f64,
+        cap_bytes: u64,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -133,6 +149,17 @@ impl fmt::Display for RunError {
                 "stopped after {cap} engine events at {:.1} h of simulated time; \
                  the scenario is too large to simulate here (shorten the horizon, lower the rates or add replicas)",
                 simulated_s / 3600.0
+            ),
+            RunError::TooMuchMemory {
+                estimated_bytes,
+                expected_requests,
+                cap_bytes,
+            } => write!(
+                f,
+                "the scenario would need about {:.0} MB of memory for its {expected_requests:.0} expected requests, \
+                 more than the budget of {:.0} MB per run; shorten the horizon (run.horizon_s) or lower the arrival rates",
+                estimated_bytes / 1e6,
+                *cap_bytes as f64 / 1e6
             ),
         }
     }
@@ -251,19 +278,19 @@ struct Cluster<'s, R: Replica> {
     end_s: f64,
     now_s: f64,
     max_requests: u64,
+    /// The most series points this run takes ([`MAX_SERIES_POINTS`],
+    /// fewer with many replicas: [`MAX_REPLICA_SAMPLES`]).
+    max_series_points: usize,
+    /// How far the drain advances per unit of work.
+    drain_step_s: f64,
     done: bool,
     keep_records: bool,
 }
 
 impl<'s, R: Replica> Cluster<'s, R> {
     fn new(scenario: &'s Scenario, options: &RunOptions) -> Result<Self, RunError> {
+        check_run_budget(scenario, options)?;
         let expected = scenario.expected_requests();
-        if expected > options.max_requests as f64 {
-            return Err(RunError::TooManyRequests {
-                expected,
-                cap: options.max_requests,
-            });
-        }
         let cfg = ReplicaConfig::new(scenario);
         let n = scenario.params.cluster.replicas as usize;
         let workload = Workload::new(scenario, scenario.params.run.seed);
@@ -289,6 +316,12 @@ impl<'s, R: Replica> Cluster<'s, R> {
             end_s: scenario.params.run.horizon_s + scenario.drain_s,
             now_s: 0.0,
             max_requests: options.max_requests,
+            max_series_points: max_series_points(n),
+            drain_step_s: scenario
+                .params
+                .run
+                .series_interval_s
+                .max(scenario.drain_s / DRAIN_UNITS),
             done: false,
             keep_records: options.keep_records,
         })
@@ -321,7 +354,10 @@ impl<'s, R: Replica> Cluster<'s, R> {
 
     #[inline(never)]
     fn take_samples(&mut self, t: f64) {
-        while self.next_sample_s <= t && self.next_sample_s <= self.end_s {
+        while self.next_sample_s <= t
+            && self.next_sample_s <= self.end_s
+            && self.series.len() < self.max_series_points
+        {
             let at = self.next_sample_s;
             let (mut waiting, mut running, mut blocks) = (0, 0, 0u64);
             for r in &mut self.replicas {
@@ -427,15 +463,18 @@ impl<'s, R: Replica> Cluster<'s, R> {
                     self.deliver(spec);
                 }
                 None => {
-                    // Drain: one series interval per unit of work.
-                    let t =
-                        (self.now_s + self.scenario.params.run.series_interval_s).min(self.end_s);
+                    // Drain: a series interval (or a 1/10,000th of the
+                    // drain, if longer) per unit of work, until the end or
+                    // until the fleet has nothing left to do.
+                    let t = (self.now_s + self.drain_step_s).min(self.end_s);
                     self.sample_until(t);
+                    let mut idle = true;
                     for r in &mut self.replicas {
                         r.advance_until(t, &mut self.ctx);
+                        idle &= r.waiting_len() == 0 && r.running_len() == 0;
                     }
                     self.now_s = t;
-                    if t >= self.end_s {
+                    if t >= self.end_s || idle {
                         for r in &mut self.replicas {
                             r.close_unfinished(self.end_s, &mut self.ctx);
                         }
@@ -457,12 +496,25 @@ impl<'s, R: Replica> Cluster<'s, R> {
         while !self.done {
             self.advance(u32::MAX)?;
         }
-        let busy: Vec<f64> = self.replicas.iter().map(|r| r.busy_s()).collect();
+        // Busy time up to the end of the run: a step that started before the
+        // end but finishes after it (the replica is busy from its start to
+        // its clock) counts only up to the end, so that the busy fraction
+        // is at most 1.
+        let end_s = self.end_s;
+        let busy: Vec<f64> = self
+            .replicas
+            .iter()
+            .map(|r| {
+                let clock = r.clock_s();
+                (r.busy_s() - (clock - end_s).max(0.0)).clamp(0.0, clock.min(end_s))
+            })
+            .collect();
         let active_until_s = self
             .replicas
             .iter()
             .map(|r| r.clock_s())
-            .fold(0.0, f64::max);
+            .fold(0.0, f64::max)
+            .min(end_s);
         Ok(Report::build(
             self.scenario,
             self.ctx.records,
@@ -475,6 +527,32 @@ impl<'s, R: Replica> Cluster<'s, R> {
             self.keep_records,
         ))
     }
+}
+
+/// Refuses, before it starts, a run whose expected requests or memory
+/// estimate are over `options`' caps.
+pub fn check_run_budget(scenario: &Scenario, options: &RunOptions) -> Result<(), RunError> {
+    let expected = scenario.expected_requests();
+    if expected > options.max_requests as f64 {
+        return Err(RunError::TooManyRequests {
+            expected,
+            cap: options.max_requests,
+        });
+    }
+    let estimated_bytes = scenario.run_bytes_estimate();
+    if estimated_bytes > options.max_bytes as f64 {
+        return Err(RunError::TooMuchMemory {
+            estimated_bytes,
+            expected_requests: expected,
+            cap_bytes: options.max_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// The most series points a run of `replicas` replicas takes.
+pub(crate) fn max_series_points(replicas: usize) -> usize {
+    (MAX_SERIES_POINTS as u64).min(MAX_REPLICA_SAMPLES / replicas.max(1) as u64) as usize
 }
 
 /// A run in progress. Call [`Simulation::advance`] until `done`, then

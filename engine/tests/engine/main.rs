@@ -4,6 +4,7 @@
 // numbers must be bit-identical across platforms.
 #![allow(clippy::disallowed_methods)]
 
+mod budgets;
 mod closed_forms;
 mod invariants;
 mod oracle;
