@@ -101,7 +101,8 @@ fn decode_v1(payload: &str) -> Result<ScenarioParams, LinkError> {
                 miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
                 _ => LinkError::Corrupt,
             })?;
-    serde_json::from_slice(&json).map_err(|error| LinkError::NotAScenario(error.to_string()))
+    sojourn_engine::scenario_params_from_json(&json)
+        .map_err(|error| LinkError::NotAScenario(error.to_string()))
 }
 
 /// The value of the link parameter in a query string (`?a=b&s=1.xyz`), if any.

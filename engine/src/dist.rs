@@ -89,8 +89,11 @@ impl Shape {
     }
 }
 
-/// A distribution with optional clamps, as written in a scenario.
+/// A distribution with optional clamps, as written in a scenario. It reads
+/// through [`RawDist`], so that a key its kind does not have is an error
+/// naming the key (`#[serde(flatten)]` would ignore it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RawDist")]
 pub struct DistParams {
     #[serde(flatten)]
     pub shape: Shape,
@@ -100,6 +103,163 @@ pub struct DistParams {
     /// Samples above `max` become `max`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
+}
+
+/// What a distribution reads as: each kind with exactly its own keys and the
+/// clamps, unknown keys refused.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+enum RawDist {
+    Constant {
+        value: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    Uniform {
+        low: f64,
+        high: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    Exponential {
+        mean: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    Geometric {
+        mean: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    LogNormal {
+        median: f64,
+        p90: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    LogNormalMoments {
+        mean: f64,
+        std_dev: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    Gamma {
+        mean: f64,
+        std_dev: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    Empirical {
+        values: Vec<f64>,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    Histogram {
+        edges: Vec<f64>,
+        weights: Vec<f64>,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+}
+
+impl From<RawDist> for DistParams {
+    fn from(raw: RawDist) -> DistParams {
+        let (shape, min, max) = match raw {
+            RawDist::Constant { value, min, max } => (Shape::Constant { value }, min, max),
+            RawDist::Uniform {
+                low,
+                high,
+                min,
+                max,
+            } => (Shape::Uniform { low, high }, min, max),
+            RawDist::Exponential { mean, min, max } => (Shape::Exponential { mean }, min, max),
+            RawDist::Geometric { mean, min, max } => (Shape::Geometric { mean }, min, max),
+            RawDist::LogNormal {
+                median,
+                p90,
+                min,
+                max,
+            } => (Shape::LogNormal { median, p90 }, min, max),
+            RawDist::LogNormalMoments {
+                mean,
+                std_dev,
+                min,
+                max,
+            } => (Shape::LogNormalMoments { mean, std_dev }, min, max),
+            RawDist::Gamma {
+                mean,
+                std_dev,
+                min,
+                max,
+            } => (Shape::Gamma { mean, std_dev }, min, max),
+            RawDist::Empirical { values, min, max } => (Shape::Empirical { values }, min, max),
+            RawDist::Histogram {
+                edges,
+                weights,
+                min,
+                max,
+            } => (Shape::Histogram { edges, weights }, min, max),
+        };
+        DistParams { shape, min, max }
+    }
+}
+
+/// Fails `field` unless `value` is at most [`MAX_COUNT`] (a parameter past
+/// the largest count would be clamped to it without a word).
+fn at_most_max_count(check: &mut Checker, field: &str, value: f64) -> bool {
+    if value > MAX_COUNT as f64 {
+        check.fail(
+            field,
+            format!(
+                "must be at most {MAX_COUNT} (the largest count Sojourn simulates), got {}",
+                show(value)
+            ),
+        );
+        return false;
+    }
+    true
+}
+
+/// The sampler `built` gave, or a field error on `field` saying why the
+/// parameters that passed the range checks still cannot be sampled (so that
+/// what runs is exactly what was validated, never a silent stand-in).
+fn sampler_or_fail<E: std::fmt::Display>(
+    check: &mut Checker,
+    ok: &mut bool,
+    field: &str,
+    built: Result<Sampler, E>,
+) -> Sampler {
+    match built {
+        Ok(sampler) => sampler,
+        Err(error) => {
+            if *ok {
+                check.fail(
+                    field,
+                    format!("these parameters cannot be sampled ({error}), make the distribution less extreme"),
+                );
+            }
+            *ok = false;
+            Sampler::Constant(1.0)
+        }
+    }
 }
 
 impl DistParams {
@@ -150,7 +310,7 @@ impl DistParams {
         let mut ok = true;
         let sampler = match &self.shape {
             Shape::Constant { value } => {
-                ok &= check.positive("value", *value);
+                ok &= check.positive("value", *value) && at_most_max_count(check, "value", *value);
                 Sampler::Constant(*value)
             }
             Shape::Uniform { low, high } => {
@@ -163,27 +323,25 @@ impl DistParams {
                     );
                     ok = false;
                 }
-                match Uniform::new_inclusive(*low, *high) {
-                    Ok(dist) if ok => Sampler::Uniform { dist, low: *low },
-                    _ => Sampler::Constant(1.0),
-                }
+                ok &= at_most_max_count(check, "high", *high);
+                let built = Uniform::new_inclusive(*low, *high)
+                    .map(|dist| Sampler::Uniform { dist, low: *low });
+                sampler_or_fail(check, &mut ok, "high", built)
             }
             Shape::Exponential { mean } => {
-                ok &= check.positive("mean", *mean);
-                match Exp::new(1.0 / mean) {
-                    Ok(d) if ok => Sampler::Exponential(d),
-                    _ => Sampler::Constant(1.0),
-                }
+                ok &= check.positive("mean", *mean) && at_most_max_count(check, "mean", *mean);
+                let built = Exp::new(1.0 / mean).map(Sampler::Exponential);
+                sampler_or_fail(check, &mut ok, "mean", built)
             }
             Shape::Geometric { mean } => {
                 if !(mean.is_finite() && *mean >= 1.0) {
                     check.fail("mean", format!("must be at least 1, got {}", show(*mean)));
                     ok = false;
                 }
-                match Geometric::new(1.0 / mean) {
-                    Ok(dist) if ok => Sampler::Geometric { dist, mean: *mean },
-                    _ => Sampler::Constant(1.0),
-                }
+                ok &= at_most_max_count(check, "mean", *mean);
+                let built =
+                    Geometric::new(1.0 / mean).map(|dist| Sampler::Geometric { dist, mean: *mean });
+                sampler_or_fail(check, &mut ok, "mean", built)
             }
             Shape::LogNormal { median, p90 } => {
                 ok &= check.positive("median", *median);
@@ -199,26 +357,43 @@ impl DistParams {
                     );
                     ok = false;
                 }
+                ok &= at_most_max_count(check, "median", *median);
                 let mu = libm::log(*median);
                 let sigma = (libm::log(*p90) - mu) / Z90;
-                lognormal(mu, sigma, ok)
+                let built = lognormal(mu, sigma);
+                sampler_or_fail(check, &mut ok, "p90", built)
             }
             Shape::LogNormalMoments { mean, std_dev } => {
                 ok &= check.positive("mean", *mean);
                 ok &= check.positive("std_dev", *std_dev);
+                ok &= at_most_max_count(check, "mean", *mean);
                 let cv = std_dev / mean;
                 let sigma2 = libm::log1p(cv * cv);
-                lognormal(libm::log(*mean) - sigma2 / 2.0, libm::sqrt(sigma2), ok)
+                let built = lognormal(libm::log(*mean) - sigma2 / 2.0, libm::sqrt(sigma2));
+                sampler_or_fail(check, &mut ok, "std_dev", built)
             }
             Shape::Gamma { mean, std_dev } => {
                 ok &= check.positive("mean", *mean);
                 ok &= check.positive("std_dev", *std_dev);
+                ok &= at_most_max_count(check, "mean", *mean);
                 let shape = (mean / std_dev) * (mean / std_dev);
                 let scale = std_dev * std_dev / mean;
-                match Gamma::new(shape, scale) {
-                    Ok(d) if ok => Sampler::Gamma(d),
-                    _ => Sampler::Constant(1.0),
-                }
+                // rand_distr takes an infinite or zero shape or scale (e.g.
+                // a std_dev of 1e-200) without complaint and then draws
+                // nonsense: both must be finite and positive.
+                let built = if shape.is_finite() && shape > 0.0 && scale.is_finite() && scale > 0.0
+                {
+                    Gamma::new(shape, scale)
+                        .map(Sampler::Gamma)
+                        .map_err(|e| e.to_string())
+                } else {
+                    Err(format!(
+                        "shape (mean / std_dev)^2 = {} and scale std_dev^2 / mean = {} must both be finite and positive",
+                        show(shape),
+                        show(scale)
+                    ))
+                };
+                sampler_or_fail(check, &mut ok, "std_dev", built)
             }
             Shape::Empirical { values } => {
                 if values.is_empty() {
@@ -226,7 +401,8 @@ impl DistParams {
                     ok = false;
                 }
                 for (i, v) in values.iter().enumerate() {
-                    ok &= check.positive(&format!("values[{i}]"), *v);
+                    let field = format!("values[{i}]");
+                    ok &= check.positive(&field, *v) && at_most_max_count(check, &field, *v);
                 }
                 Sampler::Empirical(values.clone())
             }
@@ -244,7 +420,8 @@ impl DistParams {
                     ok = false;
                 }
                 for (i, e) in edges.iter().enumerate() {
-                    ok &= check.non_negative(&format!("edges[{i}]"), *e);
+                    let field = format!("edges[{i}]");
+                    ok &= check.non_negative(&field, *e) && at_most_max_count(check, &field, *e);
                 }
                 if edges.windows(2).any(|w| w[1] <= w[0]) {
                     check.fail("edges", "must be strictly increasing");
@@ -253,21 +430,36 @@ impl DistParams {
                 for (i, w) in weights.iter().enumerate() {
                     ok &= check.non_negative(&format!("weights[{i}]"), *w);
                 }
-                match WeightedIndex::new(weights.iter().copied()) {
-                    Ok(index) if ok => Sampler::Histogram {
+                let total: f64 = weights.iter().sum();
+                if ok && !total.is_finite() {
+                    check.fail(
+                        "weights",
+                        format!("must add up to a finite number, got a sum of {}: scale them down (only their ratios matter)", show(total)),
+                    );
+                    ok = false;
+                } else if ok && total <= 0.0 {
+                    check.fail("weights", "must not all be zero");
+                    ok = false;
+                }
+                let built =
+                    WeightedIndex::new(weights.iter().copied()).map(|index| Sampler::Histogram {
                         index,
                         edges: edges.clone(),
-                    },
-                    Err(_) if ok => {
-                        check.fail("weights", "must not all be zero");
-                        Sampler::Constant(1.0)
-                    }
-                    _ => Sampler::Constant(1.0),
-                }
+                    });
+                sampler_or_fail(check, &mut ok, "weights", built)
             }
         };
         let min = self.min.unwrap_or(1.0);
         let max = self.max.unwrap_or(MAX_COUNT as f64);
+        if self.max.is_some() && max > MAX_COUNT as f64 {
+            check.fail(
+                "max",
+                format!(
+                    "must be at most {MAX_COUNT} (the largest count Sojourn simulates), got {}",
+                    show(max)
+                ),
+            );
+        }
         if self.min.is_some() && check.positive("min", min) && min > MAX_COUNT as f64 {
             check.fail(
                 "min",
@@ -299,11 +491,8 @@ impl DistParams {
     }
 }
 
-fn lognormal(mu: f64, sigma: f64, ok: bool) -> Sampler {
-    match LogNormal::new(mu, sigma) {
-        Ok(dist) if ok => Sampler::LogNormal { dist, mu, sigma },
-        _ => Sampler::Constant(1.0),
-    }
+fn lognormal(mu: f64, sigma: f64) -> Result<Sampler, rand_distr::NormalError> {
+    LogNormal::new(mu, sigma).map(|dist| Sampler::LogNormal { dist, mu, sigma })
 }
 
 #[derive(Clone, Debug)]
@@ -993,6 +1182,105 @@ mod tests {
             ),
             64
         );
+    }
+
+    /// The reason validation gives for `field` of `params`, which must fail.
+    fn refused(params: DistParams, field: &str) -> String {
+        match params.to_dist() {
+            Ok(_) => panic!("{params:?} was accepted"),
+            Err(e) => e
+                .for_field(field)
+                .unwrap_or_else(|| panic!("no message for {field}: {e}"))
+                .to_string(),
+        }
+    }
+
+    #[test]
+    fn parameters_the_sampler_cannot_build_are_field_errors_not_the_constant_1() {
+        // r05 of the review: gamma with mean 1000 and std_dev 1e-200 drew 1
+        // token every time (an infinite shape, silently replaced).
+        let reason = refused(
+            DistParams::new(Shape::Gamma {
+                mean: 1000.0,
+                std_dev: 1e-200,
+            }),
+            "std_dev",
+        );
+        assert!(reason.contains("finite"), "{reason}");
+        // A lognormal whose sigma overflows.
+        let reason = refused(
+            DistParams::new(Shape::LogNormalMoments {
+                mean: 1.0,
+                std_dev: 1e300,
+            }),
+            "std_dev",
+        );
+        assert!(!reason.is_empty());
+        // What passes builds a sampler whose draws follow the parameters.
+        let dist = DistParams::new(Shape::Gamma {
+            mean: 1000.0,
+            std_dev: 1.0,
+        })
+        .to_dist()
+        .unwrap();
+        let mut rng = crate::rng::stream(1, 0);
+        let draws: Vec<u32> = (0..100).map(|_| dist.sample(&mut rng)).collect();
+        assert!(draws.iter().all(|d| (990..=1010).contains(d)), "{draws:?}");
+    }
+
+    #[test]
+    fn weights_that_overflow_say_so() {
+        // r08: weights [1e308, 1e308] were "must not all be zero".
+        let reason = refused(
+            DistParams::new(Shape::Histogram {
+                edges: vec![1.0, 1000.0, 2000.0],
+                weights: vec![1e308, 1e308],
+            }),
+            "weights",
+        );
+        assert!(reason.contains("finite"), "{reason}");
+        let reason = refused(
+            DistParams::new(Shape::Histogram {
+                edges: vec![1.0, 2.0],
+                weights: vec![0.0],
+            }),
+            "weights",
+        );
+        assert!(reason.contains("zero"), "{reason}");
+    }
+
+    #[test]
+    fn counts_above_the_largest_are_refused_not_clamped() {
+        // r09: a constant 2e8-token prompt ran as 1e8 without a word.
+        for (params, field) in [
+            (DistParams::constant(2e8), "value"),
+            (
+                DistParams::new(Shape::Uniform {
+                    low: 1.0,
+                    high: 2e8,
+                }),
+                "high",
+            ),
+            (DistParams::new(Shape::Exponential { mean: 2e8 }), "mean"),
+            (
+                DistParams::new(Shape::LogNormal {
+                    median: 2e8,
+                    p90: 3e8,
+                }),
+                "median",
+            ),
+            (
+                DistParams::new(Shape::Empirical {
+                    values: vec![5.0, 2e8],
+                }),
+                "values[1]",
+            ),
+            (DistParams::constant(5.0).clamped(None, Some(2e8)), "max"),
+        ] {
+            let reason = refused(params, field);
+            assert!(reason.contains("at most 100000000"), "{field}: {reason}");
+        }
+        assert!(DistParams::constant(1e8).to_dist().is_ok());
     }
 
     #[test]

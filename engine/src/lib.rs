@@ -19,6 +19,7 @@ pub mod bench;
 pub mod dist;
 pub mod error;
 pub mod memory;
+pub mod parse;
 pub mod plan;
 pub mod presets;
 pub mod report;
@@ -34,6 +35,7 @@ pub use analytic::{LoadEstimate, load_estimate};
 pub use dist::{Dist, DistParams, DistSummary, Shape};
 pub use error::{FieldError, ScenarioError};
 pub use memory::{Fit, MemoryBudget};
+pub use parse::scenario_params_from_json;
 pub use plan::params::{
     CandidateParams, DecisionRule, Multipliers, PlanParams, PricingModel, PricingParams,
     ReserveParams, SensitivityInput, SensitivityParams, ServiceCurveParams, TargetParams,

@@ -30,8 +30,8 @@ pub fn file_stem(name: &str) -> String {
 
 /// Reads an imported file: the scenario, plus the engine's problems with it.
 pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), String> {
-    let params: ScenarioParams =
-        serde_json::from_str(text).map_err(|e| format!("it is not a Sojourn scenario: {e}"))?;
+    let params: ScenarioParams = sojourn_engine::scenario_params_from_json(text.as_bytes())
+        .map_err(|e| format!("it is not a Sojourn scenario: {e}"))?;
     let problems = match Scenario::try_from(params.clone()) {
         Ok(_) => Vec::new(),
         Err(error) => error.errors.iter().map(|e| e.to_string()).collect(),

@@ -133,6 +133,23 @@ fn damaged_links_say_what_is_wrong() {
         &not_a_scenario,
         |e| matches!(e, LinkError::NotAScenario(r) if r.contains("nmae")),
     );
+    // A wrong type names its field, not a line and column of JSON the user
+    // never saw (r10 of the review).
+    let wrong_type = {
+        use base64::Engine as _;
+        let packed = miniz_oxide::deflate::compress_to_vec_zlib(
+            br#"{"engine": {"max_num_seqs": "256"}}"#,
+            6,
+        );
+        format!(
+            "1.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+        )
+    };
+    check(&wrong_type, |e| {
+        matches!(e, LinkError::NotAScenario(r)
+            if r.starts_with("engine.max_num_seqs: ") && !r.contains("column"))
+    });
 }
 
 #[test]
@@ -181,4 +198,19 @@ fn write_golden_links() {
     let text =
         serde_json::to_string_pretty(&serde_json::json!({ "links": links })).expect("serialises");
     std::fs::write(path, text + "\n").expect("writable");
+}
+
+#[test]
+fn an_imported_file_with_a_wrong_type_names_the_field() {
+    use sojourn_app::panels::toolbar::import_scenario;
+    let error = import_scenario(r#"{"engine": {"max_num_seqs": "256"}}"#).unwrap_err();
+    assert!(
+        error.contains("engine.max_num_seqs: invalid type"),
+        "{error}"
+    );
+    let error = import_scenario(
+        r#"{"classes": [{"name": "api", "input_tokens": {"kind": "constant", "value": 9, "median": 5}}]}"#,
+    )
+    .unwrap_err();
+    assert!(error.contains("classes[0].input_tokens.median"), "{error}");
 }

@@ -736,8 +736,9 @@ fn write_checks(out: &mut String, title: &str, e: &Evaluation) {
 }
 
 fn read_scenario(path: &str) -> Result<ScenarioParams, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    serde_json::from_str(&text).map_err(|e| format!("{path}: not a scenario: {e}"))
+    let text = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    sojourn_engine::scenario_params_from_json(&text)
+        .map_err(|e| format!("{path}: not a scenario: {e}"))
 }
 
 fn hours(s: f64) -> String {

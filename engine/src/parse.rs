@@ -1,0 +1,136 @@
+//! Reading a scenario's JSON: every error names the field it is about.
+//!
+//! serde's own messages end in "at line 1 column 33" of a JSON text the
+//! user may never have seen (a share link, a form). `serde_path_to_error`
+//! tracks the path through the document, so the message names the field as
+//! the rest of the engine does (`engine.max_num_seqs`,
+//! `classes[0].input_tokens.maxx`).
+
+use serde_path_to_error::{Path, Segment};
+
+use crate::error::FieldError;
+use crate::scenario::ScenarioParams;
+
+/// The scenario in `json`, or the first problem with the field it is in.
+///
+/// Type errors name the field holding the wrong value; an unknown key names
+/// the key itself; a key that is missing names the object it is missing
+/// from. Malformed JSON, which has no field, names the line and column
+/// (`field` is empty).
+pub fn scenario_params_from_json(json: &[u8]) -> Result<ScenarioParams, FieldError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(json);
+    let params: ScenarioParams =
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let path = dotted(error.path());
+            field_error(path, error.into_inner())
+        })?;
+    deserializer
+        .end()
+        .map_err(|error| field_error(String::new(), error))?;
+    Ok(params)
+}
+
+fn field_error(path: String, error: serde_json::Error) -> FieldError {
+    let message = error.to_string();
+    // serde_json appends " at line L column C": useful only without a path.
+    let reason = match (path.is_empty(), message.rfind(" at line ")) {
+        (false, Some(at)) => message[..at].to_string(),
+        _ => message,
+    };
+    // An unknown key: name it in the path, as validation names fields.
+    // (The path already ends with it, except inside a distribution, whose
+    // kind tag makes serde read the object before the path is tracked.)
+    let field = match unknown_key(&reason) {
+        Some(key) if path.is_empty() => key.to_string(),
+        Some(key) if path != key && !path.ends_with(&format!(".{key}")) => format!("{path}.{key}"),
+        _ => path,
+    };
+    FieldError { field, reason }
+}
+
+/// The key of serde's "unknown field `maxx`, expected ..." message.
+fn unknown_key(reason: &str) -> Option<&str> {
+    let rest = reason.strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// `classes[0].input_tokens` from serde_path_to_error's segments.
+fn dotted(path: &Path) -> String {
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Enum { variant } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(variant);
+            }
+            Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(json: &str) -> FieldError {
+        match scenario_params_from_json(json.as_bytes()) {
+            Ok(_) => panic!("{json} was accepted"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_field_without_line_and_column() {
+        // r10 of the review: "invalid type: string \"256\", expected u32 at line 1 column 33".
+        let e = error_of(r#"{"engine": {"max_num_seqs": "256"}}"#);
+        assert_eq!(e.field, "engine.max_num_seqs");
+        assert!(e.reason.starts_with("invalid type: string \"256\""), "{e}");
+        assert!(!e.reason.contains("line"), "{e}");
+    }
+
+    #[test]
+    fn unknown_keys_inside_a_distribution_are_named() {
+        // r04: "maxx" on a log-normal, "median" on a constant.
+        let e = error_of(
+            r#"{"classes": [{"name": "api", "input_tokens": {"kind": "log_normal", "median": 800, "p90": 3000, "maxx": 100}}]}"#,
+        );
+        assert_eq!(e.field, "classes[0].input_tokens.maxx", "{e}");
+        let e = error_of(
+            r#"{"classes": [{"name": "api", "output_tokens": {"kind": "constant", "value": 200, "median": 5}}]}"#,
+        );
+        assert_eq!(e.field, "classes[0].output_tokens.median", "{e}");
+        // A known kind with its own keys and clamps still reads.
+        let ok = scenario_params_from_json(
+            br#"{"classes": [{"name": "api", "input_tokens": {"kind": "log_normal", "median": 800, "p90": 3000, "max": 100}}]}"#,
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+    }
+
+    #[test]
+    fn errors_in_lists_and_nested_sections_name_the_path() {
+        let e = error_of(r#"{"classes": [{"name": "a"}, {"name": "b", "deadline_s": "soon"}]}"#);
+        assert_eq!(e.field, "classes[1].deadline_s");
+        let e = error_of(r#"{"nmae": "typo"}"#);
+        assert_eq!(e.field, "nmae");
+        assert!(e.reason.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn malformed_json_says_where() {
+        let e = error_of(r#"{"name": "x",,}"#);
+        assert_eq!(e.field, "");
+        assert!(e.reason.contains("line 1"), "{e}");
+        let e = error_of(r#"{"name": "x"} trailing"#);
+        assert!(e.reason.contains("line 1"), "{e}");
+    }
+}
