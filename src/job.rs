@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use sojourn_engine::plan::cost::{ReportCost, report_cost};
+use sojourn_engine::serde_float::NonFinite;
 use sojourn_engine::serde_float::{nonfinite, nonfinite_pair};
 use sojourn_engine::{
     ClassStats, Multipliers, PlanOptions, PlanResult, Quantiles, Report, Scenario, ScenarioParams,
@@ -81,6 +82,7 @@ impl Case {
 }
 
 /// A message from the worker.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WorkerMessage {
@@ -90,6 +92,7 @@ pub enum WorkerMessage {
         id: u64,
         stage: Stage,
         /// Of the current stage, in [0, 1].
+        #[serde_as(as = "NonFinite")]
         fraction: f64,
         /// What is being done, for the status line.
         label: String,
@@ -147,13 +150,17 @@ pub const ARRIVALS_PER_CHUNK: u32 = 10_000;
 
 /// What the page shows of one simulation: the report without its records,
 /// with every non-finite number kept (JSON has none, see [`nonfinite`]).
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub scenario_name: String,
     pub seed: u64,
     pub replicas: u32,
+    #[serde_as(as = "NonFinite")]
     pub horizon_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub warmup_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub end_s: f64,
     /// The report's digest of every per-request time, as 16 hex digits.
     pub digest: String,
@@ -182,6 +189,7 @@ pub struct RunResult {
 }
 
 /// One class's statistics (or all classes'), as in [`ClassStats`].
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassResult {
     pub name: String,
@@ -205,6 +213,7 @@ pub struct ClassResult {
     pub ttft: QuantileResult,
     pub tpot: QuantileResult,
     /// (sojourn [s], fraction of arrivals done within it).
+    #[serde_as(as = "Vec<[NonFinite; 2]>")]
     pub cdf: Vec<[f64; 2]>,
     pub prefill_tokens: u64,
     pub decode_tokens: u64,

@@ -17,6 +17,7 @@
 //! waiting times and SLA misses (see its docs and `docs/planner.md`), and
 //! [`fastest_service`] the shortest time any request of a class can take.
 
+use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
 use crate::rng::stream;
@@ -25,32 +26,46 @@ use crate::serde_float::nonfinite;
 use crate::step_time::{StepShape, StepTimeModel};
 
 /// Offered load against estimated capacity.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadEstimate {
     /// Mean request arrival rate over the day [requests/s].
+    #[serde_as(as = "NonFinite")]
     pub arrival_rate_per_s: f64,
     /// Offered load / capacity: above 1 the queue grows without bound.
+    #[serde_as(as = "NonFinite")]
     pub rho: f64,
     /// Requests per second the fleet completes at saturation.
+    #[serde_as(as = "NonFinite")]
     pub saturation_rate_per_s: f64,
     /// Replica-seconds of work per request.
+    #[serde_as(as = "NonFinite")]
     pub work_per_request_s: f64,
     /// Decode concurrency per replica at saturation.
+    #[serde_as(as = "NonFinite")]
     pub decode_concurrency: f64,
     /// Replica-seconds per prompt token computed.
+    #[serde_as(as = "NonFinite")]
     pub prefill_s_per_token: f64,
     /// Replica-seconds per output token.
+    #[serde_as(as = "NonFinite")]
     pub decode_s_per_token: f64,
     /// Prompt + output tokens offered per second.
+    #[serde_as(as = "NonFinite")]
     pub offered_tokens_per_s: f64,
 }
 
 /// Request-rate-weighted moments of the workload mix.
+#[serde_with::serde_as]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct WorkloadMoments {
+    #[serde_as(as = "NonFinite")]
     pub rate_per_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub mean_input: f64,
+    #[serde_as(as = "NonFinite")]
     pub mean_prefill: f64,
+    #[serde_as(as = "NonFinite")]
     pub mean_output: f64,
 }
 
@@ -338,16 +353,20 @@ pub struct QueueModel {
 }
 
 /// One stage of the two-stage queue.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StageEstimate {
     /// Servers in the whole fleet.
     pub servers: u64,
+    #[serde_as(as = "NonFinite")]
     pub mean_service_s: f64,
     /// Squared coefficient of variation of the service time.
+    #[serde_as(as = "NonFinite")]
     pub service_scv: f64,
     #[serde(with = "nonfinite")]
     pub utilization: f64,
     /// Probability that a request waits at all (over all classes).
+    #[serde_as(as = "NonFinite")]
     pub p_wait: f64,
     /// Mean wait over all classes [s].
     #[serde(with = "nonfinite")]
@@ -355,11 +374,14 @@ pub struct StageEstimate {
 }
 
 /// The estimate for one class.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassEstimate {
     pub name: String,
+    #[serde_as(as = "NonFinite")]
     pub deadline_s: f64,
     /// P(S > deadline).
+    #[serde_as(as = "NonFinite")]
     pub p_miss: f64,
     #[serde(with = "nonfinite")]
     pub mean_wait_s: f64,
@@ -374,15 +396,19 @@ pub struct ClassEstimate {
 }
 
 /// The two-stage estimate for one fleet size.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueueEstimate {
     pub replicas: u32,
+    #[serde_as(as = "NonFinite")]
     pub arrival_rate_per_s: f64,
     /// Decode slots per replica, c.
     pub decode_slots_per_replica: u64,
     /// Time-average KV footprint of a decoding request [tokens].
+    #[serde_as(as = "NonFinite")]
     pub kv_footprint_tokens: f64,
     /// Decode step time at the mean number of busy decoders [s].
+    #[serde_as(as = "NonFinite")]
     pub decode_step_s: f64,
     pub prefill: StageEstimate,
     pub decode: StageEstimate,

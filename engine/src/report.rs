@@ -4,6 +4,7 @@
 //! rejected, times out, or is unfinished when the run ends. Statistics count
 //! requests that arrive at or after the warm-up.
 
+use crate::serde_float::NonFinite;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -755,6 +756,7 @@ fn gather(values: &[f64], own: Option<&mut Plan>, whole: Option<&mut Plan>) {
 }
 
 /// Statistics of one class, or of all classes together.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassStats {
     pub name: String,
@@ -773,8 +775,10 @@ pub struct ClassStats {
     /// 95% Wilson interval of `p_miss` within this run (sampling error of
     /// one seed, treating requests as independent; replications give a
     /// more honest interval).
+    #[serde_as(as = "[NonFinite; 2]")]
     pub p_miss_ci95: [f64; 2],
     /// Requests meeting the SLA per hour of the measured window.
+    #[serde_as(as = "NonFinite")]
     pub goodput_per_h: f64,
     /// Sojourn time (queue + service) of all arrivals; non-completed are infinite.
     pub sojourn: Quantiles,
@@ -786,27 +790,34 @@ pub struct ClassStats {
     pub tpot: Quantiles,
     /// Points (sojourn [s], fraction of arrivals completed within it) of the
     /// sojourn CDF, log-spaced in time, for charts.
+    #[serde_as(as = "Vec<[NonFinite; 2]>")]
     pub cdf: Vec<[f64; 2]>,
     /// Prompt tokens computed (cache hits excluded, recomputation included).
     pub prefill_tokens: u64,
     pub decode_tokens: u64,
     pub preemptions: u64,
     /// Replica-seconds attributed to the class's requests.
+    #[serde_as(as = "NonFinite")]
     pub busy_s: f64,
     /// Replica-seconds attributed to requests that missed.
+    #[serde_as(as = "NonFinite")]
     pub busy_s_missed: f64,
     /// Replica-seconds spent on tokens later discarded by preemption.
+    #[serde_as(as = "NonFinite")]
     pub busy_s_recomputed: f64,
 }
 
 /// The fleet's state at one instant, and the flows over the interval that
 /// ends there.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeriesPoint {
+    #[serde_as(as = "NonFinite")]
     pub t_s: f64,
     pub waiting: u64,
     pub running: u64,
     /// Fraction of all KV blocks in use.
+    #[serde_as(as = "NonFinite")]
     pub kv_utilization: f64,
     pub replicas: u32,
     /// Arrivals in the interval ending at `t_s`.
@@ -826,25 +837,33 @@ pub struct EngineStats {
 }
 
 /// Everything a run produces.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub scenario_name: String,
     pub seed: u64,
+    #[serde_as(as = "NonFinite")]
     pub horizon_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub warmup_s: f64,
     /// When the simulation stopped (horizon + drain) [s].
+    #[serde_as(as = "NonFinite")]
     pub end_s: f64,
     pub replicas: u32,
     pub overall: ClassStats,
     pub classes: Vec<ClassStats>,
     pub series: Vec<SeriesPoint>,
     /// Replica-seconds spent executing steps, over the whole run.
+    #[serde_as(as = "NonFinite")]
     pub busy_s: f64,
     /// Fraction of replica-time spent executing steps, over the horizon or
     /// until the last step if the fleet worked on past the horizon.
+    #[serde_as(as = "NonFinite")]
     pub utilization: f64,
     /// Over the horizon.
+    #[serde_as(as = "NonFinite")]
     pub prefill_tokens_per_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub decode_tokens_per_s: f64,
     pub load: LoadEstimate,
     pub warnings: Vec<String>,

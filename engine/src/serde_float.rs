@@ -66,3 +66,22 @@ pub mod nonfinite_pair {
         Ok([a, b])
     }
 }
+
+/// [`nonfinite`] as a `serde_with` adapter, so that it composes:
+/// `#[serde_as(as = "Option<NonFinite>")]`, `"[NonFinite; 2]"`,
+/// `"Vec<[NonFinite; 2]>"`. Every `f64` a report or a plan result holds
+/// travels this way (checked by a round-trip test in
+/// `tests/engine/invariants.rs`).
+pub struct NonFinite;
+
+impl serde_with::SerializeAs<f64> for NonFinite {
+    fn serialize_as<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        nonfinite::serialize(x, s)
+    }
+}
+
+impl<'de> serde_with::DeserializeAs<'de, f64> for NonFinite {
+    fn deserialize_as<D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        nonfinite::deserialize(d)
+    }
+}

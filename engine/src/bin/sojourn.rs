@@ -726,6 +726,14 @@ fn write_checks(out: &mut String, title: &str, e: &Evaluation) {
                 }),
             ),
         };
+        if let Some(reason) = &c.not_evaluated {
+            let _ = writeln!(
+                out,
+                "    n/a  {:<58} not evaluated: {reason}",
+                c.description
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "    {} {:<58} {value}{ci}",

@@ -18,6 +18,7 @@
 //!   out, unfinished); recomputation = busy cost of tokens computed again
 //!   after a preemption (it overlaps failed work for requests that missed).
 
+use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::evaluate::duration;
@@ -29,6 +30,7 @@ use crate::scenario::ScenarioParams;
 pub const HOURS_PER_MONTH: f64 = 730.0;
 
 /// What every cost figure depends on: it travels with the figure.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostBasis {
     pub model: String,
@@ -37,8 +39,10 @@ pub struct CostBasis {
     /// [USD per GPU-hour] after the case's price multiplier; absent when no
     /// price was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_gpu_hour: Option<f64>,
     pub pricing_model: PricingModel,
+    #[serde_as(as = "NonFinite")]
     pub fixed_usd_per_month: f64,
     pub price_date: String,
     pub provider_region: String,
@@ -74,26 +78,36 @@ impl CostBasis {
 }
 
 /// A fleet's cost over the measured window.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FleetCost {
     pub steady_replicas: u32,
     pub reserve_replicas: u32,
     pub gpus: u32,
+    #[serde_as(as = "NonFinite")]
     pub window_h: f64,
+    #[serde_as(as = "NonFinite")]
     pub gpu_hours_steady: f64,
+    #[serde_as(as = "NonFinite")]
     pub gpu_hours_reserve: f64,
     /// USD figures are absent without a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_steady: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_reserve: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_fixed: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_total: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_hour: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_month: Option<f64>,
 }
 
@@ -142,27 +156,36 @@ pub struct WorkTotals {
 
 /// The fleet's cost attributed to what it did (USD; absent without a price,
 /// or when there is nothing to divide by).
+#[serde_with::serde_as]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitCosts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_request: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_success: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_million_prompt_tokens: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_million_output_tokens: Option<f64>,
     /// Busy cost of requests that missed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_failed_work: Option<f64>,
     /// Busy cost of tokens recomputed after preemption.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_recomputation: Option<f64>,
     /// Steady fleet time not spent on requests (the reserve is apart).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_idle: Option<f64>,
     /// GPU-hours per successful request (needs no price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub gpu_hours_per_success: Option<f64>,
 }
 

@@ -1,6 +1,7 @@
 //! What the planner keeps of one simulation run, and how runs are judged
 //! against the SLA targets.
 
+use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::params::{DecisionRule, TargetMetric, TargetParams};
@@ -230,12 +231,17 @@ impl CheckSpec {
         self.quantiles_metric() && !REPORT_PERCENTILES.contains(&self.percentile)
     }
 
-    /// This check's value in one run.
+    /// This check's value in one run: NaN when it is undefined there (no
+    /// request of the class arrived in the measured window, or none reached
+    /// what the percentile measures), which is never a pass.
     pub fn value(&self, index: usize, run: &RunSummary) -> f64 {
         let Some(k) = self.class else {
             return run.busy_fraction;
         };
         let class = &run.classes[k];
+        if class.arrived == 0 {
+            return f64::NAN;
+        }
         let quantiles = match self.metric {
             CheckMetric::MissProbability => return class.p_miss,
             CheckMetric::BusyFraction => return run.busy_fraction,
@@ -259,8 +265,25 @@ impl CheckSpec {
         } else {
             quantiles.p999
         };
-        // A class without requests has no delay.
-        if value.is_nan() { 0.0 } else { value }
+        // NaN when no request counts towards the percentile at all (a
+        // request that never reached the event counts, as infinitely late).
+        value
+    }
+
+    /// Why this check has no value in `run` (see [`CheckSpec::value`]).
+    fn undefined_reason(&self, run: &RunSummary) -> String {
+        let (Some(k), Some(name)) = (self.class, &self.class_name) else {
+            return "no value".to_string();
+        };
+        if run.classes[k].arrived == 0 {
+            return format!("no requests of {name} arrived in the measured window");
+        }
+        match self.metric {
+            CheckMetric::Tpot => format!(
+                "no request of {name} completed with more than one output token, so its time per output token is undefined"
+            ),
+            _ => format!("no request of {name} was measured for this percentile"),
+        }
     }
 
     /// A percentile the report does not compute, from the records, with the
@@ -314,6 +337,7 @@ fn completed_or_inf(r: &RequestRecord, x: f64) -> f64 {
 }
 
 /// One check over R replications.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetCheck {
     pub description: String,
@@ -321,6 +345,7 @@ pub struct TargetCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// The value must be at most this (a probability, a fraction or seconds).
+    #[serde_as(as = "NonFinite")]
     pub threshold: f64,
     /// Mean over replications (infinite when a replication never reached it).
     #[serde(with = "nonfinite")]
@@ -328,8 +353,15 @@ pub struct TargetCheck {
     /// 95% Student-t interval over replications; absent with one replication
     /// or an infinite value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub ci95: Option<[f64; 2]>,
     pub met: bool,
+    /// Why the check could not be evaluated (its value is undefined in some
+    /// replication: e.g. no request of the class arrived, or a percentile
+    /// over no completed request). Such a check is never met, and `mean` is
+    /// NaN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_evaluated: Option<String>,
 }
 
 /// One fleet size evaluated against every check.
@@ -370,14 +402,29 @@ pub(crate) fn evaluate(
     let mut worst_ratio = 0.0f64;
     for (i, spec) in checks.iter().enumerate() {
         let values: Vec<f64> = runs.iter().map(|r| spec.value(i, r)).collect();
-        let (mean, ci95) = mean_ci(&values);
+        // An undefined value in any replication: not evaluated, never met.
+        let not_evaluated = runs
+            .iter()
+            .zip(&values)
+            .find(|(_, v)| v.is_nan())
+            .map(|(run, _)| spec.undefined_reason(run));
+        let (mean, ci95) = if not_evaluated.is_some() {
+            (f64::NAN, None)
+        } else {
+            mean_ci(&values)
+        };
         let judged = match (decision, ci95) {
             (DecisionRule::Upper95, Some([_, hi])) => hi,
             _ => mean,
         };
-        let met = judged <= spec.threshold;
-        // Judged like `met`, so that ratio <= 1 exactly when met.
-        let ratio = judged / spec.threshold;
+        let met = not_evaluated.is_none() && judged <= spec.threshold;
+        // Judged like `met`, so that ratio <= 1 exactly when met (an
+        // unevaluated check is infinitely far from met).
+        let ratio = if not_evaluated.is_some() {
+            f64::INFINITY
+        } else {
+            judged / spec.threshold
+        };
         worst_ratio = worst_ratio.max(ratio);
         out.push(TargetCheck {
             description: spec.description.clone(),
@@ -387,6 +434,7 @@ pub(crate) fn evaluate(
             mean,
             ci95,
             met,
+            not_evaluated,
         });
     }
     Evaluation {

@@ -27,6 +27,7 @@ pub mod params;
 mod result;
 mod search;
 
+use crate::serde_float::NonFinite;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -83,6 +84,7 @@ impl Default for PlanOptions {
 }
 
 /// Where a plan has got, for a progress bar.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanProgress {
     /// What is being done, e.g. "capacity search: H100 x1".
@@ -91,8 +93,10 @@ pub struct PlanProgress {
     /// An estimate: searches decide as they go how many runs they need.
     pub simulations_estimated: u64,
     /// Overall fraction done, in [0, 1].
+    #[serde_as(as = "NonFinite")]
     pub fraction: f64,
     /// Fraction of the current simulation done, in [0, 1].
+    #[serde_as(as = "NonFinite")]
     pub run_fraction: f64,
 }
 
@@ -1318,6 +1322,9 @@ fn unattainable_message(max: u32, at_max: &Evaluation) -> String {
         .iter()
         .filter(|c| !c.met)
         .map(|c| {
+            if let Some(reason) = &c.not_evaluated {
+                return format!("{} (not evaluated: {reason})", c.description);
+            }
             let reached = match c.metric {
                 CheckMetric::MissProbability | CheckMetric::BusyFraction => percent(c.mean),
                 _ => duration(c.mean),

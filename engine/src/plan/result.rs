@@ -1,6 +1,7 @@
 //! What a plan produces. Every type serialises to JSON (and reads back: the
 //! web app sends it from a Web Worker), with infinities as `null`.
 
+use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
 use crate::analytic::QueueEstimate;
@@ -42,12 +43,14 @@ pub struct PlanResult {
     pub warnings: Vec<String>,
 }
 
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CandidateResult {
     pub name: String,
     pub hardware: String,
     pub gpus_per_replica: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_gpu_hour: Option<f64>,
     pub pricing_model: PricingModel,
     pub search: SearchResult,
@@ -84,6 +87,7 @@ pub struct SearchResult {
 }
 
 /// A fleet's cost and its attribution, averaged over replications.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostSummary {
     pub basis: CostBasis,
@@ -91,11 +95,13 @@ pub struct CostSummary {
     pub units: UnitCosts,
     /// 95% interval of the cost per success over replications.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub usd_per_success_ci95: Option<[f64; 2]>,
     pub replications: u32,
 }
 
 /// The plan itself.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Recommendation {
     pub candidate: String,
@@ -113,35 +119,44 @@ pub struct Recommendation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admission_limit_per_replica: Option<u64>,
     /// The deepest waiting queue per replica seen at the planned fleet.
+    #[serde_as(as = "NonFinite")]
     pub observed_peak_queue_per_replica: f64,
     /// Scale up when the waiting queue per replica stays above this: what
     /// one replica clears, at its goodput at the operating point, within the
     /// tightest deadline (deeper, and that class starts to miss), or the
     /// busy-but-normal depth when bursts routinely exceed that (see notes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub scale_up_queue_per_replica: Option<f64>,
     /// What a busy but normal queue looks like: the 99th percentile of the
     /// sampled waiting queue per replica at the operating point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub normal_queue_per_replica_p99: Option<f64>,
     /// Scale up when KV-cache utilization stays above this: its 99th
     /// percentile (of series samples) at the operating point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub scale_up_kv_utilization: Option<f64>,
     /// The saturation knee, the highest load meeting every target and the
     /// operating point, as multiples of the base load on `min_replicas`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub knee_load: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub sla_limit_load: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub operating_load: Option<f64>,
     /// How far below the knee the base load runs on the steady fleet
     /// (0.3 = 30% below), assuming per-replica load is what matters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub headroom_to_knee: Option<f64>,
     /// How far below the highest load meeting every target it runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub headroom_to_sla_limit: Option<f64>,
     /// The steady fleet against every check (R replications).
     pub evaluation: Evaluation,
@@ -168,6 +183,7 @@ pub struct ScenarioResult {
 
 /// Goodput and P(miss) against offered load for one fleet (each point the
 /// mean over `service_curve.replications` seeds).
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServiceCurve {
     pub candidate: String,
@@ -176,67 +192,94 @@ pub struct ServiceCurve {
     /// Where marginal goodput falls below half the marginal load (multiple
     /// of the base load); absent when the curve never bends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub knee_load: Option<f64>,
     /// The highest load meeting every target; absent when every point does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub sla_limit_load: Option<f64>,
     /// min(knee x (1 - headroom), SLA limit).
+    #[serde_as(as = "NonFinite")]
     pub operating_load: f64,
+    #[serde_as(as = "NonFinite")]
     pub headroom_fraction: f64,
     /// Seeds per point.
     pub replications: u32,
 }
 
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
     /// Multiple of the base arrival rate.
+    #[serde_as(as = "NonFinite")]
     pub load: f64,
+    #[serde_as(as = "NonFinite")]
     pub offered_per_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub offered_per_replica_per_s: f64,
     /// Requests meeting their deadline per second.
+    #[serde_as(as = "NonFinite")]
     pub goodput_per_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub p_miss: f64,
     pub meets: bool,
     #[serde(with = "nonfinite")]
     pub worst_ratio: f64,
+    #[serde_as(as = "NonFinite")]
     pub busy_fraction: f64,
+    #[serde_as(as = "NonFinite")]
     pub p99_waiting_per_replica: f64,
+    #[serde_as(as = "NonFinite")]
     pub p99_kv_utilization: f64,
 }
 
 /// One-at-a-time sensitivity (the data behind a tornado chart).
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sensitivity {
     /// Prices, dates and the success criterion behind the cost columns.
     pub basis: CostBasis,
     pub candidate: String,
     pub replicas: u32,
+    #[serde_as(as = "NonFinite")]
     pub delta: f64,
     pub replications: u32,
+    #[serde_as(as = "NonFinite")]
     pub base_p_miss: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub base_usd_per_success: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub base_gpu_hours_per_success: Option<f64>,
     /// Sorted by impact, largest first (see [`SensitivityRow::impact`]).
     pub rows: Vec<SensitivityRow>,
 }
 
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SensitivityRow {
     pub input: SensitivityInput,
     pub label: String,
+    #[serde_as(as = "NonFinite")]
     pub low_multiplier: f64,
+    #[serde_as(as = "NonFinite")]
     pub high_multiplier: f64,
+    #[serde_as(as = "NonFinite")]
     pub p_miss_low: f64,
+    #[serde_as(as = "NonFinite")]
     pub p_miss_high: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_success_low: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_success_high: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub gpu_hours_per_success_low: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<NonFinite>")]
     pub gpu_hours_per_success_high: Option<f64>,
     /// Whether every check (targets and sustainability) holds at each end.
     pub meets_low: bool,
@@ -247,12 +290,15 @@ pub struct SensitivityRow {
     #[serde(with = "nonfinite")]
     pub worst_ratio_high: f64,
     /// |high - low| / base of cost per success.
+    #[serde_as(as = "NonFinite")]
     pub cost_swing: f64,
     /// |high - low| of P(miss).
+    #[serde_as(as = "NonFinite")]
     pub p_miss_swing: f64,
     /// The sort key: the largest of `cost_swing`, `p_miss_swing` relative
     /// to the base P(miss) (to the tightest miss target when the base has
     /// no misses), and the swing of the worst check's ratio.
+    #[serde_as(as = "NonFinite")]
     pub impact: f64,
 }
 
@@ -297,11 +343,13 @@ impl ComparisonRow {
 
 /// A mean over replications and its 95% Student-t interval (absent with one
 /// replication, or when a replication's value is infinite: then the mean is).
+#[serde_with::serde_as]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     #[serde(with = "nonfinite")]
     pub mean: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub ci95: Option<[f64; 2]>,
 }
 

@@ -11,6 +11,7 @@ pub mod fast;
 pub mod reference;
 pub mod state;
 
+use crate::serde_float::NonFinite;
 use std::fmt;
 
 use serde::Serialize;
@@ -41,6 +42,7 @@ pub enum Status {
 
 /// Everything recorded about one request. Times are absolute simulated
 /// seconds; NaN where the event never happened.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RequestRecord {
     pub class: u16,
@@ -50,15 +52,20 @@ pub struct RequestRecord {
     pub cached_tokens: u32,
     pub output_tokens: u32,
     pub preemptions: u32,
+    #[serde_as(as = "NonFinite")]
     pub arrival_s: f64,
     /// First scheduled (start of its first step).
+    #[serde_as(as = "NonFinite")]
     pub admitted_s: f64,
     /// End of the step that produced its first output token.
+    #[serde_as(as = "NonFinite")]
     pub first_token_s: f64,
     /// Completion, rejection or abandonment.
+    #[serde_as(as = "NonFinite")]
     pub end_s: f64,
     /// Replica-seconds attributed to it: each step's duration split in
     /// proportion to the tokens each request computed in it.
+    #[serde_as(as = "NonFinite")]
     pub busy_s: f64,
     /// Tokens computed and then discarded by preemptions.
     pub recomputed_tokens: u64,
@@ -122,6 +129,7 @@ pub enum EngineKind {
 }
 
 /// Why a run stopped without a report.
+#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum RunError {
     /// The scenario expects more requests than the cap allows.
@@ -130,7 +138,9 @@ pub enum RunError {
     TooManyEvents { cap: u64, simulated_s: f64 },
     /// The run's memory estimate is over the budget.
     TooMuchMemory {
+        #[serde_as(as = "NonFinite")]
         estimated_bytes: f64,
+        #[serde_as(as = "NonFinite")]
         expected_requests: f64,
         cap_bytes: u64,
     },
@@ -257,11 +267,14 @@ pub(crate) trait Replica {
 }
 
 /// How far a [`Simulation`] has got.
+#[serde_with::serde_as]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Progress {
     /// Simulated time reached [s].
+    #[serde_as(as = "NonFinite")]
     pub simulated_s: f64,
     /// Fraction of the run done, in [0, 1].
+    #[serde_as(as = "NonFinite")]
     pub fraction: f64,
     pub requests: u64,
     pub done: bool,

@@ -657,3 +657,70 @@ fn multipliers_change_the_scenario_as_documented() {
     Scenario::try_from(p).expect("a scaled scenario stays valid");
     let _ = ClassParams::default();
 }
+
+/// Plans a partial scenario (omitted fields take the defaults), search only.
+fn plan_json(json: &str) -> PlanResult {
+    let params = sojourn_engine::scenario_params_from_json(json.as_bytes()).expect("reads");
+    let scenario = Scenario::try_from(params).expect("valid");
+    plan(&scenario, &search_only()).expect("plans")
+}
+
+/// r13 of the review: a class whose only busy hour lies outside the horizon
+/// had "ok night-burst P(miss) 0.000%" and the fleet was sized without it.
+#[test]
+fn a_target_on_a_class_with_no_arrivals_is_not_evaluated_and_never_met() {
+    let result = plan_json(
+        r#"{"classes": [{"name": "chat", "batches_per_hour": 3600, "deadline_s": 120},
+             {"name": "night-burst", "batches_per_hour": 36000, "deadline_s": 30,
+              "time_of_day": [0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}],
+            "run": {"horizon_s": 3600},
+            "plan": {"targets": [{"metric": "miss_probability", "class": "night-burst", "epsilon": 0.01}],
+                     "replications": 2}}"#,
+    );
+    assert!(result.recommendation.is_none());
+    let search = &result.candidates[0].search;
+    assert_eq!(search.found, None);
+    assert!(
+        search
+            .message
+            .contains("not evaluated: no requests of night-burst arrived"),
+        "{}",
+        search.message
+    );
+    for evaluation in &search.evaluations {
+        let check = &evaluation.checks[0];
+        assert!(!check.met && check.not_evaluated.is_some() && check.mean.is_nan());
+    }
+}
+
+/// r12: every request rejected (max_waiting 0) gave "1 replicas meet every
+/// target" on a p90 TPOT of "0 ms". A percentile over no completed request
+/// is undefined, and a plan never recommends a fleet on it.
+#[test]
+fn a_percentile_over_no_completed_request_is_never_met() {
+    let result = plan_json(
+        r#"{"classes": [{"name": "chat", "batches_per_hour": 3600, "deadline_s": 120}],
+            "engine": {"max_waiting": 0},
+            "run": {"horizon_s": 600},
+            "plan": {"targets": [{"metric": "tpot_percentile", "class": "chat", "percentile": 0.9, "bound_s": 0.05}],
+                     "replications": 2}}"#,
+    );
+    assert!(result.recommendation.is_none());
+    let search = &result.candidates[0].search;
+    assert_eq!(search.found, None);
+    assert!(
+        search
+            .message
+            .contains("time per output token is undefined"),
+        "{}",
+        search.message
+    );
+    // The same target on a fleet that serves requests is met as before.
+    let result = plan_json(
+        r#"{"classes": [{"name": "chat", "batches_per_hour": 3600, "deadline_s": 120}],
+            "run": {"horizon_s": 600},
+            "plan": {"targets": [{"metric": "tpot_percentile", "class": "chat", "percentile": 0.9, "bound_s": 0.05}],
+                     "replications": 2}}"#,
+    );
+    assert!(result.recommendation.is_some());
+}
