@@ -51,11 +51,9 @@ pub fn load_stored(key: &str) -> Option<String> {
     storage().and_then(|s| s.get_item(key).ok().flatten())
 }
 
-pub fn store(key: &str, value: &str) {
-    if let Some(storage) = storage() {
-        // A full or disabled storage only loses the convenience.
-        let _ = storage.set_item(key, value);
-    }
+/// Keeps `value` under `key`; false when the storage is full or disabled.
+pub fn store(key: &str, value: &str) -> bool {
+    storage().is_some_and(|storage| storage.set_item(key, value).is_ok())
 }
 
 /// Whether the system asks for dark mode.

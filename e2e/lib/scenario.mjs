@@ -1,10 +1,12 @@
-// Share links built in Node exactly as the page builds them (link format 1:
-// the scenario's JSON, zlib-compressed, in unpadded base64url), from the
-// default scenario kept in the app's golden links.
+// Share links built in Node exactly as the page builds them (link format 2:
+// the first 12 bytes of the SHA-256 of the scenario's JSON, then the JSON
+// zlib-compressed, all in unpadded base64url), from the default scenario
+// kept in the app's golden links.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -20,8 +22,10 @@ export function defaultScenario() {
 
 /** The `?s=...` query for `scenario`. */
 export function linkQuery(scenario) {
-  const packed = deflateSync(Buffer.from(JSON.stringify(scenario)), { level: 9 });
-  return `?s=1.${packed.toString('base64url')}`;
+  const json = Buffer.from(JSON.stringify(scenario));
+  const digest = createHash('sha256').update(json).digest().subarray(0, 12);
+  const packed = deflateSync(json, { level: 9 });
+  return `?s=2.${Buffer.concat([digest, packed]).toString('base64url')}`;
 }
 
 /** A scenario small enough to simulate and plan in a few seconds. */

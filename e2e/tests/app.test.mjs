@@ -66,7 +66,7 @@ test('the default scenario shows its CDF with the deadline within about a second
   assert.match(await figure(page, 'P(miss)'), /^\d+\.\d\d %$/);
   assert.match(await figure(page, 'Goodput'), /req\/h$/);
   assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
-  assert.match(page.url(), /\?s=1\./, 'the address bar holds the scenario');
+  assert.match(page.url(), /\?s=2\./, 'the address bar holds the scenario');
   await screenshot(page, 'desktop-light', { fullPage: false });
   assert.deepEqual(errors, []);
   await page.context().close();
@@ -192,6 +192,34 @@ test('an imported file with problems lists the engine messages', async () => {
   await alert.waitFor();
   assert.match(await alert.innerText(), /classes\[1\]\.deadline_s: must be a positive number, got -5/);
   assert.ok(await runButton(page).isDisabled());
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a scenario too large for a link is kept, and the page says to export it', async () => {
+  // r17 of the review: after importing a valid 4.5 MB scenario, a reload
+  // showed the default and the user's work was gone.
+  const { page, errors } = await site.openPage();
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const big = defaultScenario();
+  big.name = 'Prompt lengths from a trace';
+  big.run.horizon_s = 3600;
+  big.classes[1].input_tokens = {
+    kind: 'empirical',
+    values: Array.from({ length: 700_000 }, (_, i) => 1 + ((i * 7919) % 4000)),
+  };
+  await page.getByLabel('Import JSON').setInputFiles({
+    name: 'trace.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(big)),
+  });
+  const alert = page.getByRole('alert').filter({ hasText: 'too large for a link' });
+  await alert.waitFor({ timeout: RESULT_TIMEOUT_MS });
+  assert.match(await alert.innerText(), /use Export/);
+  assert.doesNotMatch(page.url(), /[?&]s=/, 'no stale link is left in the address bar');
+  await page.reload();
+  await waitFor('the kept scenario', async () =>
+    (await page.getByLabel('Scenario name').inputValue()) === 'Prompt lengths from a trace');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

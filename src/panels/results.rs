@@ -285,7 +285,7 @@ fn export_json(state: &AppState) -> String {
     let document = state.results.with_untracked(|r| {
         serde_json::json!({
             "scenario": params,
-            "link": crate::link::encode(&params),
+            "link": crate::link::encode(&params).ok(),
             "base": r.as_ref().map(|r| &r.base),
             "cases": r.as_ref().map(|r| &r.cases),
             "plan": plan_of(state),

@@ -72,13 +72,19 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         _ => 0.0,
     };
     let copy_link = move |_| {
+        let value = match state.params.with_untracked(link::encode) {
+            Ok(value) => value,
+            Err(error) => {
+                state.notice.set(Some(Notice::error(format!(
+                    "No link can hold this scenario: {error}."
+                ))));
+                return;
+            }
+        };
         let address = format!(
             "{}{}",
             browser::page_address(),
-            link::replace_in_query(
-                &browser::query(),
-                &state.params.with_untracked(link::encode)
-            )
+            link::replace_in_query(&browser::query(), &value)
         );
         spawn_local(async move {
             let copied = browser::copy_to_clipboard(&address).await;
