@@ -159,8 +159,14 @@ pub(crate) fn apply_step(
 /// The reference replica.
 pub(crate) struct RefReplica {
     cfg: ReplicaConfig,
-    /// When the next step may start [s].
+    /// When the next step may start [s]: `sum + err` rounded.
     clock: f64,
+    /// The clock as a compensated (Neumaier) sum of step durations, so that
+    /// millions of steps do not accumulate a rounding drift: the fast
+    /// engine sums a run of steps in closed form, and the two must agree to
+    /// rounding however long the run (`oracle.rs`, long-run case).
+    sum: f64,
+    err: f64,
     running: Vec<Active>,
     waiting: WaitQueue,
     free_blocks: u32,
@@ -169,6 +175,19 @@ pub(crate) struct RefReplica {
 }
 
 impl RefReplica {
+    /// Adds `dt` to the compensated clock and returns the new clock.
+    fn add_to_clock(&mut self, dt: f64) -> f64 {
+        let t = self.sum + dt;
+        self.err += if self.sum.abs() >= dt.abs() {
+            (self.sum - t) + dt
+        } else {
+            (dt - t) + self.sum
+        };
+        self.sum = t;
+        self.clock = t + self.err;
+        self.clock
+    }
+
     fn expire_timeouts(&mut self, now: f64, ctx: &mut Ctx) {
         for r in self.waiting.drain_where(|r| r.timeout_at_s <= now) {
             ctx.close(&r, Status::TimedOut, r.timeout_at_s);
@@ -203,7 +222,7 @@ impl RefReplica {
             return preempted;
         }
         let dt = self.cfg.step_time.step_s(&shape);
-        let end = now + dt;
+        let end = self.add_to_clock(dt);
         apply_step(
             &mut self.running,
             dt,
@@ -212,7 +231,6 @@ impl RefReplica {
             &mut self.free_blocks,
             ctx,
         );
-        self.clock = end;
         self.busy_s += dt;
         ctx.steps += 1;
         ctx.events += 1;
@@ -224,6 +242,8 @@ impl super::Replica for RefReplica {
     fn new(cfg: ReplicaConfig) -> Self {
         RefReplica {
             clock: 0.0,
+            sum: 0.0,
+            err: 0.0,
             running: Vec::new(),
             waiting: WaitQueue::new(cfg.discipline, cfg.timeouts),
             free_blocks: cfg.total_blocks,
@@ -263,8 +283,8 @@ impl super::Replica for RefReplica {
     fn sync(&mut self, _ctx: &mut Ctx) {}
 
     fn enqueue(&mut self, request: Active, t: f64, _ctx: &mut Ctx) {
-        if self.running.is_empty() && self.waiting.is_empty() {
-            self.clock = self.clock.max(t);
+        if self.running.is_empty() && self.waiting.is_empty() && t > self.clock {
+            (self.clock, self.sum, self.err) = (t, t, 0.0);
         }
         self.waiting.push_back(request);
     }
