@@ -591,6 +591,16 @@ pub(crate) fn check_plan(
                 );
             }
             check_count(c, "replications", s.replications, MAX_REPLICATIONS);
+            // Each input once: a repeated one would only repeat its runs.
+            for (i, input) in s.inputs.iter().enumerate() {
+                if s.inputs[..i].contains(input) {
+                    c.fail(
+                        &format!("inputs[{i}]"),
+                        format!("\"{}\" is listed twice; list each input once", input.label()),
+                    );
+                    break;
+                }
+            }
         });
         c.at("service_curve", |c| {
             let s = &plan.service_curve;

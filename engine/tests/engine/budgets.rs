@@ -209,6 +209,15 @@ fn targets_and_candidates_are_bounded_in_number() {
     let reason = err.for_field("plan.targets").expect("names plan.targets");
     assert!(reason.contains("at most 64"), "{reason}");
 
+    // Sensitivity inputs: each once (a list of 10,000 would be 20,000 runs).
+    let mut p = ScenarioParams::default();
+    p.plan.sensitivity.inputs = vec![sojourn_engine::SensitivityInput::ArrivalRate; 3];
+    let err = Scenario::try_from(p).unwrap_err();
+    let reason = err
+        .for_field("plan.sensitivity.inputs[1]")
+        .expect("names the repeat");
+    assert!(reason.contains("listed twice"), "{reason}");
+
     let mut p = ScenarioParams::default();
     let candidate = p.plan.candidates.as_ref().and_then(|c| c.first().cloned());
     if let Some(candidate) = candidate {

@@ -356,5 +356,7 @@ fn a_long_busy_run_agrees_to_rounding() {
         }
     }
     eprintln!("worst relative difference {worst:e}");
-    assert_same_requests(&fast, &reference).map_err(|e| e.to_string()).unwrap();
+    assert_same_requests(&fast, &reference)
+        .map_err(|e| e.to_string())
+        .unwrap();
 }
