@@ -1042,7 +1042,12 @@ fn add_rates(s: &mut ClassStats, window_s: f64) {
     };
     let (lo, hi) = wilson_interval(misses, n, 1.96);
     s.p_miss_ci95 = [lo, hi];
-    s.goodput_per_h = s.met as f64 / (window_s / 3600.0);
+    // (No successes is no goodput, even over a window too short to divide by.)
+    s.goodput_per_h = if s.met == 0 {
+        0.0
+    } else {
+        s.met as f64 * 3600.0 / window_s
+    };
 }
 
 /// What one pass over every record (warm-up included) counts besides the

@@ -344,3 +344,18 @@ proptest! {
         round_trip(&r)?;
     }
 }
+
+#[test]
+fn a_horizon_of_almost_nothing_gives_defined_figures_and_says_why_they_are_empty() {
+    // r11 of the review: a horizon of almost nothing gave a NaN goodput
+    // (0 / (window / 3600) with the window / 3600 rounding to 0), written null.
+    let r = run(small_default(5e-324, 1));
+    assert_eq!(r.overall.arrived, 0);
+    assert_eq!(r.overall.goodput_per_h, 0.0);
+    assert!(r.utilization.is_finite() && r.utilization <= 1.0);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("no arrivals")),
+        "{:?}",
+        r.warnings
+    );
+}
