@@ -37,9 +37,21 @@ pub fn page_address() -> String {
 }
 
 /// Replaces the query string without reloading, scrolling or adding history.
+/// An empty `query` removes it (an empty URL would leave the address as it is).
 pub fn replace_query(query: &str) {
-    if let Some(history) = window().and_then(|w| w.history().ok()) {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(query));
+    let Some(window) = window() else {
+        return;
+    };
+    let url = if query.is_empty() {
+        window
+            .location()
+            .pathname()
+            .unwrap_or_else(|_| "/".to_string())
+    } else {
+        query.to_string()
+    };
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
 }
 
