@@ -1,6 +1,6 @@
 //! Per-request scheduler state and the waiting queue, shared by both engines.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::scenario::{Class, Discipline};
 use crate::workload::RequestSpec;
@@ -158,7 +158,7 @@ enum Items {
     Deque(VecDeque<Active>),
     Keyed {
         map: BTreeMap<WaitKey, Active>,
-        keys: Option<HashMap<ReqId, WaitKey>>,
+        keys: Option<BTreeMap<ReqId, WaitKey>>,
     },
 }
 
@@ -169,7 +169,7 @@ impl WaitQueue {
         } else {
             Items::Keyed {
                 map: BTreeMap::new(),
-                keys: track_keys.then(HashMap::new),
+                keys: track_keys.then(BTreeMap::new),
             }
         };
         WaitQueue {
