@@ -56,7 +56,7 @@ pub fn parse_duration_s(text: &str) -> Option<f64> {
     Some(value * scale)
 }
 
-/// A duration [s] as a duration box shows it, in the largest unit that
+/// A duration \[s\] as a duration box shows it, in the largest unit that
 /// divides it: "24 h", "15 min", "90 s", "0.25 s".
 pub fn duration_text(seconds: f64) -> String {
     if !seconds.is_finite() {

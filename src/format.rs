@@ -45,7 +45,7 @@ pub fn format_percent_interval(interval: [f64; 2]) -> String {
     format!("{:.2}–{:.2} %", low * 100.0, high * 100.0)
 }
 
-/// A duration [s] in the largest unit that keeps it readable:
+/// A duration \[s\] in the largest unit that keeps it readable:
 /// milliseconds below 1 s, seconds below 2 min, minutes below 2 h, then hours.
 /// Infinite durations (requests that never finished) read "never".
 pub fn format_duration_s(duration_s: f64) -> String {
@@ -66,7 +66,7 @@ pub fn format_duration_s(duration_s: f64) -> String {
     }
 }
 
-/// An amount of money [USD] with precision that suits its size:
+/// An amount of money \[USD\] with precision that suits its size:
 /// "$1,234", "$12.35", "$0.0123", "$0.000123".
 pub fn format_usd(usd: f64) -> String {
     if !usd.is_finite() {

@@ -91,7 +91,7 @@ pub enum WorkerMessage {
     Progress {
         id: u64,
         stage: Stage,
-        /// Of the current stage, in [0, 1].
+        /// Of the current stage, in \[0, 1\].
         #[serde_as(as = "NonFinite")]
         fraction: f64,
         /// What is being done, for the status line.
@@ -212,7 +212,7 @@ pub struct ClassResult {
     pub queue_wait: QuantileResult,
     pub ttft: QuantileResult,
     pub tpot: QuantileResult,
-    /// (sojourn [s], fraction of arrivals done within it).
+    /// (sojourn \[s\], fraction of arrivals done within it).
     #[serde_as(as = "Vec<[NonFinite; 2]>")]
     pub cdf: Vec<[f64; 2]>,
     pub prefill_tokens: u64,
@@ -251,7 +251,7 @@ impl ClassResult {
     }
 }
 
-/// Percentiles of a time [s]; infinite where requests never got there.
+/// Percentiles of a time \[s\]; infinite where requests never got there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QuantileResult {
     pub count: u64,

@@ -4,7 +4,7 @@
 //! panel). What they compute lives in plain modules that build and test
 //! natively: [`link`] (share links), [`job`] (the worker protocol and its
 //! results), [`results`] and [`table`] (figures, tables, CSV), [`charts`]
-//! (SVG charts), [`form`] (reading inputs) and [`format`] (numbers).
+//! (SVG charts), [`form`] (reading inputs) and [`format`](mod@format) (numbers).
 //! Simulations run in a Web Worker ([`worker`], driven by
 //! [`worker_client`]), never on the page's thread.
 

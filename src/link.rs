@@ -36,12 +36,12 @@ pub const LINK_FORMAT: u32 = 2;
 /// characters of the link; a damaged link passes with probability 2^-96).
 pub const DIGEST_BYTES: usize = 12;
 
-/// Largest scenario JSON kept in the browser's storage [bytes]: a scenario
+/// Largest scenario JSON kept in the browser's storage \[bytes\]: a scenario
 /// too large for a link is still remembered (storage holds about 5 MB of
 /// text, and the compressed form is far smaller than the JSON).
 pub const MAX_STORED_SCENARIO_BYTES: usize = 64 * 1024 * 1024;
 
-/// Largest scenario JSON a link may inflate to [bytes]: guards against a
+/// Largest scenario JSON a link may inflate to \[bytes\]: guards against a
 /// crafted link that would expand to gigabytes.
 pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 

@@ -646,7 +646,7 @@ pub struct CostSegment {
     pub key: &'static str,
     pub label: &'static str,
     pub usd: f64,
-    /// Share of the total, in [0, 1].
+    /// Share of the total, in \[0, 1\].
     pub share: f64,
 }
 

@@ -16,7 +16,7 @@ use crate::job::{Case, JobRequest, RunResult, Stage, WorkerMessage};
 use crate::link;
 use crate::worker_client::WorkerClient;
 
-/// How long the page waits after the last edit before it runs [ms].
+/// How long the page waits after the last edit before it runs \[ms\].
 pub const DEBOUNCE: Duration = Duration::from_millis(300);
 
 /// A message above the inputs.

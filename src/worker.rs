@@ -17,7 +17,7 @@ use crate::job::{
     ARRIVALS_PER_CHUNK, Case, JobRequest, RunResult, Stage, WorkerMessage, plan_options,
 };
 
-/// Least time between two progress messages [ms].
+/// Least time between two progress messages \[ms\].
 const PROGRESS_EVERY_MS: f64 = 100.0;
 
 thread_local! {

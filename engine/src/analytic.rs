@@ -4,13 +4,13 @@
 //!
 //! # Formula
 //! Per replica, at saturation:
-//! - decode concurrency `c = min(max_num_seqs, KV tokens / (E[I] + E[O] / 2))`
+//! - decode concurrency `c = min(max_num_seqs, KV tokens / (E\[I\] + E\[O\] / 2))`
 //!   (a running request holds its prompt and, on average, half its output);
-//! - a decode step with c sequences at mean context `E[I] + E[O] / 2` lasts
+//! - a decode step with c sequences at mean context `E\[I\] + E\[O\] / 2` lasts
 //!   `t_d`, so each output token costs `t_d / c` replica-seconds;
 //! - a full prefill step of `max_num_batched_tokens` tokens at mean context
-//!   `E[I] / 2` lasts `t_p`, so each prompt token costs `t_p / budget`;
-//! - work per request `w = E[I - cached] t_p / budget + E[O] t_d / c`;
+//!   `E\[I\] / 2` lasts `t_p`, so each prompt token costs `t_p / budget`;
+//! - work per request `w = E\[I - cached\] t_p / budget + E\[O\] t_d / c`;
 //! - `rho = lambda w / n_replicas`; saturation throughput `n_replicas / w`.
 //!
 //! [`QueueModel`] is the seeds' two-stage queue as an instant estimate of
@@ -29,7 +29,7 @@ use crate::step_time::{StepShape, StepTimeModel};
 #[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadEstimate {
-    /// Mean request arrival rate over the day [requests/s].
+    /// Mean request arrival rate over the day \[requests/s\].
     #[serde_as(as = "NonFinite")]
     pub arrival_rate_per_s: f64,
     /// Offered load / capacity: above 1 the queue grows without bound.
@@ -140,11 +140,11 @@ pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
 /// How long one request takes alone on an idle replica.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ServiceAlone {
-    /// Its prefill steps (the last one produces the first token) [s].
+    /// Its prefill steps (the last one produces the first token) \[s\].
     pub ttft_s: f64,
-    /// Its decode steps, one per output token after the first [s].
+    /// Its decode steps, one per output token after the first \[s\].
     pub decode_s: f64,
-    /// One decode step with this request alone, at its prompt length [s].
+    /// One decode step with this request alone, at its prompt length \[s\].
     pub tpot_s: f64,
     pub sojourn_s: f64,
 }
@@ -196,12 +196,12 @@ pub const EXACT_CHUNKS: u64 = 2048;
 /// Number of segments of the trapezoid sum over a long prompt's chunks.
 const CHUNK_SEGMENTS: u64 = 1024;
 
-/// The prefill time [s] of a prompt alone on a replica: its tokens from
+/// The prefill time \[s\] of a prompt alone on a replica: its tokens from
 /// `computed` to `input` in chunks of `chunk` (the last one shorter), one
 /// step each.
 ///
 /// Up to [`EXACT_CHUNKS`] chunks, every step is summed. Beyond, the full
-/// chunks are split into [`CHUNK_SEGMENTS`] runs of consecutive chunks, and
+/// chunks are split into `CHUNK_SEGMENTS` runs of consecutive chunks, and
 /// each run is summed as (count) x (first + last) / 2: exact wherever the
 /// step time is affine in the context over the run, which holds for the
 /// alpha/beta model everywhere and for the roofline and table models except
@@ -277,7 +277,7 @@ struct ClassSample {
     request_rate_per_s: f64,
     /// Batches per second over the day.
     batch_rate_per_s: f64,
-    /// E[X] and E[X (X - 1)] of the batch size.
+    /// E\[X\] and E\[X (X - 1)\] of the batch size.
     batch_mean: f64,
     batch_pairs: f64,
     /// Sampled batch sizes, sorted (for the terms in max(X - c, 0)).
@@ -288,7 +288,7 @@ struct ClassSample {
 }
 
 impl ClassSample {
-    /// (E[m], E[m (m + 1) / 2]) with m = max(X - servers, 0): batch-mates
+    /// (E\[m\], E\[m (m + 1) / 2\]) with m = max(X - servers, 0): batch-mates
     /// that find no free server when the batch arrives to idle servers.
     fn beyond(&self, servers: u64) -> (f64, f64) {
         let s = servers as f64;
@@ -311,7 +311,7 @@ impl ClassSample {
 /// alpha x I) followed by `c` *decode servers* (service `S_d = (O - 1) x t_d`,
 /// the seeds' beta x O), where `c = min(max_num_seqs, KV tokens / F)` and F
 /// is the time-average KV footprint of a decoding request,
-/// `E[O (I + O / 2)] / E[O]` (long outputs stay resident longer). `t_d` is
+/// `E\[O (I + O / 2)\] / E\[O\]` (long outputs stay resident longer). `t_d` is
 /// the decode step time at the mean number of busy decoders (a fixed point
 /// of Little's law). Replicas are pooled: the fleet is an M^X/G/n prefill
 /// stage and an M^X/G/(n c) decode stage in tandem, both FCFS.
@@ -319,19 +319,19 @@ impl ClassSample {
 /// # Approximations
 /// A request's wait in a stage is the wait of its batch's arrival, `W_0`
 /// (the same for every class), plus the wait behind its own batch-mates:
-/// - `W_0 = C / (c (1 - rho)) x E[S] (1 + c_s^2) / 2 + sum_k lambda_k
-///   E[X_k (X_k - 1)] E[S_k]^2 / (2 c^2 (1 - rho))`, with C Erlang's C
+/// - `W_0 = C / (c (1 - rho)) x E\[S\] (1 + c_s^2) / 2 + sum_k lambda_k
+///   E\[X_k (X_k - 1)\] E\[S_k\]^2 / (2 c^2 (1 - rho))`, with C Erlang's C
 ///   formula and `lambda_k` batch rates: Allen-Cunneen for M/G/c plus the
 ///   work of other batches' members, cleared as by one server c times as
 ///   fast (the router spreads a batch over the replicas);
-/// - behind batch-mates: `E[S_k] / c x E[m (m + 1) / 2] / E[X_k]` with
+/// - behind batch-mates: `E\[S_k\] / c x E\[m (m + 1) / 2\] / E\[X_k\]` with
 ///   `m = max(X_k - c, 0)` members beyond the free servers.
 ///
 /// At c = 1 the sum of the two is the exact M^X/G/1 mean wait; with X = 1
 /// it is Allen-Cunneen, exact for M/M/c. An arrival finds the servers busy
-/// with probability `B = max(C, sum_k lambda_k E[m_k] E[S_k] / c)` (the
+/// with probability `B = max(C, sum_k lambda_k E\[m_k\] E\[S_k\] / c)` (the
 /// second term: bursts that overflow the servers); a class-k request waits
-/// with probability `B + (1 - B) E[m_k] / E[X_k]` (exact for M^X/M/1 and
+/// with probability `B + (1 - B) E\[m_k\] / E\[X_k\]` (exact for M^X/M/1 and
 /// M/M/c), and a wait, given there is one, is taken as exponential. Further:
 /// - between the stages batches are smoothed: the decode stage sees the
 ///   batch terms scaled by `1 - rho_p^2` (the linking equation of Whitt's QNA);
@@ -368,7 +368,7 @@ pub struct StageEstimate {
     /// Probability that a request waits at all (over all classes).
     #[serde_as(as = "NonFinite")]
     pub p_wait: f64,
-    /// Mean wait over all classes [s].
+    /// Mean wait over all classes \[s\].
     #[serde(with = "nonfinite")]
     pub mean_wait_s: f64,
 }
@@ -404,10 +404,10 @@ pub struct QueueEstimate {
     pub arrival_rate_per_s: f64,
     /// Decode slots per replica, c.
     pub decode_slots_per_replica: u64,
-    /// Time-average KV footprint of a decoding request [tokens].
+    /// Time-average KV footprint of a decoding request \[tokens\].
     #[serde_as(as = "NonFinite")]
     pub kv_footprint_tokens: f64,
-    /// Decode step time at the mean number of busy decoders [s].
+    /// Decode step time at the mean number of busy decoders \[s\].
     #[serde_as(as = "NonFinite")]
     pub decode_step_s: f64,
     pub prefill: StageEstimate,
@@ -424,7 +424,7 @@ pub struct QueueEstimate {
 #[derive(Clone, Copy, Debug)]
 struct Wait {
     p_wait: f64,
-    /// Mean wait given a wait [s].
+    /// Mean wait given a wait \[s\].
     conditional_mean_s: f64,
 }
 

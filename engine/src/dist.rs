@@ -2,8 +2,8 @@
 //! planners think (median and p90, or mean and standard deviation).
 //!
 //! [`DistParams`] is the permissive serde form; [`Dist`] is the validated
-//! sampler built from it by [`DistParams::build`]. Samples of counts are
-//! rounded to the nearest integer and clamped to `[max(min, 1), max]`.
+//! sampler built from it by `DistParams::build`. Samples of counts are
+//! rounded to the nearest integer and clamped to `\[max(min, 1), max\]`.
 
 use std::sync::OnceLock;
 
@@ -30,7 +30,7 @@ pub const MAX_COUNT: u32 = 100_000_000;
 pub enum Shape {
     /// Always `value`.
     Constant { value: f64 },
-    /// Uniform on `[low, high]`.
+    /// Uniform on `\[low, high\]`.
     Uniform { low: f64, high: f64 },
     /// Exponential with the given mean.
     Exponential { mean: f64 },
@@ -44,8 +44,8 @@ pub enum Shape {
     Gamma { mean: f64, std_dev: f64 },
     /// Each of `values` with equal probability (e.g. lengths from a trace).
     Empirical { values: Vec<f64> },
-    /// Bin `i` spans `[edges[i], edges[i+1])` with probability proportional to
-    /// `weights[i]`; uniform within a bin.
+    /// Bin `i` spans `[edges\[i\], edges\[i+1\])` with probability proportional to
+    /// `weights\[i\]`; uniform within a bin.
     Histogram { edges: Vec<f64>, weights: Vec<f64> },
 }
 
@@ -90,8 +90,8 @@ impl Shape {
 }
 
 /// A distribution with optional clamps, as written in a scenario. It reads
-/// through [`RawDist`], so that a key its kind does not have is an error
-/// naming the key (`#[serde(flatten)]` would ignore it).
+/// through `RawDist`, so that a key its kind does not have is an error
+/// naming the key (`#\[serde(flatten)\]` would ignore it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "RawDist")]
 pub struct DistParams {
@@ -297,7 +297,7 @@ impl DistParams {
     /// `check` under the current path; `None` if there were any.
     /// Checks the parameters and builds the sampler on its own (e.g. for a
     /// preview); field paths in errors are relative to the distribution
-    /// ("p90", "values[2]").
+    /// ("p90", "values\[2\]").
     pub fn to_dist(&self) -> Result<Dist, ScenarioError> {
         let mut check = Checker::new();
         let dist = self.build(&mut check);
@@ -528,7 +528,7 @@ pub struct Dist {
     min: f64,
     /// Largest whole count a sample may take (at most `MAX_COUNT`).
     max: f64,
-    /// Mean and E[X^2], computed on first use (a sample of 50,000 draws for
+    /// Mean and E\[X^2\], computed on first use (a sample of 50,000 draws for
     /// most shapes) and kept, also by clones: every run, load estimate and
     /// planner step asks for them.
     moments: OnceLock<(f64, f64)>,
@@ -542,7 +542,7 @@ pub struct Dist {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DistSummary {
     pub mean: f64,
-    /// E[X^2].
+    /// E\[X^2\].
     pub second_moment: f64,
     pub p50: f64,
     pub p90: f64,
@@ -571,7 +571,7 @@ impl Dist {
         }
     }
 
-    /// Draws a count: rounded to the nearest integer, clamped to `[min, max]`
+    /// Draws a count: rounded to the nearest integer, clamped to `\[min, max\]`
     /// and never below 1.
     ///
     /// A draw from a built alias table and a constant inline where they
@@ -613,7 +613,7 @@ impl Dist {
         x.clamp(self.min, self.max) as u32
     }
 
-    /// Mean and E[X^2] of the rounded, clamped count, exactly where that is
+    /// Mean and E\[X^2\] of the rounded, clamped count, exactly where that is
     /// cheap (constant, geometric without clamps, empirical, a lognormal with
     /// an alias table), otherwise from a
     /// fixed-seed sample of 50,000 draws (relative error of the mean ~0.5%
@@ -674,7 +674,7 @@ impl Dist {
         low.round().clamp(self.min, self.max) as u32
     }
 
-    /// Summary from a fixed-seed sample of `n` draws: mean, E[X^2], quantiles
+    /// Summary from a fixed-seed sample of `n` draws: mean, E\[X^2\], quantiles
     /// and a 20-bin histogram. The same `n` always gives the same summary.
     pub fn summary(&self, n: usize) -> DistSummary {
         let mut rng = stream(0x5eed_5eed, 1);
@@ -724,7 +724,7 @@ impl Dist {
 /// Used for lognormal counts with at most [`AliasTable::MAX_COUNTS`]
 /// possible values (clamped, as token lengths usually are): a draw then
 /// costs a multiply and a table lookup instead of a normal deviate and an
-/// `exp`, and the mean and E[X^2] are exact sums.
+/// `exp`, and the mean and E\[X^2\] are exact sums.
 #[derive(Clone, Debug)]
 struct AliasTable {
     lo: u32,

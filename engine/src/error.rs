@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-/// One problem with one field, e.g. `classes[0].input_tokens.p90: must be greater
+/// One problem with one field, e.g. `classes\[0\].input_tokens.p90: must be greater
 /// than the median (1000), got 800`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FieldError {

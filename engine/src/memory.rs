@@ -3,14 +3,14 @@
 //! hard-coded).
 //!
 //! # Formula
-//! - weights [B] = parameters x bytes per weight (every expert of a MoE is resident);
+//! - weights \[B\] = parameters x bytes per weight (every expert of a MoE is resident);
 //! - KV bytes per token (per replica) = 2 (K and V) x layers x max(kv_heads, TP)
 //!   x head_dim x bytes per KV element. With TP larger than the KV heads, each GPU
 //!   still holds one head, so heads are replicated. Under multi-head latent
 //!   attention the latent vector (kv_latent_dim elements per layer) is cached on
 //!   every GPU of the replica: TP x layers x kv_latent_dim x bytes;
-//! - usable [B] = TP x device memory x gpu_memory_utilization;
-//! - KV pool [B] = usable - weights - TP x runtime reserve;
+//! - usable \[B\] = TP x device memory x gpu_memory_utilization;
+//! - KV pool \[B\] = usable - weights - TP x runtime reserve;
 //! - blocks = floor(KV pool / (block_size x KV bytes per token)).
 
 use serde::Serialize;
@@ -21,7 +21,7 @@ use crate::scenario::ScenarioParams;
 /// Bytes in a GiB.
 pub const GIB: f64 = 1_073_741_824.0;
 
-/// Where a replica's memory goes. All sizes are per replica [bytes].
+/// Where a replica's memory goes. All sizes are per replica \[bytes\].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryBudget {
     pub gpus_per_replica: u32,

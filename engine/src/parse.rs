@@ -4,7 +4,7 @@
 //! user may never have seen (a share link, a form). `serde_path_to_error`
 //! tracks the path through the document, so the message names the field as
 //! the rest of the engine does (`engine.max_num_seqs`,
-//! `classes[0].input_tokens.maxx`).
+//! `classes\[0\].input_tokens.maxx`).
 
 use serde_path_to_error::{Path, Segment};
 
@@ -54,7 +54,7 @@ fn unknown_key(reason: &str) -> Option<&str> {
     rest.split_once('`').map(|(key, _)| key)
 }
 
-/// `classes[0].input_tokens` from serde_path_to_error's segments.
+/// `classes\[0\].input_tokens` from serde_path_to_error's segments.
 fn dotted(path: &Path) -> String {
     let mut out = String::new();
     for segment in path.iter() {

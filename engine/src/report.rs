@@ -15,7 +15,7 @@ use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
 use crate::stats::wilson_interval;
 
-/// Percentiles of a time [s]. Percentiles count every request of the
+/// Percentiles of a time \[s\]. Percentiles count every request of the
 /// population; one that falls among requests that never reached the event
 /// is infinite (`"inf"` in JSON, see [`crate::serde_float`]). `mean` and
 /// `max` are over the finite values (NaN, `null`, when there are none).
@@ -162,7 +162,7 @@ fn whole_row(parts: &[&[f64]], total: u64, points: usize) -> RowStats {
     row.finish()
 }
 
-/// Statistics of each part (`totals[i]` requests) and of all parts together
+/// Statistics of each part (`totals\[i\]` requests) and of all parts together
 /// (`total` requests), as [`whole_row`] gives them, reading each value
 /// twice in all: one summary pass per part, whose histograms add up to the
 /// whole's, and one gather pass per part that feeds both its own row and
@@ -452,8 +452,8 @@ fn interval_of(xs: &[f64], v: f64) -> usize {
     xs.partition_point(|x| *x < v)
 }
 
-/// Values of `parts` per CDF interval: `counts[i]` holds those in
-/// (xs[i-1], xs[i]], the first also those below, the last those above;
+/// Values of `parts` per CDF interval: `counts\[i\]` holds those in
+/// (xs\[i-1\], xs\[i\]], the first also those below, the last those above;
 /// one binary search per value.
 fn cdf_counts_by_search(parts: &[&[f64]], xs: &[f64]) -> Vec<u64> {
     let mut counts = vec![0u64; xs.len()];
@@ -760,7 +760,7 @@ fn gather(values: &[f64], own: Option<&mut Plan>, whole: Option<&mut Plan>) {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassStats {
     pub name: String,
-    /// The class deadline [s] (NaN for the overall row when classes differ).
+    /// The class deadline \[s\] (NaN for the overall row when classes differ).
     #[serde(with = "nonfinite")]
     pub deadline_s: f64,
     pub arrived: u64,
@@ -788,7 +788,7 @@ pub struct ClassStats {
     pub ttft: Quantiles,
     /// Time per output token after the first, of completed requests.
     pub tpot: Quantiles,
-    /// Points (sojourn [s], fraction of arrivals completed within it) of the
+    /// Points (sojourn \[s\], fraction of arrivals completed within it) of the
     /// sojourn CDF, log-spaced in time, for charts.
     #[serde_as(as = "Vec<[NonFinite; 2]>")]
     pub cdf: Vec<[f64; 2]>,
@@ -846,7 +846,7 @@ pub struct Report {
     pub horizon_s: f64,
     #[serde_as(as = "NonFinite")]
     pub warmup_s: f64,
-    /// When the simulation stopped (horizon + drain) [s].
+    /// When the simulation stopped (horizon + drain) \[s\].
     #[serde_as(as = "NonFinite")]
     pub end_s: f64,
     pub replicas: u32,

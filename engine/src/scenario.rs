@@ -40,7 +40,7 @@ pub struct ScenarioParams {
     pub step_time_scale: f64,
     pub run: RunParams,
     /// What the capacity planner needs: prices, reserve, SLA targets,
-    /// candidate hardware, best and worst cases (see [`crate::plan`]).
+    /// candidate hardware, best and worst cases (see [`crate::plan`](mod@crate::plan)).
     pub plan: PlanParams,
 }
 
@@ -49,7 +49,7 @@ pub struct ScenarioParams {
 #[serde(default, deny_unknown_fields)]
 pub struct ClassParams {
     pub name: String,
-    /// Batches arrive as a Poisson process at this rate [batches/hour].
+    /// Batches arrive as a Poisson process at this rate \[batches/hour\].
     pub batches_per_hour: f64,
     /// Requests per batch, X (constant 1 gives plain Poisson arrivals).
     pub batch_size: DistParams,
@@ -57,18 +57,18 @@ pub struct ClassParams {
     /// (24 values, hour 0 = midnight): a non-homogeneous Poisson process.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_of_day: Option<Vec<f64>>,
-    /// Prompt length I [tokens].
+    /// Prompt length I \[tokens\].
     pub input_tokens: DistParams,
-    /// Output length O [tokens].
+    /// Output length O \[tokens\].
     pub output_tokens: DistParams,
     /// Fraction of each prompt found in the prefix cache; those tokens skip
     /// prefill (the last prompt token is always computed).
     pub prefix_cache_hit: f64,
     /// Scheduling priority: lower is more urgent (vLLM's convention).
     pub priority: i32,
-    /// SLA deadline on the sojourn time (queue + service) [s].
+    /// SLA deadline on the sojourn time (queue + service) \[s\].
     pub deadline_s: f64,
-    /// The client abandons a request not finished after this long [s].
+    /// The client abandons a request not finished after this long \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
 }
@@ -103,9 +103,9 @@ impl Dtype {
 #[serde(default, deny_unknown_fields)]
 pub struct ModelParams {
     pub name: String,
-    /// Total parameters [billions].
+    /// Total parameters \[billions\].
     pub params_b: f64,
-    /// Parameters active per token for a mixture of experts [billions];
+    /// Parameters active per token for a mixture of experts \[billions\];
     /// `None` for a dense model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active_params_b: Option<f64>,
@@ -128,11 +128,11 @@ pub struct ModelParams {
 #[serde(default, deny_unknown_fields)]
 pub struct HardwareParams {
     pub name: String,
-    /// Device memory [GiB].
+    /// Device memory \[GiB\].
     pub memory_gib: f64,
-    /// Memory bandwidth [GB/s, 10^9 bytes per second].
+    /// Memory bandwidth \[GB/s, 10^9 bytes per second\].
     pub bandwidth_gb_s: f64,
-    /// Peak dense matrix throughput at the compute precision [TFLOP/s].
+    /// Peak dense matrix throughput at the compute precision \[TFLOP/s\].
     pub peak_tflops: f64,
 }
 
@@ -145,7 +145,7 @@ pub struct ReplicaParams {
     /// Fraction of each GPU's memory the engine may use (vLLM's
     /// `gpu_memory_utilization`).
     pub gpu_memory_utilization: f64,
-    /// Memory per GPU kept for activations, CUDA graphs and runtime workspace [GiB].
+    /// Memory per GPU kept for activations, CUDA graphs and runtime workspace \[GiB\].
     pub runtime_reserve_gib: f64,
 }
 
@@ -174,7 +174,7 @@ pub struct EngineParams {
     /// Most prompt tokens one request may prefill in a step (chunked prefill);
     /// 0 means no per-request limit beyond the budget.
     pub long_prefill_threshold: u32,
-    /// KV cache block size [tokens].
+    /// KV cache block size \[tokens\].
     pub block_size: u32,
     pub discipline: Discipline,
     /// Bound m on each replica's waiting queue; arrivals beyond it are
@@ -209,17 +209,17 @@ pub struct ClusterParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunParams {
-    /// Arrivals are generated on [0, horizon) [s].
+    /// Arrivals are generated on [0, horizon) \[s\].
     pub horizon_s: f64,
-    /// Requests arriving before this are simulated but left out of statistics [s].
+    /// Requests arriving before this are simulated but left out of statistics \[s\].
     pub warmup_s: f64,
     /// After the horizon the fleet keeps working on what it holds for this
-    /// long [s]; `None` means the longest deadline, after which every request's
+    /// long \[s\]; `None` means the longest deadline, after which every request's
     /// SLA outcome is settled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain_s: Option<f64>,
     pub seed: u64,
-    /// Width of a time-series interval [s].
+    /// Width of a time-series interval \[s\].
     pub series_interval_s: f64,
 }
 
@@ -380,14 +380,14 @@ impl Default for RunParams {
 pub const MAX_CLASSES: usize = 64;
 /// Most replicas in one cluster.
 pub const MAX_REPLICAS: u32 = 4096;
-/// Longest horizon [s] (one year).
+/// Longest horizon \[s\] (one year).
 pub const MAX_HORIZON_S: f64 = 365.0 * DAY_S;
 /// Most time-series intervals in one run.
 pub const MAX_SERIES_POINTS: usize = 100_000;
 /// At most this many replica samples (series points x replicas) in a run:
 /// each sample visits every replica.
 pub const MAX_REPLICA_SAMPLES: u64 = 20_000_000;
-/// Memory a run holds per request [bytes]: its record, its state while it
+/// Memory a run holds per request \[bytes\]: its record, its state while it
 /// waits or runs (every request may be waiting at once), and the report's
 /// per-request samples (sojourn, time to first token, time per output token).
 pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<crate::sim::RequestRecord>()
@@ -397,7 +397,7 @@ pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<crate::sim::RequestRecor
 /// A validated class, ready to sample.
 #[derive(Clone, Debug)]
 pub struct Class {
-    /// Batch arrival rate before time-of-day multipliers [batches/s].
+    /// Batch arrival rate before time-of-day multipliers \[batches/s\].
     pub batch_rate_per_s: f64,
     pub batch_size: Dist,
     /// Multiplier for each hour of the day (all 1 without a profile).
@@ -411,7 +411,7 @@ pub struct Class {
 }
 
 impl Class {
-    /// Mean batch rate over a whole day, multipliers included [batches/s].
+    /// Mean batch rate over a whole day, multipliers included \[batches/s\].
     pub fn mean_batch_rate_per_s(&self) -> f64 {
         self.batch_rate_per_s * self.time_of_day.iter().sum::<f64>() / 24.0
     }
@@ -426,7 +426,7 @@ pub struct Scenario {
     /// Per-replica memory: weights, KV cache, blocks.
     pub memory: MemoryBudget,
     pub step_time: StepTimeModel,
-    /// How long the fleet keeps working after the horizon [s].
+    /// How long the fleet keeps working after the horizon \[s\].
     pub drain_s: f64,
 }
 
@@ -480,7 +480,7 @@ impl Scenario {
         Scenario::try_from(ScenarioParams::default()).expect("the default scenario is valid")
     }
 
-    /// Mean arrival rate of requests over all classes [requests/s].
+    /// Mean arrival rate of requests over all classes \[requests/s\].
     pub fn mean_request_rate_per_s(&self) -> f64 {
         self.classes
             .iter()
@@ -493,7 +493,7 @@ impl Scenario {
         self.mean_request_rate_per_s() * self.params.run.horizon_s
     }
 
-    /// Memory a run of this scenario needs at most, roughly [bytes]: every
+    /// Memory a run of this scenario needs at most, roughly \[bytes\]: every
     /// request expected (plus five standard deviations) at
     /// [`BYTES_PER_REQUEST`], and the series. Checked against the run's
     /// budget before it starts ([`crate::RunOptions::max_bytes`]).
@@ -506,7 +506,7 @@ impl Scenario {
 
     /// Standard deviation of the number of requests over the horizon: each
     /// class's count is compound Poisson, with variance (batches expected)
-    /// x E[X^2] for batch size X.
+    /// x E\[X^2\] for batch size X.
     pub fn requests_sd(&self) -> f64 {
         let horizon = self.params.run.horizon_s;
         self.classes

@@ -68,8 +68,8 @@ pub mod nonfinite_pair {
 }
 
 /// [`nonfinite`] as a `serde_with` adapter, so that it composes:
-/// `#[serde_as(as = "Option<NonFinite>")]`, `"[NonFinite; 2]"`,
-/// `"Vec<[NonFinite; 2]>"`. Every `f64` a report or a plan result holds
+/// `#\[serde_as(as = "Option<NonFinite>")\]`, `"\[NonFinite; 2\]"`,
+/// `"Vec<\[NonFinite; 2\]>"`. Every `f64` a report or a plan result holds
 /// travels this way (checked by a round-trip test in
 /// `tests/engine/invariants.rs`).
 pub struct NonFinite;

@@ -6,7 +6,7 @@
 //! [`StepTimeModel::decode_piece`]). Within a piece, k steps sum in closed form.
 //!
 //! # Formulas
-//! - **alpha/beta** (the seeds' model): `t = overhead + alpha x P + beta x [D > 0]`,
+//! - **alpha/beta** (the seeds' model): `t = overhead + alpha x P + beta x \[D > 0\]`,
 //!   P the prefill tokens in the step and D the decoding sequences.
 //! - **roofline**: `t = overhead + max(FLOPs / (peak x MFU), bytes / (bandwidth x MBU))`
 //!   with `FLOPs = 2 x active_params x (P + D) + 4 x layers x q_heads x head_dim x
@@ -84,11 +84,11 @@ impl StepShape {
 pub enum StepTimeParams {
     /// The seeds' model: alpha per prefill token, beta per decode step.
     AlphaBeta {
-        /// [s per prefill token]
+        /// \[s per prefill token\]
         alpha_s_per_token: f64,
-        /// [s per step that decodes]
+        /// \[s per step that decodes\]
         beta_s_per_step: f64,
-        /// [s per step]
+        /// \[s per step\]
         overhead_s: f64,
     },
     /// Compute or bandwidth bound, from the model and the hardware.
@@ -97,11 +97,11 @@ pub enum StepTimeParams {
         mfu: f64,
         /// Memory bandwidth utilisation, in (0, 1].
         mbu: f64,
-        /// Fixed cost per step (scheduling, kernel launches) [s].
+        /// Fixed cost per step (scheduling, kernel launches) \[s\].
         overhead_s: f64,
     },
-    /// Measured step times: `step_s[i][j]` at `batch_tokens[i]` tokens in the
-    /// step and `kv_tokens[j]` KV tokens read.
+    /// Measured step times: `step_s[i]\[j\]` at `batch_tokens\[i\]` tokens in the
+    /// step and `kv_tokens\[j\]` KV tokens read.
     Table {
         batch_tokens: Vec<f64>,
         kv_tokens: Vec<f64>,
@@ -134,17 +134,17 @@ pub enum StepTimeModel {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Roofline {
     pub overhead_s: f64,
-    /// 2 x active parameters [FLOP per token].
+    /// 2 x active parameters \[FLOP per token\].
     pub flops_per_token: f64,
-    /// 4 x layers x q_heads x head_dim [FLOP per attention pair].
+    /// 4 x layers x q_heads x head_dim \[FLOP per attention pair\].
     pub flops_per_pair: f64,
     pub weight_bytes: f64,
     /// Active / total parameters (1 for a dense model).
     pub active_fraction: f64,
     pub kv_bytes_per_token: f64,
-    /// Peak x MFU for the replica [FLOP/s].
+    /// Peak x MFU for the replica \[FLOP/s\].
     pub flops_per_s: f64,
-    /// Bandwidth x MBU for the replica [bytes/s].
+    /// Bandwidth x MBU for the replica \[bytes/s\].
     pub bytes_per_s: f64,
 }
 
@@ -318,7 +318,7 @@ impl StepTimeModel {
         }
     }
 
-    /// Duration of a step [s].
+    /// Duration of a step \[s\].
     pub fn step_s(&self, shape: &StepShape) -> f64 {
         match self {
             StepTimeModel::AlphaBeta {
@@ -546,7 +546,7 @@ impl Table {
     }
 }
 
-/// Index of the grid cell used for `x`: the last `i` with `axis[i] <= x`,
+/// Index of the grid cell used for `x`: the last `i` with `axis\[i\] <= x`,
 /// clamped so that `i + 1` is a valid index (the last cell extrapolates).
 fn cell(axis: &[f64], x: f64) -> usize {
     let upper = axis.partition_point(|v| *v <= x);

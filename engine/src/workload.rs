@@ -351,7 +351,7 @@ mod tests {
         );
     }
 
-    /// Arrival time [us] and prompt length of the first three requests, seed 42.
+    /// Arrival time \[us\] and prompt length of the first three requests, seed 42.
     const PINNED_FIRST_DRAWS: [(u64, u32); 3] =
         [(85_433_862, 240), (122_809_874, 3513), (133_612_788, 671)];
 }

@@ -22,16 +22,16 @@ pub enum CurveKind {
 pub struct CdfCurve {
     pub label: String,
     pub kind: CurveKind,
-    /// (sojourn [s], fraction done within it), ascending in time.
+    /// (sojourn \[s\], fraction done within it), ascending in time.
     pub points: Vec<[f64; 2]>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CdfInput {
     pub curves: Vec<CdfCurve>,
-    /// (label, deadline [s]) for each distinct class deadline.
+    /// (label, deadline \[s\]) for each distinct class deadline.
     pub deadlines: Vec<(String, f64)>,
-    /// (label, time [s], fraction) points marked on the base curve.
+    /// (label, time \[s\], fraction) points marked on the base curve.
     pub markers: Vec<(String, f64, f64)>,
 }
 

@@ -101,7 +101,7 @@ pub fn hex(color: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", color.0, color.1, color.2)
 }
 
-/// Logical chart width [CSS px] for a window `window_width` wide: charts are
+/// Logical chart width \[CSS px\] for a window `window_width` wide: charts are
 /// drawn at about the size they are shown (the results column, see
 /// `style/main.css`), so their text stays legible.
 pub fn chart_width(window_width: f64) -> u32 {
@@ -115,13 +115,13 @@ pub fn chart_width(window_width: f64) -> u32 {
     (column - 30.0).clamp(300.0, 960.0) as u32
 }
 
-/// A chart's height [px]: `ratio` of its width, but at least `min`, so
+/// A chart's height \[px\]: `ratio` of its width, but at least `min`, so
 /// narrow charts stay readable.
 pub fn chart_height(width: u32, ratio: f64, min: u32) -> u32 {
     ((width as f64 * ratio).round() as u32).max(min)
 }
 
-/// Font size [px] for chart text at `width`.
+/// Font size \[px\] for chart text at `width`.
 fn font_px(width: u32) -> f64 {
     if width < 500 { 12.0 } else { 13.0 }
 }
@@ -166,8 +166,8 @@ fn empty(title: &str, message: &str, width: u32, height: u32, theme: &Theme) -> 
     finish(svg, title, width, height)
 }
 
-/// Ticks for a log time axis [s]: 1, 10, 100 ms, 1, 10 s, 1, 10 min, 1, 6,
-/// 24 h, 7 d, within `[low, high]`.
+/// Ticks for a log time axis \[s\]: 1, 10, 100 ms, 1, 10 s, 1, 10 min, 1, 6,
+/// 24 h, 7 d, within `\[low, high\]`.
 fn time_ticks(low: f64, high: f64) -> Vec<f64> {
     [
         1e-3,
@@ -188,7 +188,7 @@ fn time_ticks(low: f64, high: f64) -> Vec<f64> {
     .collect()
 }
 
-/// A tick label for a time [s]: "100 ms", "10 s", "1 min", "6 h", "7 d".
+/// A tick label for a time \[s\]: "100 ms", "10 s", "1 min", "6 h", "7 d".
 fn time_tick_label(seconds: f64) -> String {
     let trim = |x: f64| crate::format::format_number(x, 3);
     if seconds < 1.0 {

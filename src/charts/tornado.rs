@@ -11,10 +11,10 @@ pub const TORNADO_TITLE: &str = "Sensitivity";
 /// What the bars measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TornadoMetric {
-    /// Change in cost per successful request [% of the base]; GPU-hours per
+    /// Change in cost per successful request \[% of the base\]; GPU-hours per
     /// success when no price was given.
     CostPerSuccess,
-    /// Change in P(miss) [percentage points].
+    /// Change in P(miss) \[percentage points\].
     MissProbability,
 }
 
@@ -65,7 +65,7 @@ pub fn tornado_rows(sensitivity: &Sensitivity, metric: TornadoMetric) -> Vec<Tor
         .collect()
 }
 
-/// The tornado's height [px] for `rows` bars (one slot above them holds the legend).
+/// The tornado's height \[px\] for `rows` bars (one slot above them holds the legend).
 pub fn tornado_height(rows: usize) -> u32 {
     (rows as u32 + 1) * 34 + 80
 }

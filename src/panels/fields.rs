@@ -55,7 +55,7 @@ impl Kind {
     }
 }
 
-/// The DOM id for a field path: `classes[0].deadline_s` gives
+/// The DOM id for a field path: `classes\[0\].deadline_s` gives
 /// `f-classes-0-deadline_s`.
 pub fn field_id(path: &str) -> String {
     let mut id = String::from("f-");

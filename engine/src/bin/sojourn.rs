@@ -1,10 +1,10 @@
 //! `sojourn`: the engine from the command line.
 //!
 //! ```text
-//! sojourn run SCENARIO.json [--seed N] [--json] [--engine fast|reference] [--records FILE.csv]
-//! sojourn plan SCENARIO.json [--json] [--seed N] [--search-only]
+//! sojourn run SCENARIO.json \[--seed N\] \[--json\] \[--engine fast|reference\] \[--records FILE.csv\]
+//! sojourn plan SCENARIO.json \[--json\] \[--seed N\] \[--search-only\]
 //! sojourn plan --bench
-//! sojourn bench [--quick]
+//! sojourn bench \[--quick\]
 //! sojourn example            # prints the default scenario as JSON
 //! ```
 
@@ -858,7 +858,7 @@ fn records_csv(r: &Report) -> String {
     out
 }
 
-/// Peak resident memory of this process [bytes], from /proc (Linux only).
+/// Peak resident memory of this process \[bytes\], from /proc (Linux only).
 fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;

@@ -4,10 +4,10 @@
 //!
 //! # Formula
 //! With R steady replicas, K reserve replicas, g GPUs per replica, price p
-//! [USD per GPU-hour], a measured window of H hours and fixed costs F [USD
+//! \[USD per GPU-hour\], a measured window of H hours and fixed costs F [USD
 //! per month of 730 hours]:
 //! - steady = R g p H; reserve = K g p H; fixed = F H / 730; total = sum;
-//! - busy = (accelerator work of the measured requests [replica-s] / 3600) g p;
+//! - busy = (accelerator work of the measured requests \[replica-s\] / 3600) g p;
 //!   idle = steady - busy (the reserve is idle by design and counted apart);
 //! - per request = total / arrivals; per success = total / requests that met
 //!   their deadline;
@@ -36,7 +36,7 @@ pub struct CostBasis {
     pub model: String,
     pub hardware: String,
     pub gpus_per_replica: u32,
-    /// [USD per GPU-hour] after the case's price multiplier; absent when no
+    /// \[USD per GPU-hour\] after the case's price multiplier; absent when no
     /// price was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
@@ -145,7 +145,7 @@ pub struct WorkTotals {
     pub prompt_tokens: u64,
     /// Output tokens of completed requests.
     pub output_tokens: u64,
-    /// Accelerator work of the measured requests [replica-s].
+    /// Accelerator work of the measured requests \[replica-s\].
     pub busy_s: f64,
     pub busy_s_missed: f64,
     pub busy_s_recomputed: f64,

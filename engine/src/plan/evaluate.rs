@@ -61,7 +61,7 @@ impl ClassTotals {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RunSummary {
     pub replicas: u32,
-    /// Measured window: horizon - warm-up [s].
+    /// Measured window: horizon - warm-up \[s\].
     pub window_s: f64,
     pub classes: Vec<ClassTotals>,
     pub overall: ClassTotals,

@@ -92,10 +92,10 @@ pub struct PlanProgress {
     pub simulations_done: u64,
     /// An estimate: searches decide as they go how many runs they need.
     pub simulations_estimated: u64,
-    /// Overall fraction done, in [0, 1].
+    /// Overall fraction done, in \[0, 1\].
     #[serde_as(as = "NonFinite")]
     pub fraction: f64,
-    /// Fraction of the current simulation done, in [0, 1].
+    /// Fraction of the current simulation done, in \[0, 1\].
     #[serde_as(as = "NonFinite")]
     pub run_fraction: f64,
 }

@@ -2,7 +2,7 @@
 //! hardware, best and worst cases, sensitivity and replication settings.
 //!
 //! Like the rest of [`crate::ScenarioParams`] it is permissive serde input;
-//! [`check_plan`] validates it once, inside [`crate::Scenario::try_from`], so
+//! `check_plan` validates it once, inside [`crate::Scenario::try_from`], so
 //! the planner never re-checks. Every field has a default: files written
 //! before the planner existed keep decoding.
 
@@ -50,7 +50,7 @@ pub struct PlanParams {
     /// Independent seeds R per evaluated configuration (replication r uses
     /// the scenario seed + r).
     pub replications: u32,
-    /// Largest fleet the capacity search considers [replicas].
+    /// Largest fleet the capacity search considers \[replicas\].
     pub max_replicas: u32,
     /// Most of the fleet's time the measured requests may occupy: their
     /// accelerator work / (replicas x measured window). At 1 a day's work
@@ -86,12 +86,12 @@ impl PricingModel {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PricingParams {
-    /// Price of one accelerator for one hour [USD]. Absent: costs are not
+    /// Price of one accelerator for one hour \[USD\]. Absent: costs are not
     /// computed (GPU-hours still are).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usd_per_gpu_hour: Option<f64>,
     pub pricing_model: PricingModel,
-    /// Fixed costs (storage, network, operations) [USD per month of 730 h],
+    /// Fixed costs (storage, network, operations) \[USD per month of 730 h\],
     /// prorated over the horizon.
     pub fixed_usd_per_month: f64,
     /// When the price was read, e.g. "2025-09-01".
@@ -103,9 +103,9 @@ pub struct PricingParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReserveParams {
-    /// N + k: replicas kept to absorb k failures [replicas].
+    /// N + k: replicas kept to absorb k failures \[replicas\].
     pub failure_reserve_replicas: u32,
-    /// Warm idle replicas for bursts and rollouts [replicas].
+    /// Warm idle replicas for bursts and rollouts \[replicas\].
     pub warm_idle_replicas: u32,
 }
 
@@ -184,12 +184,12 @@ impl TargetParams {
         }
     }
 
-    /// (percentile, bound [s]) of a percentile target.
+    /// (percentile, bound \[s\]) of a percentile target.
     pub fn percentile_bound(&self) -> Option<(f64, f64)> {
         self.clone().percentile_bound_mut().map(|(p, b)| (*p, *b))
     }
 
-    /// The percentile and bound [s] of a percentile target, to edit.
+    /// The percentile and bound \[s\] of a percentile target, to edit.
     pub fn percentile_bound_mut(&mut self) -> Option<(&mut f64, &mut f64)> {
         match self {
             TargetParams::MissProbability { .. } => None,
@@ -225,7 +225,7 @@ pub struct CandidateParams {
     pub hardware: Option<HardwareParams>,
     /// GPUs per replica (tensor-parallel degree).
     pub gpus_per_replica: u32,
-    /// [USD per accelerator-hour]; absent: `pricing.usd_per_gpu_hour`.
+    /// \[USD per accelerator-hour\]; absent: `pricing.usd_per_gpu_hour`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usd_per_gpu_hour: Option<f64>,
     /// Absent: `pricing.pricing_model`.

@@ -54,7 +54,7 @@ fn minimum_step(steps_taken: u32, last_step: u32) -> u32 {
     }
 }
 
-/// The smallest n in [1, max] that meets, assuming meeting is monotone in
+/// The smallest n in \[1, max\] that meets, assuming meeting is monotone in
 /// n (fails up to some size, meets from there on). Starts at `start`;
 /// `slope_hint` is a guess of d log(ratio) / d log(n) (negative).
 pub(crate) fn smallest_meeting<E>(

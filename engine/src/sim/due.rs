@@ -17,7 +17,7 @@
 //! pass the earliest due step `m` by more than one step before taking the
 //! slots due there (a run of decode steps stops at `m + 1`), so every push
 //! happens at G <= m + 1 and every ring entry has a step in
-//! `[m, G + RING - 2] ⊆ [m, m + RING - 1]`: `RING` consecutive steps, one per
+//! `\[m, G + RING - 2\] ⊆ \[m, m + RING - 1\]`: `RING` consecutive steps, one per
 //! bucket.
 
 use std::collections::BTreeSet;

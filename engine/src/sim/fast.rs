@@ -7,7 +7,7 @@
 //! - a histogram of offsets modulo the block size (how many decoders cross a
 //!   block boundary, and so need a new KV block, at any future step);
 //! - a calendar of the steps at which decoders produce their last token
-//!   ([`DueQueue`]).
+//!   (`DueQueue`).
 //!
 //! While nothing is prefilling and the head of the waiting queue cannot be
 //! admitted, consecutive steps are identical decode-only steps whose
@@ -51,7 +51,7 @@ struct Decoder {
 #[derive(Clone, Copy, Debug)]
 struct DecodeRun {
     steps: u64,
-    /// When the last of them starts [s].
+    /// When the last of them starts \[s\].
     last_start: f64,
     piece: DecodePiece,
     kv: u64,
@@ -135,7 +135,7 @@ impl Ord for Time {
 
 pub(crate) struct FastReplica {
     cfg: ReplicaConfig,
-    /// When the next step may start [s].
+    /// When the next step may start \[s\].
     clock: f64,
     /// Decode steps executed so far.
     g: u64,

@@ -3,7 +3,7 @@
 //! [`simulate`] runs a scenario to the end; [`Simulation`] is the steppable
 //! form (`advance` a bounded amount of work at a time) for progress bars and
 //! cancellation. Both engines share this loop and differ only in how a
-//! replica executes its steps: [`reference`] one at a time, [`fast`] by
+//! replica executes its steps: [`reference`](mod@reference) one at a time, [`fast`](mod@fast) by
 //! skipping runs of identical decode steps in closed form.
 
 mod due;
@@ -258,9 +258,9 @@ pub(crate) trait Replica {
     fn waiting_len(&self) -> usize;
     fn running_len(&self) -> usize;
     fn used_blocks(&self) -> u32;
-    /// Total duration of the steps executed [s].
+    /// Total duration of the steps executed \[s\].
     fn busy_s(&self) -> f64;
-    /// When the last executed step ended (or the replica last became idle) [s].
+    /// When the last executed step ended (or the replica last became idle) \[s\].
     fn clock_s(&self) -> f64;
     /// Marks everything still here as unfinished (or timed out) at `end_s`.
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx);
@@ -270,10 +270,10 @@ pub(crate) trait Replica {
 #[serde_with::serde_as]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Progress {
-    /// Simulated time reached [s].
+    /// Simulated time reached \[s\].
     #[serde_as(as = "NonFinite")]
     pub simulated_s: f64,
-    /// Fraction of the run done, in [0, 1].
+    /// Fraction of the run done, in \[0, 1\].
     #[serde_as(as = "NonFinite")]
     pub fraction: f64,
     pub requests: u64,

@@ -1,6 +1,6 @@
 //! The reference stepper: one engine step at a time, every request explicit.
 //! Simple and slow on purpose: it is the oracle the fast engine is checked
-//! against. The per-step rules live here ([`schedule_step`], [`apply_step`])
+//! against. The per-step rules live here (`schedule_step`, `apply_step`)
 //! and the fast engine calls them for the rare steps it cannot do in
 //! aggregate (preemptions).
 //!
@@ -159,7 +159,7 @@ pub(crate) fn apply_step(
 /// The reference replica.
 pub(crate) struct RefReplica {
     cfg: ReplicaConfig,
-    /// When the next step may start [s]: `sum + err` rounded.
+    /// When the next step may start \[s\]: `sum + err` rounded.
     clock: f64,
     /// The clock as a compensated (Neumaier) sum of step durations, so that
     /// millions of steps do not accumulate a rounding drift: the fast

@@ -21,9 +21,9 @@ pub struct Active {
     pub id: ReqId,
     pub arrival_s: f64,
     pub priority: i32,
-    /// Absolute deadline (for earliest-deadline-first) [s].
+    /// Absolute deadline (for earliest-deadline-first) \[s\].
     pub deadline_at_s: f64,
-    /// When the client abandons the request [s]; infinity without a timeout.
+    /// When the client abandons the request \[s\]; infinity without a timeout.
     pub timeout_at_s: f64,
     pub input: u64,
     pub cached: u64,
