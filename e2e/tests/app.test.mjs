@@ -52,7 +52,8 @@ async function timeDefaultScenario() {
   return { ...opened, ms };
 }
 
-test('the default scenario shows its CDF with the deadline within about a second', async () => {
+// (Prints the time to first results; speed is judged by benchmarks, not here.)
+test('the default scenario shows its CDF with the deadline', async () => {
   // The first page of a fresh browser pays for starting it; the second is
   // what a user opening the page sees.
   const cold = await timeDefaultScenario();
@@ -158,7 +159,7 @@ test('Cancel stops a long run', async () => {
   await page.waitForTimeout(1500);
   assert.equal(await runStatus(page).innerText(), 'Cancelled.', 'nothing comes back from the stopped worker');
   assert.equal(await page.getByRole('progressbar').isVisible(), false);
-  assert.equal(await figure(page, '…').catch(() => '–'), '–', 'no result appeared');
+  assert.equal(await cdf(page).count(), 0, 'no result appeared');
   assert.ok(await runButton(page).isEnabled(), 'the user can run again');
   assert.deepEqual(errors, []);
   await page.context().close();
