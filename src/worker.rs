@@ -7,7 +7,7 @@
 use std::cell::Cell;
 
 use js_sys::Promise;
-use sojourn_engine::{RunOptions, Scenario, Simulation, plan_with_progress};
+use sojourn_engine::{Report, RunOptions, Scenario, Simulation, plan_with_progress};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
@@ -148,7 +148,7 @@ async fn run(job: JobRequest) {
                 return;
             }
         }
-        match simulation.finish() {
+        match simulation.finish().map(Report::build) {
             Ok(report) => post(&WorkerMessage::Simulated {
                 id,
                 case: *case,

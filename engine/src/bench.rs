@@ -1,7 +1,7 @@
 //! The fixed scenarios behind `sojourn bench`.
 
-use crate::dist::{DistParams, Shape};
-use crate::scenario::{ClassParams, Router, ScenarioParams};
+use crate::params::dist::{DistParams, Shape};
+use crate::params::{ClassParams, Router, ScenarioParams};
 
 /// A day of mixed traffic on 8 replicas of Llama-3.1-8B on H100: an API
 /// stream of about 10 requests/s with a daily cycle, and batch jobs arriving
@@ -71,7 +71,7 @@ pub fn small() -> ScenarioParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
+    use crate::model::scenario::Scenario;
 
     #[test]
     fn the_large_bench_holds_a_million_requests_a_day_on_eight_replicas() {

@@ -14,42 +14,38 @@
 //! assert!(report.overall.arrived > 0);
 //! ```
 
-pub mod analytic;
+// The layers, each depending only on those before it (checked by
+// `scripts/check-layers`): the foundations (error, rng, stats, serde_float),
+// then params -> model -> sim -> report -> plan. `bench` sits on top.
 pub mod bench;
-pub mod dist;
 pub mod error;
-pub mod memory;
-pub mod parse;
+pub mod model;
+pub mod params;
 pub mod plan;
-pub mod presets;
 pub mod report;
 pub mod rng;
-pub mod scenario;
 pub mod serde_float;
 pub mod sim;
 pub mod stats;
-pub mod step_time;
-pub mod workload;
 
-pub use analytic::{LoadEstimate, load_estimate};
-pub use dist::{Dist, DistParams, DistSummary, Shape};
 pub use error::{FieldError, ScenarioError};
-pub use memory::{Fit, MemoryBudget};
-pub use parse::scenario_params_from_json;
-pub use plan::params::{
+pub use model::analytic::{LoadEstimate, load_estimate};
+pub use model::{Dist, DistSummary, Fit, MemoryBudget, Scenario, StepShape, StepTimeModel};
+pub use params::plan::{
     CandidateParams, DecisionRule, Multipliers, PlanParams, PricingModel, PricingParams,
     ReserveParams, SensitivityInput, SensitivityParams, ServiceCurveParams, TargetParams,
+};
+pub use params::{
+    ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
+    HardwareParams, ModelParams, ReplicaParams, Router, RunParams, ScenarioParams, Shape,
+    StepTimeParams, presets, scenario_params_from_json,
 };
 pub use plan::{
     PlanError, PlanOptions, PlanProgress, PlanResult, PlanSession, PlanStep, plan,
     plan_with_progress,
 };
-pub use report::{ClassStats, Quantiles, Report, SeriesPoint};
-pub use scenario::{
-    ClassParams, ClusterParams, Discipline, Dtype, EngineParams, FORMAT_VERSION, HardwareParams,
-    ModelParams, ReplicaParams, Router, RunParams, Scenario, ScenarioParams,
-};
+pub use report::{ClassStats, Quantiles, Report, simulate};
 pub use sim::{
-    EngineKind, Progress, RequestRecord, RunError, RunOptions, Simulation, Status, simulate,
+    EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput, SeriesPoint, Simulation,
+    Status,
 };
-pub use step_time::{StepShape, StepTimeModel, StepTimeParams};

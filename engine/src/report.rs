@@ -9,10 +9,11 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analytic::{LoadEstimate, load_estimate};
-use crate::scenario::Scenario;
+use crate::model::analytic::{LoadEstimate, load_estimate};
+use crate::model::scenario::Scenario;
 use crate::serde_float::nonfinite;
-use crate::sim::{RequestRecord, Status};
+pub use crate::sim::SeriesPoint;
+use crate::sim::{RequestRecord, RunError, RunOptions, RunOutput, Simulation, Status};
 use crate::stats::wilson_interval;
 
 /// Percentiles of a time \[s\]. Percentiles count every request of the
@@ -807,25 +808,6 @@ pub struct ClassStats {
     pub busy_s_recomputed: f64,
 }
 
-/// The fleet's state at one instant, and the flows over the interval that
-/// ends there.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesPoint {
-    #[serde_as(as = "NonFinite")]
-    pub t_s: f64,
-    pub waiting: u64,
-    pub running: u64,
-    /// Fraction of all KV blocks in use.
-    #[serde_as(as = "NonFinite")]
-    pub kv_utilization: f64,
-    pub replicas: u32,
-    /// Arrivals in the interval ending at `t_s`.
-    pub arrivals: u64,
-    /// Completions in the interval ending at `t_s`.
-    pub completions: u64,
-}
-
 /// Counters of the engine's own work.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EngineStats {
@@ -1125,7 +1107,7 @@ impl SeriesIndex {
         if self.above < q && q <= self.up_to {
             return self.last;
         }
-        let index = (crate::dist::ceil_u64(q) as usize).max(1) - 1;
+        let index = (crate::model::dist::ceil_u64(q) as usize).max(1) - 1;
         // For i > 0, i = ceil(q) - 1 exactly when i < q <= i + 1; every
         // q <= 1 gives 0. Only exact conversions are remembered.
         (self.above, self.up_to) = match index as u64 {
@@ -1138,19 +1120,25 @@ impl SeriesIndex {
     }
 }
 
+/// Runs a scenario to the end and builds its report.
+pub fn simulate(scenario: &Scenario, options: &RunOptions) -> Result<Report, RunError> {
+    Ok(Report::build(Simulation::new(scenario, options)?.finish()?))
+}
+
 impl Report {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn build(
-        scenario: &Scenario,
-        records: Vec<RequestRecord>,
-        mut series: Vec<SeriesPoint>,
-        busy_per_replica: &[f64],
-        active_until_s: f64,
-        events: u64,
-        steps: u64,
-        end_s: f64,
-        keep_records: bool,
-    ) -> Report {
+    /// The report of a finished run.
+    pub fn build(run_output: RunOutput<'_>) -> Report {
+        let RunOutput {
+            scenario,
+            records,
+            mut series,
+            busy_s: busy_per_replica,
+            active_until_s,
+            events,
+            steps,
+            end_s,
+            keep_records,
+        } = run_output;
         let run = &scenario.params.run;
         let window_s = run.horizon_s - run.warmup_s;
         let deadlines: Vec<f64> = scenario.classes.iter().map(|c| c.deadline_s).collect();
@@ -1312,7 +1300,7 @@ fn warnings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::unit;
+    use crate::model::dist::unit;
 
     /// Up to `points` points of the CDF of the values of `parts` (fractions
     /// of `total` requests), as a report row computes them.
@@ -1436,7 +1424,7 @@ mod tests {
         let mut rng = crate::rng::stream(3, 3);
         let mut values: Vec<f64> = (0..300_000)
             .map(|i| {
-                let u = crate::dist::unit(&mut rng);
+                let u = crate::model::dist::unit(&mut rng);
                 match i % 5 {
                     0 => -u * 1e3,
                     1 => 0.0,
@@ -1459,7 +1447,7 @@ mod tests {
         let mut rng = crate::rng::stream(8, 8);
         for n in [10, 1_000, 70_000, 200_000] {
             let values: Vec<f64> = (0..n)
-                .map(|_| libm::exp(crate::dist::unit(&mut rng) * 20.0 - 5.0))
+                .map(|_| libm::exp(crate::model::dist::unit(&mut rng) * 20.0 - 5.0))
                 .collect();
             // Three uneven parts, one of them empty.
             let (a, rest) = values.split_at(n / 7);
@@ -1632,11 +1620,11 @@ mod tests {
     fn the_report_rows_are_those_of_every_record() {
         // The default scenario: two classes, over 65,536 requests in all,
         // some arriving in the warm-up.
-        let mut params = crate::scenario::ScenarioParams::default();
+        let mut params = crate::params::ScenarioParams::default();
         params.run.warmup_s = 3600.0;
         let scenario = Scenario::try_from(params).expect("valid scenario");
         let report =
-            crate::sim::simulate(&scenario, &crate::sim::RunOptions::default()).expect("runs");
+            crate::report::simulate(&scenario, &crate::sim::RunOptions::default()).expect("runs");
         let kept: Vec<&RequestRecord> = report
             .records
             .iter()
@@ -1683,7 +1671,7 @@ mod tests {
         }
         // Flows per series interval, over every record.
         let interval = scenario.params.run.series_interval_s;
-        let index = |t: f64| (crate::dist::ceil_u64(t / interval) as usize).max(1) - 1;
+        let index = |t: f64| (crate::model::dist::ceil_u64(t / interval) as usize).max(1) - 1;
         for (i, p) in report.series.iter().enumerate() {
             let arrivals = report.records.iter().filter(|r| index(r.arrival_s) == i);
             let completions = report
@@ -1701,7 +1689,7 @@ mod tests {
     #[test]
     fn series_index_is_the_interval_formula_in_any_order() {
         let interval = 300.0;
-        let formula = |t: f64| (crate::dist::ceil_u64(t / interval) as usize).max(1) - 1;
+        let formula = |t: f64| (crate::model::dist::ceil_u64(t / interval) as usize).max(1) - 1;
         let mut rng = crate::rng::stream(7, 7);
         let mut times: Vec<f64> = (0..20_000).map(|i| i as f64 * 3.7).collect();
         times.extend((0..20_000).map(|_| unit(&mut rng) * 1e5));

@@ -21,10 +21,10 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
+use crate::params::ScenarioParams;
+use crate::params::plan::PricingModel;
 use crate::plan::evaluate::duration;
-use crate::plan::params::PricingModel;
 use crate::report::Report;
-use crate::scenario::ScenarioParams;
 
 /// Hours in a month for prorating monthly costs (the cloud convention).
 pub const HOURS_PER_MONTH: f64 = 730.0;

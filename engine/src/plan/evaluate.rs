@@ -4,9 +4,9 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::params::{DecisionRule, TargetMetric, TargetParams};
+use crate::model::scenario::Scenario;
+use crate::params::plan::{DecisionRule, TargetMetric, TargetParams};
 use crate::report::{ClassStats, Quantiles, Report};
-use crate::scenario::Scenario;
 use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
 use crate::stats::mean_and_half_width;

@@ -23,7 +23,7 @@
 
 pub mod cost;
 pub mod evaluate;
-pub mod params;
+
 mod result;
 mod search;
 
@@ -33,16 +33,18 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analytic::{QueueEstimate, QueueModel};
 use crate::error::ScenarioError;
+use crate::model::analytic::{QueueEstimate, QueueModel};
+use crate::model::scenario::Scenario;
+use crate::params::ScenarioParams;
+use crate::params::plan::{
+    Multipliers, PricingModel, ResolvedCandidate, SensitivityInput, resolve_candidates,
+};
 use crate::plan::cost::{CostBasis, FleetCost, UnitCosts, WorkTotals, attribute};
 use crate::plan::evaluate::{
     CheckMetric, CheckSpec, Evaluation, RunSummary, duration, evaluate, mean_ci, percent,
 };
-use crate::plan::params::{
-    Multipliers, PricingModel, ResolvedCandidate, SensitivityInput, resolve_candidates,
-};
-use crate::scenario::{Scenario, ScenarioParams};
+use crate::report::Report;
 use crate::sim::{RunError, RunOptions, Simulation};
 
 pub use crate::plan::result::{
@@ -527,7 +529,7 @@ impl<'a> Planner<'a> {
             }
             self.report_progress(progress.fraction)?;
         }
-        let report = simulation.finish().map_err(run_error)?;
+        let report = Report::build(simulation.finish().map_err(run_error)?);
         self.state.simulations += 1;
         self.state.simulated_requests += report.engine.requests;
         Ok(RunSummary::of(&report, &self.checks))
@@ -592,7 +594,7 @@ impl<'a> Planner<'a> {
         };
         // Start from the stability bound: below it the estimate is unstable.
         let rate = c.scenario.mean_request_rate_per_s();
-        let work_s = crate::analytic::load_estimate(&c.scenario).work_per_request_s;
+        let work_s = crate::model::analytic::load_estimate(&c.scenario).work_per_request_s;
         let stable_from = (rate * work_s).ceil().max(1.0) as u32;
         search::smallest_meeting(stable_from.min(max), max, None, &mut probe)
             .map_or(None, |o| o.found)
@@ -1343,7 +1345,7 @@ fn unattainable_message(max: u32, at_max: &Evaluation) -> String {
 /// cost with reserve when every such candidate has a price, else by GPUs.
 fn cheapest(
     candidates: &[CandidateResult],
-    reserve: &crate::plan::params::ReserveParams,
+    reserve: &crate::params::plan::ReserveParams,
 ) -> Option<usize> {
     let k = reserve.failure_reserve_replicas + reserve.warm_idle_replicas;
     let feasible: Vec<usize> = (0..candidates.len())
@@ -1431,11 +1433,11 @@ pub fn bench_scenario() -> ScenarioParams {
     p.plan.max_replicas = 64;
     p.plan.replications = 5;
     p.plan.targets = vec![
-        params::TargetParams::MissProbability {
+        crate::params::plan::TargetParams::MissProbability {
             class: Some("nightly-batch".to_string()),
             epsilon: 0.001,
         },
-        params::TargetParams::MissProbability {
+        crate::params::plan::TargetParams::MissProbability {
             class: Some("api".to_string()),
             epsilon: 0.01,
         },

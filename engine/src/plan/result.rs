@@ -4,10 +4,10 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
-use crate::analytic::QueueEstimate;
+use crate::model::analytic::QueueEstimate;
+use crate::params::plan::{DecisionRule, Multipliers, PricingModel, SensitivityInput};
 use crate::plan::cost::{CostBasis, FleetCost, UnitCosts};
 use crate::plan::evaluate::Evaluation;
-use crate::plan::params::{DecisionRule, Multipliers, PricingModel, SensitivityInput};
 use crate::serde_float::nonfinite;
 
 /// Everything a plan produces.

@@ -29,9 +29,9 @@ use std::collections::BinaryHeap;
 use super::due::DueQueue;
 use super::state::{Active, ReqId, WaitQueue};
 use super::{Ctx, Replica, ReplicaConfig, Status};
-use crate::dist::ceil_u64;
-use crate::scenario::Discipline;
-use crate::step_time::{DecodePiece, DecodePieces, StepShape};
+use crate::model::dist::ceil_u64;
+use crate::model::step_time::{DecodePiece, DecodePieces, StepShape};
+use crate::params::Discipline;
 
 /// A decoding request in its slot, with the keys the hot paths read.
 #[derive(Debug)]

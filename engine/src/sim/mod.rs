@@ -1,8 +1,9 @@
 //! The cluster simulation: workload, router, replicas, per-request records.
 //!
-//! [`simulate`] runs a scenario to the end; [`Simulation`] is the steppable
-//! form (`advance` a bounded amount of work at a time) for progress bars and
-//! cancellation. Both engines share this loop and differ only in how a
+//! [`Simulation`] runs a scenario in bounded amounts of work (`advance`, for
+//! progress bars and cancellation) and hands over a [`RunOutput`] (records,
+//! series, counters) that `crate::Report::build` turns into statistics; the
+//! simulator never names the report (`crate::simulate` does both). Both engines share this loop and differ only in how a
 //! replica executes its steps: [`reference`](mod@reference) one at a time, [`fast`](mod@fast) by
 //! skipping runs of identical decode steps in closed form.
 
@@ -10,17 +11,18 @@ mod due;
 pub mod fast;
 pub mod reference;
 pub mod state;
+pub mod workload;
 
 use crate::serde_float::NonFinite;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::report::{Report, SeriesPoint};
-use crate::scenario::{Discipline, MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Router, Scenario};
+use crate::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Scenario};
+use crate::model::step_time::StepTimeModel;
+use crate::params::{Discipline, Router};
 use crate::sim::state::{Active, ReqId};
-use crate::step_time::StepTimeModel;
-use crate::workload::{RequestSpec, Workload};
+use crate::sim::workload::{RequestSpec, Workload};
 
 /// How a request left the system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -91,7 +93,7 @@ pub struct RunOptions {
     /// Keep every per-request record in the report (the planner drops them
     /// to save memory when it only needs aggregates).
     pub keep_records: bool,
-    /// Refuse a run whose memory estimate ([`Scenario::run_bytes_estimate`])
+    /// Refuse a run whose memory estimate ([`run_bytes_estimate`])
     /// is above this many bytes, before it starts.
     pub max_bytes: u64,
 }
@@ -126,6 +128,45 @@ pub enum EngineKind {
     Fast,
     /// One step at a time: the oracle.
     Reference,
+}
+
+/// The fleet's state at one instant, and the flows over the interval that
+/// ends there.
+#[serde_with::serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    #[serde_as(as = "NonFinite")]
+    pub t_s: f64,
+    pub waiting: u64,
+    pub running: u64,
+    /// Fraction of all KV blocks in use.
+    #[serde_as(as = "NonFinite")]
+    pub kv_utilization: f64,
+    pub replicas: u32,
+    /// Arrivals in the interval ending at `t_s`.
+    pub arrivals: u64,
+    /// Completions in the interval ending at `t_s`.
+    pub completions: u64,
+}
+
+/// What a finished run hands to the report: every request's record, the
+/// time series and the engine's counters (`crate::Report::build` turns it
+/// into statistics; the simulator never names the report).
+#[derive(Debug)]
+pub struct RunOutput<'s> {
+    pub scenario: &'s Scenario,
+    pub records: Vec<RequestRecord>,
+    pub series: Vec<SeriesPoint>,
+    /// Busy time of each replica up to the end of the run \[s\].
+    pub busy_s: Vec<f64>,
+    /// When the last replica stopped working, at most the end of the run \[s\].
+    pub active_until_s: f64,
+    pub events: u64,
+    pub steps: u64,
+    /// End of the run: the horizon plus the drain \[s\].
+    pub end_s: f64,
+    /// Keep every record in the report (see [`RunOptions::keep_records`]).
+    pub keep_records: bool,
 }
 
 /// Why a run stopped without a report.
@@ -505,7 +546,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         })
     }
 
-    fn finish(mut self) -> Result<Report, RunError> {
+    fn finish(mut self) -> Result<RunOutput<'s>, RunError> {
         while !self.done {
             self.advance(u32::MAX)?;
         }
@@ -528,18 +569,35 @@ impl<'s, R: Replica> Cluster<'s, R> {
             .map(|r| r.clock_s())
             .fold(0.0, f64::max)
             .min(end_s);
-        Ok(Report::build(
-            self.scenario,
-            self.ctx.records,
-            self.series,
-            &busy,
+        Ok(RunOutput {
+            scenario: self.scenario,
+            records: self.ctx.records,
+            series: self.series,
+            busy_s: busy,
             active_until_s,
-            self.ctx.events,
-            self.ctx.steps,
-            self.end_s,
-            self.keep_records,
-        ))
+            events: self.ctx.events,
+            steps: self.ctx.steps,
+            end_s: self.end_s,
+            keep_records: self.keep_records,
+        })
     }
+}
+
+/// Memory a run holds per request \[bytes\]: its record, its state while it
+/// waits or runs (every request may be waiting at once), and the report's
+/// per-request samples (sojourn, time to first token, time per output token).
+pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<RequestRecord>()
+    + std::mem::size_of::<Active>()
+    + 3 * std::mem::size_of::<f64>()) as f64;
+
+/// Memory a run of `scenario` needs at most, roughly \[bytes\]: every
+/// request expected (plus five standard deviations) at
+/// [`BYTES_PER_REQUEST`], and the series. Checked against the run's budget
+/// before it starts ([`RunOptions::max_bytes`]).
+pub fn run_bytes_estimate(scenario: &Scenario) -> f64 {
+    let requests = scenario.expected_requests() + 5.0 * scenario.requests_sd();
+    let points = max_series_points(scenario.params.cluster.replicas as usize);
+    requests * BYTES_PER_REQUEST + (points * std::mem::size_of::<SeriesPoint>()) as f64
 }
 
 /// Refuses, before it starts, a run whose expected requests or memory
@@ -552,7 +610,7 @@ pub fn check_run_budget(scenario: &Scenario, options: &RunOptions) -> Result<(),
             cap: options.max_requests,
         });
     }
-    let estimated_bytes = scenario.run_bytes_estimate();
+    let estimated_bytes = run_bytes_estimate(scenario);
     if estimated_bytes > options.max_bytes as f64 {
         return Err(RunError::TooMuchMemory {
             estimated_bytes,
@@ -593,16 +651,11 @@ impl<'s> Simulation<'s> {
         }
     }
 
-    /// Runs to the end if needed and builds the report.
-    pub fn finish(self) -> Result<Report, RunError> {
+    /// Runs to the end if needed and hands over what the run produced.
+    pub fn finish(self) -> Result<RunOutput<'s>, RunError> {
         match self.0 {
             Engine::Fast(c) => c.finish(),
             Engine::Reference(c) => c.finish(),
         }
     }
-}
-
-/// Runs a scenario to the end.
-pub fn simulate(scenario: &Scenario, options: &RunOptions) -> Result<Report, RunError> {
-    Simulation::new(scenario, options)?.finish()
 }

@@ -18,9 +18,9 @@
 //! 6. The step lasts `step_s(shape)`; tokens, first tokens and completions
 //!    take effect at its end.
 
+use crate::model::step_time::StepShape;
 use crate::sim::state::{Active, WaitQueue, blocks_for, victim_index};
 use crate::sim::{Ctx, ReplicaConfig, Status};
-use crate::step_time::StepShape;
 
 /// Builds one step over an explicit running list (admission order). Marks
 /// the scheduled requests (`sched > 0`) and returns the step's shape and

@@ -2,8 +2,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::scenario::{Class, Discipline};
-use crate::workload::RequestSpec;
+use crate::model::scenario::Class;
+use crate::params::Discipline;
+use crate::sim::workload::RequestSpec;
 
 /// Index of a request in the run (arrival order).
 pub type ReqId = u32;
@@ -309,7 +310,7 @@ impl WaitQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
+    use crate::model::scenario::Scenario;
 
     fn req(id: ReqId, priority: i32, deadline: f64, input: u64) -> Active {
         let spec = RequestSpec {

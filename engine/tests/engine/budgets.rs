@@ -3,7 +3,8 @@
 //! scenario here is one of the review's reproducers (`shared/repro/`).
 
 use proptest::prelude::*;
-use sojourn_engine::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS};
+use sojourn_engine::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS};
+use sojourn_engine::sim::run_bytes_estimate;
 use sojourn_engine::{
     ClassParams, RunError, RunOptions, Scenario, ScenarioParams, StepTimeParams, simulate,
 };
@@ -109,7 +110,7 @@ fn a_run_over_the_memory_budget_is_refused_before_it_starts() {
     assert!(matches!(err, RunError::TooMuchMemory { .. }), "{err}");
     assert!(err.to_string().contains("run.horizon_s"), "{err}");
     // The estimate is about the measured 240 bytes per request.
-    let per_request = scenario.run_bytes_estimate() / scenario.expected_requests();
+    let per_request = run_bytes_estimate(&scenario) / scenario.expected_requests();
     assert!((150.0..400.0).contains(&per_request), "{per_request}");
 }
 

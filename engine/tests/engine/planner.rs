@@ -5,7 +5,7 @@
 //! requests) so that whole plans run in a second or two; every statistical
 //! check uses fixed seeds and a tolerance derived from its sample size.
 
-use sojourn_engine::analytic::QueueModel;
+use sojourn_engine::model::analytic::QueueModel;
 use sojourn_engine::plan::evaluate::CheckMetric;
 use sojourn_engine::plan::{
     PlanError, PlanOptions, PlanResult, PlanSession, PlanStep, plan, plan_with_progress,
@@ -413,7 +413,11 @@ fn confidence_intervals_shrink_with_more_replications() {
 /// per-seed mean sojourn and P(miss) of class 0.
 fn analytic_and_simulated(
     params: ScenarioParams,
-) -> (sojourn_engine::analytic::ClassEstimate, Vec<f64>, Vec<f64>) {
+) -> (
+    sojourn_engine::model::analytic::ClassEstimate,
+    Vec<f64>,
+    Vec<f64>,
+) {
     let scenario = valid(params.clone());
     let estimate = QueueModel::new(&scenario).estimate(params.cluster.replicas);
     assert!(estimate.stable);

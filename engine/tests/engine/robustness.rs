@@ -224,7 +224,7 @@ fn wild_inputs_give_field_errors_or_bounded_runs_and_never_panic() {
 /// valid scenario whose best and worst cases can be derived and checked.
 #[test]
 fn wild_plan_inputs_give_field_errors_never_panics() {
-    use sojourn_engine::plan::params::TargetParams;
+    use sojourn_engine::TargetParams;
     let mut runner = TestRunner::new(Config {
         cases: 400,
         ..Config::default()

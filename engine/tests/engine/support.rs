@@ -1,6 +1,6 @@
 //! Scenario builders shared by the tests.
 
-use sojourn_engine::scenario::Dtype;
+use sojourn_engine::Dtype;
 use sojourn_engine::{
     ClassParams, DistParams, EngineParams, HardwareParams, ModelParams, Report, RunOptions,
     Scenario, ScenarioParams, Shape, StepTimeParams, simulate,

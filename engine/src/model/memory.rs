@@ -16,7 +16,7 @@
 use serde::Serialize;
 
 use crate::error::Checker;
-use crate::scenario::ScenarioParams;
+use crate::params::ScenarioParams;
 
 /// Bytes in a GiB.
 pub const GIB: f64 = 1_073_741_824.0;
@@ -218,8 +218,9 @@ impl MemoryBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets;
-    use crate::scenario::{Dtype, Scenario};
+    use crate::model::scenario::Scenario;
+    use crate::params::Dtype;
+    use crate::params::presets;
 
     fn params(model: &str, hardware: &str, tp: u32) -> ScenarioParams {
         let mut p = ScenarioParams {

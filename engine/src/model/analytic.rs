@@ -20,10 +20,11 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
+use crate::model::scenario::{Class, Scenario};
+use crate::model::step_time::{StepShape, StepTimeModel};
+use crate::params::EngineParams;
 use crate::rng::stream;
-use crate::scenario::{Class, EngineParams, Scenario};
 use crate::serde_float::nonfinite;
-use crate::step_time::{StepShape, StepTimeModel};
 
 /// Offered load against estimated capacity.
 #[serde_with::serde_as]
@@ -843,8 +844,8 @@ fn quantile_of_tail(tail: &dyn Fn(f64) -> f64, level: f64, scale_s: f64) -> f64 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::ScenarioParams;
-    use crate::step_time::StepTimeParams;
+    use crate::params::ScenarioParams;
+    use crate::params::step_time::StepTimeParams;
 
     /// The step-time models of the default scenario under each kind of model.
     fn models() -> Vec<StepTimeModel> {

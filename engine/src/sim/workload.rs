@@ -10,9 +10,9 @@
 use rand::RngExt;
 use rand_distr::{Distribution, Exp, Exp1};
 
-use crate::dist::{Dist, round};
+use crate::model::dist::{Dist, round};
+use crate::model::scenario::{Class, Scenario};
 use crate::rng::{SimRng, stream};
-use crate::scenario::{Class, Scenario};
 
 /// One request as it arrives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -204,8 +204,8 @@ impl Iterator for Workload<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::{DistParams, Shape};
-    use crate::scenario::{ClassParams, ScenarioParams};
+    use crate::params::dist::{DistParams, Shape};
+    use crate::params::{ClassParams, ScenarioParams};
 
     fn scenario(classes: Vec<ClassParams>, horizon_s: f64) -> Scenario {
         let mut p = ScenarioParams {

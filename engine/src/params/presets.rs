@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::scenario::{Dtype, HardwareParams, ModelParams};
+use crate::params::{Dtype, HardwareParams, ModelParams};
 
 /// A model preset with its provenance.
 #[derive(Clone, Debug, Serialize)]

@@ -1,380 +1,13 @@
-//! The scenario: what the user describes, and its validated form.
-//!
-//! [`ScenarioParams`] is permissive (serde, what URLs, forms and files hold).
-//! [`Scenario::try_from`] checks everything once and derives the memory budget
-//! and the step-time model; code downstream never re-checks.
+//! The validated scenario: [`Scenario::try_from`] checks a
+//! [`ScenarioParams`] once and derives the memory budget and the step-time
+//! model; code downstream never re-checks.
 
-use serde::{Deserialize, Serialize};
-
-use crate::dist::{Dist, DistParams, Shape};
 use crate::error::{Checker, ScenarioError, show};
-use crate::memory::MemoryBudget;
-use crate::plan::params::{PlanParams, PricingParams, check_plan};
-use crate::presets;
-use crate::step_time::{StepTimeModel, StepTimeParams};
-
-/// The scenario format version written by this build. Older versions keep
-/// decoding: fields added later have defaults.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// Seconds in a day.
-pub const DAY_S: f64 = 86_400.0;
-
-/// Everything a run needs, as written by a user. Units are in the field names.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ScenarioParams {
-    /// Format version (see [`FORMAT_VERSION`]).
-    pub version: u32,
-    pub name: String,
-    /// Request classes (tenants, products).
-    pub classes: Vec<ClassParams>,
-    pub model: ModelParams,
-    pub hardware: HardwareParams,
-    pub replica: ReplicaParams,
-    pub engine: EngineParams,
-    pub cluster: ClusterParams,
-    pub step_time: StepTimeParams,
-    /// Calibration multiplier on every step time (1 = as modelled; 1.2 =
-    /// steps 20% slower than the model, e.g. fitted to a measured benchmark).
-    pub step_time_scale: f64,
-    pub run: RunParams,
-    /// What the capacity planner needs: prices, reserve, SLA targets,
-    /// candidate hardware, best and worst cases (see [`crate::plan`](mod@crate::plan)).
-    pub plan: PlanParams,
-}
-
-/// One request class: its arrivals, its token lengths and its SLA.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ClassParams {
-    pub name: String,
-    /// Batches arrive as a Poisson process at this rate \[batches/hour\].
-    pub batches_per_hour: f64,
-    /// Requests per batch, X (constant 1 gives plain Poisson arrivals).
-    pub batch_size: DistParams,
-    /// Optional multipliers on the batch rate for each hour of the day
-    /// (24 values, hour 0 = midnight): a non-homogeneous Poisson process.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time_of_day: Option<Vec<f64>>,
-    /// Prompt length I \[tokens\].
-    pub input_tokens: DistParams,
-    /// Output length O \[tokens\].
-    pub output_tokens: DistParams,
-    /// Fraction of each prompt found in the prefix cache; those tokens skip
-    /// prefill (the last prompt token is always computed).
-    pub prefix_cache_hit: f64,
-    /// Scheduling priority: lower is more urgent (vLLM's convention).
-    pub priority: i32,
-    /// SLA deadline on the sojourn time (queue + service) \[s\].
-    pub deadline_s: f64,
-    /// The client abandons a request not finished after this long \[s\].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeout_s: Option<f64>,
-}
-
-/// Numeric precision of weights or KV cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Dtype {
-    Fp32,
-    Bf16,
-    Fp16,
-    Fp8,
-    Int8,
-    Int4,
-    Fp4,
-}
-
-impl Dtype {
-    /// Bytes per element.
-    pub fn bytes(self) -> f64 {
-        match self {
-            Dtype::Fp32 => 4.0,
-            Dtype::Bf16 | Dtype::Fp16 => 2.0,
-            Dtype::Fp8 | Dtype::Int8 => 1.0,
-            Dtype::Int4 | Dtype::Fp4 => 0.5,
-        }
-    }
-}
-
-/// The model's architecture, from which memory and FLOPs are derived.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ModelParams {
-    pub name: String,
-    /// Total parameters \[billions\].
-    pub params_b: f64,
-    /// Parameters active per token for a mixture of experts \[billions\];
-    /// `None` for a dense model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub active_params_b: Option<f64>,
-    pub layers: u32,
-    /// Query (attention) heads.
-    pub q_heads: u32,
-    /// Key/value heads (fewer than query heads under grouped-query attention).
-    pub kv_heads: u32,
-    pub head_dim: u32,
-    /// Multi-head latent attention (DeepSeek): elements cached per token per
-    /// layer (kv_lora_rank + rope dim), replacing 2 x kv_heads x head_dim.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kv_latent_dim: Option<u32>,
-    pub weight_dtype: Dtype,
-    pub kv_dtype: Dtype,
-}
-
-/// One accelerator.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HardwareParams {
-    pub name: String,
-    /// Device memory \[GiB\].
-    pub memory_gib: f64,
-    /// Memory bandwidth \[GB/s, 10^9 bytes per second\].
-    pub bandwidth_gb_s: f64,
-    /// Peak dense matrix throughput at the compute precision \[TFLOP/s\].
-    pub peak_tflops: f64,
-}
-
-/// How a serving replica is laid out on accelerators.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ReplicaParams {
-    /// GPUs per replica (tensor-parallel degree).
-    pub gpus_per_replica: u32,
-    /// Fraction of each GPU's memory the engine may use (vLLM's
-    /// `gpu_memory_utilization`).
-    pub gpu_memory_utilization: f64,
-    /// Memory per GPU kept for activations, CUDA graphs and runtime workspace \[GiB\].
-    pub runtime_reserve_gib: f64,
-}
-
-/// Order in which the waiting queue is served.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Discipline {
-    /// First come, first served; preempted requests go back to the front.
-    Fcfs,
-    /// Lowest priority value first, then earliest arrival.
-    Priority,
-    /// Fewest prompt tokens still to compute first.
-    ShortestInputFirst,
-    /// Earliest absolute deadline first.
-    EarliestDeadlineFirst,
-}
-
-/// The serving engine's knobs (vLLM V1 names).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EngineParams {
-    /// Most sequences in one step's batch.
-    pub max_num_seqs: u32,
-    /// Token budget per step.
-    pub max_num_batched_tokens: u32,
-    /// Most prompt tokens one request may prefill in a step (chunked prefill);
-    /// 0 means no per-request limit beyond the budget.
-    pub long_prefill_threshold: u32,
-    /// KV cache block size \[tokens\].
-    pub block_size: u32,
-    pub discipline: Discipline,
-    /// Bound m on each replica's waiting queue; arrivals beyond it are
-    /// rejected. `None` is unbounded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_waiting: Option<u32>,
-    /// Longest sequence (prompt + output) served; longer requests are
-    /// rejected on arrival. `None` means whatever fits in the KV cache.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_model_len: Option<u32>,
-}
-
-/// How arrivals are spread over replicas.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Router {
-    RoundRobin,
-    /// Fewest requests waiting or running.
-    JoinShortestQueue,
-    /// Fewest KV blocks in use (ties: fewest requests).
-    LeastKvLoad,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ClusterParams {
-    pub replicas: u32,
-    pub router: Router,
-}
-
-/// Simulated time, warm-up and seed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RunParams {
-    /// Arrivals are generated on [0, horizon) \[s\].
-    pub horizon_s: f64,
-    /// Requests arriving before this are simulated but left out of statistics \[s\].
-    pub warmup_s: f64,
-    /// After the horizon the fleet keeps working on what it holds for this
-    /// long \[s\]; `None` means the longest deadline, after which every request's
-    /// SLA outcome is settled.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub drain_s: Option<f64>,
-    pub seed: u64,
-    /// Width of a time-series interval \[s\].
-    pub series_interval_s: f64,
-}
-
-impl Default for ScenarioParams {
-    /// The seeds' case: overnight batch jobs with a 24 h SLA beside a steady
-    /// API stream, Llama 3.1 8B on H100s.
-    fn default() -> Self {
-        ScenarioParams {
-            version: FORMAT_VERSION,
-            name: "Overnight batch jobs, 24 h SLA".to_string(),
-            classes: vec![
-                ClassParams {
-                    name: "nightly-batch".to_string(),
-                    batches_per_hour: 3.0,
-                    batch_size: DistParams::new(Shape::LogNormal {
-                        median: 400.0,
-                        p90: 2000.0,
-                    })
-                    .clamped(None, Some(20_000.0)),
-                    time_of_day: Some(vec![
-                        2.0, 2.0, 2.0, 2.0, 1.5, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,
-                        0.5, 0.5, 0.5, 1.0, 1.0, 1.5, 1.5, 2.0, 2.0,
-                    ]),
-                    input_tokens: DistParams::new(Shape::LogNormal {
-                        median: 1500.0,
-                        p90: 6000.0,
-                    })
-                    .clamped(None, Some(32_000.0)),
-                    output_tokens: DistParams::new(Shape::LogNormal {
-                        median: 250.0,
-                        p90: 1000.0,
-                    })
-                    .clamped(None, Some(8_000.0)),
-                    prefix_cache_hit: 0.2,
-                    priority: 1,
-                    ..ClassParams::default()
-                },
-                ClassParams {
-                    name: "api".to_string(),
-                    batches_per_hour: 1800.0,
-                    batch_size: DistParams::constant(1.0),
-                    time_of_day: None,
-                    input_tokens: DistParams::new(Shape::LogNormal {
-                        median: 800.0,
-                        p90: 3000.0,
-                    })
-                    .clamped(None, Some(16_000.0)),
-                    output_tokens: DistParams::new(Shape::LogNormal {
-                        median: 200.0,
-                        p90: 600.0,
-                    })
-                    .clamped(None, Some(4_000.0)),
-                    prefix_cache_hit: 0.5,
-                    priority: 0,
-                    deadline_s: 60.0,
-                    ..ClassParams::default()
-                },
-            ],
-            model: presets::model("llama-3.1-8b").expect("preset exists"),
-            hardware: presets::hardware("h100-sxm").expect("preset exists"),
-            replica: ReplicaParams::default(),
-            engine: EngineParams::default(),
-            cluster: ClusterParams::default(),
-            step_time: StepTimeParams::default(),
-            step_time_scale: 1.0,
-            run: RunParams::default(),
-            // An example price, labelled as such, so that the first page
-            // shows cost per successful request; users replace it with theirs.
-            plan: PlanParams {
-                pricing: PricingParams {
-                    usd_per_gpu_hour: Some(3.0),
-                    price_date: "2026-11-01".to_string(),
-                    provider_region: "example on-demand H100 price; replace with your quote"
-                        .to_string(),
-                    ..PricingParams::default()
-                },
-                ..PlanParams::default()
-            },
-        }
-    }
-}
-
-impl Default for ClassParams {
-    fn default() -> Self {
-        ClassParams {
-            name: "class".to_string(),
-            batches_per_hour: 60.0,
-            batch_size: DistParams::constant(1.0),
-            time_of_day: None,
-            input_tokens: DistParams::constant(1000.0),
-            output_tokens: DistParams::constant(200.0),
-            prefix_cache_hit: 0.0,
-            priority: 0,
-            deadline_s: DAY_S,
-            timeout_s: None,
-        }
-    }
-}
-
-impl Default for ModelParams {
-    fn default() -> Self {
-        presets::model("llama-3.1-8b").expect("preset exists")
-    }
-}
-
-impl Default for HardwareParams {
-    fn default() -> Self {
-        presets::hardware("h100-sxm").expect("preset exists")
-    }
-}
-
-impl Default for ReplicaParams {
-    fn default() -> Self {
-        ReplicaParams {
-            gpus_per_replica: 1,
-            gpu_memory_utilization: 0.9,
-            runtime_reserve_gib: 2.0,
-        }
-    }
-}
-
-impl Default for EngineParams {
-    fn default() -> Self {
-        EngineParams {
-            max_num_seqs: 256,
-            max_num_batched_tokens: 8192,
-            long_prefill_threshold: 512,
-            block_size: 16,
-            discipline: Discipline::Fcfs,
-            max_waiting: None,
-            max_model_len: None,
-        }
-    }
-}
-
-impl Default for ClusterParams {
-    fn default() -> Self {
-        ClusterParams {
-            replicas: 2,
-            router: Router::JoinShortestQueue,
-        }
-    }
-}
-
-impl Default for RunParams {
-    fn default() -> Self {
-        RunParams {
-            horizon_s: DAY_S,
-            warmup_s: 0.0,
-            drain_s: None,
-            seed: 1,
-            series_interval_s: 300.0,
-        }
-    }
-}
+use crate::model::dist::Dist;
+use crate::model::memory::MemoryBudget;
+use crate::model::plan_checks::check_plan;
+use crate::model::step_time::StepTimeModel;
+use crate::params::{ClassParams, DAY_S, FORMAT_VERSION, ScenarioParams};
 
 /// Most request classes in one scenario.
 pub const MAX_CLASSES: usize = 64;
@@ -387,12 +20,6 @@ pub const MAX_SERIES_POINTS: usize = 100_000;
 /// At most this many replica samples (series points x replicas) in a run:
 /// each sample visits every replica.
 pub const MAX_REPLICA_SAMPLES: u64 = 20_000_000;
-/// Memory a run holds per request \[bytes\]: its record, its state while it
-/// waits or runs (every request may be waiting at once), and the report's
-/// per-request samples (sojourn, time to first token, time per output token).
-pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<crate::sim::RequestRecord>()
-    + std::mem::size_of::<crate::sim::state::Active>()
-    + 3 * std::mem::size_of::<f64>()) as f64;
 
 /// A validated class, ready to sample.
 #[derive(Clone, Debug)]
@@ -491,17 +118,6 @@ impl Scenario {
     /// Expected number of requests over the horizon.
     pub fn expected_requests(&self) -> f64 {
         self.mean_request_rate_per_s() * self.params.run.horizon_s
-    }
-
-    /// Memory a run of this scenario needs at most, roughly \[bytes\]: every
-    /// request expected (plus five standard deviations) at
-    /// [`BYTES_PER_REQUEST`], and the series. Checked against the run's
-    /// budget before it starts ([`crate::RunOptions::max_bytes`]).
-    pub fn run_bytes_estimate(&self) -> f64 {
-        let requests = self.expected_requests() + 5.0 * self.requests_sd();
-        let points = crate::sim::max_series_points(self.params.cluster.replicas as usize);
-        requests * BYTES_PER_REQUEST
-            + (points * std::mem::size_of::<crate::report::SeriesPoint>()) as f64
     }
 
     /// Standard deviation of the number of requests over the horizon: each
@@ -708,6 +324,7 @@ fn check_run(params: &ScenarioParams, check: &mut Checker) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::*;
 
     fn errors_of(params: ScenarioParams) -> ScenarioError {
         Scenario::try_from(params).expect_err("scenario should be invalid")
@@ -724,7 +341,7 @@ mod tests {
 
     #[test]
     fn request_count_mean_and_sd_are_compound_poisson() {
-        use crate::dist::{DistParams, Shape};
+        use crate::params::dist::{DistParams, Shape};
         // 3600 batches/h for 100 s: 100 batches expected. Single requests:
         // sd = sqrt(100) = 10. Geometric batches of mean 4 (E[X^2] = 28):
         // mean 400, sd = sqrt(100 x 28).

@@ -9,7 +9,7 @@
 use serde_path_to_error::{Path, Segment};
 
 use crate::error::FieldError;
-use crate::scenario::ScenarioParams;
+use crate::params::ScenarioParams;
 
 /// The scenario in `json`, or the first problem with the field it is in.
 ///

@@ -19,11 +19,9 @@
 //! - **table**: measured step times on a grid of (tokens in the step, KV tokens
 //!   read), bilinearly interpolated, extrapolated linearly from the edge cells.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Checker, show};
-use crate::memory::MemoryBudget;
-use crate::scenario::ScenarioParams;
+use crate::model::memory::MemoryBudget;
+use crate::params::{ScenarioParams, StepTimeParams};
 
 /// What one step contains, as the step-time models see it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,47 +73,6 @@ impl StepShape {
 
     pub fn tokens(&self) -> u64 {
         self.prefill_tokens.saturating_add(self.decode_seqs)
-    }
-}
-
-/// The step-time model as written in a scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum StepTimeParams {
-    /// The seeds' model: alpha per prefill token, beta per decode step.
-    AlphaBeta {
-        /// \[s per prefill token\]
-        alpha_s_per_token: f64,
-        /// \[s per step that decodes\]
-        beta_s_per_step: f64,
-        /// \[s per step\]
-        overhead_s: f64,
-    },
-    /// Compute or bandwidth bound, from the model and the hardware.
-    Roofline {
-        /// Model FLOPs utilisation, in (0, 1].
-        mfu: f64,
-        /// Memory bandwidth utilisation, in (0, 1].
-        mbu: f64,
-        /// Fixed cost per step (scheduling, kernel launches) \[s\].
-        overhead_s: f64,
-    },
-    /// Measured step times: `step_s[i]\[j\]` at `batch_tokens\[i\]` tokens in the
-    /// step and `kv_tokens\[j\]` KV tokens read.
-    Table {
-        batch_tokens: Vec<f64>,
-        kv_tokens: Vec<f64>,
-        step_s: Vec<Vec<f64>>,
-    },
-}
-
-impl Default for StepTimeParams {
-    fn default() -> Self {
-        StepTimeParams::Roofline {
-            mfu: 0.45,
-            mbu: 0.75,
-            overhead_s: 0.002,
-        }
     }
 }
 
@@ -575,7 +532,8 @@ fn check_axis(check: &mut Checker, field: &str, axis: &[f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{Scenario, ScenarioParams};
+    use crate::model::scenario::Scenario;
+    use crate::params::{ScenarioParams, StepTimeParams};
 
     fn model_of(step_time: StepTimeParams) -> StepTimeModel {
         let params = ScenarioParams {

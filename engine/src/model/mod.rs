@@ -1,0 +1,20 @@
+//! Layer 2, the validated model: a [`Scenario`] built once from a
+//! [`crate::ScenarioParams`], with its distributions ready to sample, the
+//! replica's memory budget, the step-time model, the plan section's checks,
+//! and closed-form estimates over it (`analytic`).
+//!
+//! Depends only on `params` and the foundations (`error`, `rng`, `stats`,
+//! `serde_float`); the simulator, the report and the planner build on it.
+
+pub mod analytic;
+pub mod dist;
+pub mod memory;
+mod plan_checks;
+pub mod scenario;
+pub mod step_time;
+
+pub use dist::{Dist, DistSummary, MAX_COUNT};
+pub use memory::{Fit, MemoryBudget};
+pub use plan_checks::{MAX_CANDIDATES, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS};
+pub use scenario::{Class, Scenario};
+pub use step_time::{StepShape, StepTimeModel};
