@@ -11,6 +11,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 E2E_DIR="$ROOT/e2e"
 TRUNK_VERSION="0.21.14"
+LEPTOSFMT_VERSION="0.1.33"
 
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 # Trunk finds wasm-opt on PATH: npm's binaryen@132 must come first.
@@ -78,6 +79,14 @@ ensure_trunk() {
   fi
 }
 
+# leptosfmt formats the markup inside view! macros, which rustfmt leaves alone.
+ensure_leptosfmt() {
+  if [ "$(leptosfmt --version 2>/dev/null)" != "leptosfmt $LEPTOSFMT_VERSION" ]; then
+    log "installing leptosfmt $LEPTOSFMT_VERSION from crates.io (about 3 minutes)"
+    cargo_install --locked --force leptosfmt --version "$LEPTOSFMT_VERSION"
+  fi
+}
+
 # The version of the `wasm-bindgen` crate that Cargo.lock pins.
 locked_wasm_bindgen_version() {
   awk '
@@ -117,6 +126,7 @@ setup() {
   ensure_apt_packages chromium chromium-driver
   ensure_rust
   ensure_trunk
+  ensure_leptosfmt
   ensure_wasm_bindgen_cli
   ensure_node_modules
   log "tools ready in $((SECONDS - started)) s"

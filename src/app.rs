@@ -53,7 +53,9 @@ pub fn App() -> impl IntoView {
             </div>
         </main>
         <footer class="page-footer">
-            <p>"Sojourn simulates continuous batching request by request in a Web Worker; the link in the address bar holds the whole scenario, seed included."</p>
+            <p>
+                "Sojourn simulates continuous batching request by request in a Web Worker; the link in the address bar holds the whole scenario, seed included."
+            </p>
         </footer>
     }
 }

@@ -108,8 +108,12 @@ fn framed(
         <div class=class class:invalid=move || error.with(Option::is_some)>
             <label for=ids.control>{label}</label>
             <div class="field-box">{control} <span class="unit">{unit}</span></div>
-            <span class="tip" role="tooltip" id=ids.help>{help}</span>
-            <p class="field-error" id=ids.error aria-live="polite">{move || error.get()}</p>
+            <span class="tip" role="tooltip" id=ids.help>
+                {help}
+            </span>
+            <p class="field-error" id=ids.error aria-live="polite">
+                {move || error.get()}
+            </p>
         </div>
     }
     .into_any()
@@ -446,7 +450,11 @@ fn select_field(
                     .into_iter()
                     .map(|(value, text)| {
                         let is_selected = value == selected;
-                        view! { <option value=value selected=is_selected>{text}</option> }
+                        view! {
+                            <option value=value selected=is_selected>
+                                {text}
+                            </option>
+                        }
                     })
                     .collect_view()
             }}
@@ -494,7 +502,9 @@ fn check_field(
                 aria-describedby=help_id.clone()
             />
             <label for=id>{label}</label>
-            <span class="tip" role="tooltip" id=help_id>{help}</span>
+            <span class="tip" role="tooltip" id=help_id>
+                {help}
+            </span>
         </div>
     }
     .into_any()

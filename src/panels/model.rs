@@ -48,29 +48,133 @@ pub fn ModelPanel(state: AppState) -> impl IntoView {
                         options
                     }
                     get=|p| model_preset_id(p).unwrap_or("custom").to_string()
-                    set=|p, id| if let Some(model) = presets::model(id) { p.model = model }
+                    set=|p, id| {
+                        if let Some(model) = presets::model(id) {
+                            p.model = model;
+                        }
+                    }
                 />
-                <TextField state path="model.name" label="Name" help=help::MODEL get=|p| p.model.name.clone() set=|p, v| p.model.name = v />
-                <NumberField state path="model.params_b" label="Parameters" unit="B" help=help::PARAMS_B
-                    get=|p| Some(p.model.params_b) set=|p, v| if let Some(v) = v { p.model.params_b = v } />
-                <NumberField state path="model.active_params_b" label="Active parameters (MoE)" unit="B" help=help::ACTIVE_PARAMS_B
-                    optional=true placeholder="dense"
-                    get=|p| p.model.active_params_b set=|p, v| p.model.active_params_b = v />
-                <NumberField state path="model.layers" label="Layers" help=help::LAYERS kind=Kind::Count
-                    get=|p| Some(p.model.layers as f64) set=|p, v| if let Some(v) = v { p.model.layers = count_u32(v) } />
-                <NumberField state path="model.q_heads" label="Query heads" help=help::Q_HEADS kind=Kind::Count
-                    get=|p| Some(p.model.q_heads as f64) set=|p, v| if let Some(v) = v { p.model.q_heads = count_u32(v) } />
-                <NumberField state path="model.kv_heads" label="KV heads" help=help::KV_HEADS kind=Kind::Count
-                    get=|p| Some(p.model.kv_heads as f64) set=|p, v| if let Some(v) = v { p.model.kv_heads = count_u32(v) } />
-                <NumberField state path="model.head_dim" label="Head dimension" help=help::HEAD_DIM kind=Kind::Count
-                    get=|p| Some(p.model.head_dim as f64) set=|p, v| if let Some(v) = v { p.model.head_dim = count_u32(v) } />
-                <NumberField state path="model.kv_latent_dim" label="Latent KV dimension (MLA)" help=help::KV_LATENT kind=Kind::Count
-                    optional=true placeholder="none"
-                    get=|p| p.model.kv_latent_dim.map(f64::from) set=|p, v| p.model.kv_latent_dim = v.map(count_u32) />
-                <SelectField state path="model.weight_dtype" label="Weight precision" help=help::DTYPE options=dtype_options
-                    get=|p| enum_text(&p.model.weight_dtype) set=|p, v| if let Some(d) = enum_parse(v) { p.model.weight_dtype = d } />
-                <SelectField state path="model.kv_dtype" label="KV cache precision" help=help::DTYPE options=dtype_options
-                    get=|p| enum_text(&p.model.kv_dtype) set=|p, v| if let Some(d) = enum_parse(v) { p.model.kv_dtype = d } />
+                <TextField
+                    state
+                    path="model.name"
+                    label="Name"
+                    help=help::MODEL
+                    get=|p| p.model.name.clone()
+                    set=|p, v| p.model.name = v
+                />
+                <NumberField
+                    state
+                    path="model.params_b"
+                    label="Parameters"
+                    unit="B"
+                    help=help::PARAMS_B
+                    get=|p| Some(p.model.params_b)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.model.params_b = v;
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="model.active_params_b"
+                    label="Active parameters (MoE)"
+                    unit="B"
+                    help=help::ACTIVE_PARAMS_B
+                    optional=true
+                    placeholder="dense"
+                    get=|p| p.model.active_params_b
+                    set=|p, v| p.model.active_params_b = v
+                />
+                <NumberField
+                    state
+                    path="model.layers"
+                    label="Layers"
+                    help=help::LAYERS
+                    kind=Kind::Count
+                    get=|p| Some(p.model.layers as f64)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.model.layers = count_u32(v);
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="model.q_heads"
+                    label="Query heads"
+                    help=help::Q_HEADS
+                    kind=Kind::Count
+                    get=|p| Some(p.model.q_heads as f64)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.model.q_heads = count_u32(v);
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="model.kv_heads"
+                    label="KV heads"
+                    help=help::KV_HEADS
+                    kind=Kind::Count
+                    get=|p| Some(p.model.kv_heads as f64)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.model.kv_heads = count_u32(v);
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="model.head_dim"
+                    label="Head dimension"
+                    help=help::HEAD_DIM
+                    kind=Kind::Count
+                    get=|p| Some(p.model.head_dim as f64)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.model.head_dim = count_u32(v);
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="model.kv_latent_dim"
+                    label="Latent KV dimension (MLA)"
+                    help=help::KV_LATENT
+                    kind=Kind::Count
+                    optional=true
+                    placeholder="none"
+                    get=|p| p.model.kv_latent_dim.map(f64::from)
+                    set=|p, v| p.model.kv_latent_dim = v.map(count_u32)
+                />
+                <SelectField
+                    state
+                    path="model.weight_dtype"
+                    label="Weight precision"
+                    help=help::DTYPE
+                    options=dtype_options
+                    get=|p| enum_text(&p.model.weight_dtype)
+                    set=|p, v| {
+                        if let Some(d) = enum_parse(v) {
+                            p.model.weight_dtype = d;
+                        }
+                    }
+                />
+                <SelectField
+                    state
+                    path="model.kv_dtype"
+                    label="KV cache precision"
+                    help=help::DTYPE
+                    options=dtype_options
+                    get=|p| enum_text(&p.model.kv_dtype)
+                    set=|p, v| {
+                        if let Some(d) = enum_parse(v) {
+                            p.model.kv_dtype = d;
+                        }
+                    }
+                />
             </div>
         </section>
     }
@@ -123,21 +227,99 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
                         options
                     }
                     get=|p| hardware_preset_id(p).unwrap_or("custom").to_string()
-                    set=|p, id| if let Some(h) = presets::hardware(id) { p.hardware = h }
+                    set=|p, id| {
+                        if let Some(h) = presets::hardware(id) {
+                            p.hardware = h;
+                        }
+                    }
                 />
-                <TextField state path="hardware.name" label="Name" help=help::HARDWARE get=|p| p.hardware.name.clone() set=|p, v| p.hardware.name = v />
-                <NumberField state path="hardware.memory_gib" label="Memory" unit="GiB" help=help::MEMORY_GIB
-                    get=|p| Some(p.hardware.memory_gib) set=|p, v| if let Some(v) = v { p.hardware.memory_gib = v } />
-                <NumberField state path="hardware.bandwidth_gb_s" label="Memory bandwidth" unit="GB/s" help=help::BANDWIDTH
-                    get=|p| Some(p.hardware.bandwidth_gb_s) set=|p, v| if let Some(v) = v { p.hardware.bandwidth_gb_s = v } />
-                <NumberField state path="hardware.peak_tflops" label="Peak compute" unit="TFLOP/s" help=help::PEAK_TFLOPS
-                    get=|p| Some(p.hardware.peak_tflops) set=|p, v| if let Some(v) = v { p.hardware.peak_tflops = v } />
-                <NumberField state path="replica.gpus_per_replica" label="GPUs per replica" help=help::GPUS_PER_REPLICA kind=Kind::Count
-                    get=|p| Some(p.replica.gpus_per_replica as f64) set=|p, v| if let Some(v) = v { p.replica.gpus_per_replica = count_u32(v) } />
-                <NumberField state path="replica.gpu_memory_utilization" label="Memory the engine may use" unit="%" help=help::GPU_MEMORY_UTILIZATION kind=Kind::Percent
-                    get=|p| Some(p.replica.gpu_memory_utilization) set=|p, v| if let Some(v) = v { p.replica.gpu_memory_utilization = v } />
-                <NumberField state path="replica.runtime_reserve_gib" label="Runtime reserve per GPU" unit="GiB" help=help::RUNTIME_RESERVE
-                    get=|p| Some(p.replica.runtime_reserve_gib) set=|p, v| if let Some(v) = v { p.replica.runtime_reserve_gib = v } />
+                <TextField
+                    state
+                    path="hardware.name"
+                    label="Name"
+                    help=help::HARDWARE
+                    get=|p| p.hardware.name.clone()
+                    set=|p, v| p.hardware.name = v
+                />
+                <NumberField
+                    state
+                    path="hardware.memory_gib"
+                    label="Memory"
+                    unit="GiB"
+                    help=help::MEMORY_GIB
+                    get=|p| Some(p.hardware.memory_gib)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.hardware.memory_gib = v;
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="hardware.bandwidth_gb_s"
+                    label="Memory bandwidth"
+                    unit="GB/s"
+                    help=help::BANDWIDTH
+                    get=|p| Some(p.hardware.bandwidth_gb_s)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.hardware.bandwidth_gb_s = v;
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="hardware.peak_tflops"
+                    label="Peak compute"
+                    unit="TFLOP/s"
+                    help=help::PEAK_TFLOPS
+                    get=|p| Some(p.hardware.peak_tflops)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.hardware.peak_tflops = v;
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="replica.gpus_per_replica"
+                    label="GPUs per replica"
+                    help=help::GPUS_PER_REPLICA
+                    kind=Kind::Count
+                    get=|p| Some(p.replica.gpus_per_replica as f64)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.replica.gpus_per_replica = count_u32(v);
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="replica.gpu_memory_utilization"
+                    label="Memory the engine may use"
+                    unit="%"
+                    help=help::GPU_MEMORY_UTILIZATION
+                    kind=Kind::Percent
+                    get=|p| Some(p.replica.gpu_memory_utilization)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.replica.gpu_memory_utilization = v;
+                        }
+                    }
+                />
+                <NumberField
+                    state
+                    path="replica.runtime_reserve_gib"
+                    label="Runtime reserve per GPU"
+                    unit="GiB"
+                    help=help::RUNTIME_RESERVE
+                    get=|p| Some(p.replica.runtime_reserve_gib)
+                    set=|p, v| {
+                        if let Some(v) = v {
+                            p.replica.runtime_reserve_gib = v;
+                        }
+                    }
+                />
             </div>
             <p class="panel-note">{move || preset_note.get()}</p>
             <MemoryBar state />
@@ -244,7 +426,13 @@ fn MemoryBar(state: AppState) -> impl IntoView {
                     segments()
                         .into_iter()
                         .map(|(class, width, title)| {
-                            view! { <span class=format!("seg seg-{class}") style:width=format!("{width:.2}%") title=title></span> }
+                            view! {
+                                <span
+                                    class=format!("seg seg-{class}")
+                                    style:width=format!("{width:.2}%")
+                                    title=title
+                                ></span>
+                            }
                         })
                         .collect_view()
                 }}
@@ -254,11 +442,20 @@ fn MemoryBar(state: AppState) -> impl IntoView {
                     segments()
                         .into_iter()
                         .filter(|(_, _, t)| !t.is_empty())
-                        .map(|(class, _, text)| view! { <li><span class=format!("swatch seg-{class}")></span>{text}</li> })
+                        .map(|(class, _, text)| {
+                            view! {
+                                <li>
+                                    <span class=format!("swatch seg-{class}")></span>
+                                    {text}
+                                </li>
+                            }
+                        })
                         .collect_view()
                 }}
             </ul>
-            <p class=move || format!("memory-verdict {}", verdict().0) role="status">{move || verdict().1}</p>
+            <p class=move || format!("memory-verdict {}", verdict().0) role="status">
+                {move || verdict().1}
+            </p>
         </div>
     }
 }

@@ -41,8 +41,7 @@ fn FigureCard(figure: Figure) -> impl IntoView {
     view! {
         <div class="metric" class:warn=warn>
             <dt>
-                {figure.label}
-                {help_text.map(|text| view! { <Info topic=figure.label text /> })}
+                {figure.label} {help_text.map(|text| view! { <Info topic=figure.label text /> })}
             </dt>
             <dd>
                 <span class="metric-value">{figure.value}</span>
@@ -89,9 +88,11 @@ fn ChartFigure(
                 <span class="caption-text">{caption}</span>
                 <Info topic="this chart" text=help_text />
                 <span class="chart-actions">
-                    {children.map(|c| c())}
-                    <button type="button" class="small" on:click=save_svg>"SVG"</button>
-                    <button type="button" class="small" on:click=save_png>"PNG"</button>
+                    {children.map(|c| c())} <button type="button" class="small" on:click=save_svg>
+                        "SVG"
+                    </button> <button type="button" class="small" on:click=save_png>
+                        "PNG"
+                    </button>
                 </span>
             </figcaption>
             <div
@@ -125,12 +126,29 @@ fn TableView(table: Table, #[prop(optional)] open: bool) -> impl IntoView {
             <div class="table-scroll">
                 <table>
                     <thead>
-                        <tr>{table.columns.iter().map(|c| view! { <th scope="col">{c.clone()}</th> }).collect_view()}</tr>
+                        <tr>
+                            {table
+                                .columns
+                                .iter()
+                                .map(|c| view! { <th scope="col">{c.clone()}</th> })
+                                .collect_view()}
+                        </tr>
                     </thead>
                     <tbody>
-                        {table.rows.iter().map(|row| view! {
-                            <tr>{row.iter().map(|cell| view! { <td>{cell.text.clone()}</td> }).collect_view()}</tr>
-                        }).collect_view()}
+                        {table
+                            .rows
+                            .iter()
+                            .map(|row| {
+                                view! {
+                                    <tr>
+                                        {row
+                                            .iter()
+                                            .map(|cell| view! { <td>{cell.text.clone()}</td> })
+                                            .collect_view()}
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
                     </tbody>
                 </table>
             </div>
@@ -192,9 +210,11 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
         })
     });
     let run_failed = move || match state.run.get() {
-        RunStatus::Failed(message) => Some(
-            view! { <p class="run-error" role="alert">{format!("The simulation failed: {message}")}</p> },
-        ),
+        RunStatus::Failed(message) => Some(view! {
+            <p class="run-error" role="alert">
+                {format!("The simulation failed: {message}")}
+            </p>
+        }),
         _ => None,
     };
     let digest = move || {
@@ -211,10 +231,16 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
         })
     };
     view! {
-        <section class="results" aria-labelledby="results-heading" aria-busy=move || if state.run.with(RunStatus::is_running) { "true" } else { "false" }>
+        <section
+            class="results"
+            aria-labelledby="results-heading"
+            aria-busy=move || if state.run.with(RunStatus::is_running) { "true" } else { "false" }
+        >
             <div class="results-head">
                 <h2 id="results-heading">"Results"</h2>
-                <span class="stale" class:shown=move || stale.get()>"for earlier inputs: updating"</span>
+                <span class="stale" class:shown=move || stale.get()>
+                    "for earlier inputs: updating"
+                </span>
             </div>
             {run_failed}
             <section class="headline" aria-label="Headline figures">
@@ -223,50 +249,116 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                     {move || {
                         let figures = figures.get();
                         if figures.is_empty() {
-                            (0..5).map(|_| view! { <div class="metric"><dt>"…"</dt><dd><span class="metric-value">"–"</span></dd></div> }).collect_view().into_any()
+                            (0..5)
+                                .map(|_| {
+                                    view! {
+                                        <div class="metric">
+                                            <dt>"…"</dt>
+                                            <dd>
+                                                <span class="metric-value">"–"</span>
+                                            </dd>
+                                        </div>
+                                    }
+                                })
+                                .collect_view()
+                                .into_any()
                         } else {
-                            figures.into_iter().map(|figure| view! { <FigureCard figure /> }).collect_view().into_any()
+                            figures
+                                .into_iter()
+                                .map(|figure| view! { <FigureCard figure /> })
+                                .collect_view()
+                                .into_any()
                         }
                     }}
                 </dl>
                 <PlanHeadline state />
             </section>
-            <ChartFigure id="cdf-figure" caption="Sojourn-time CDF against the deadline" help_text=help::CDF chart=cdf_svg>
+            <ChartFigure
+                id="cdf-figure"
+                caption="Sojourn-time CDF against the deadline"
+                help_text=help::CDF
+                chart=cdf_svg
+            >
                 <label class="inline-check">
-                    <input type="checkbox" prop:checked=move || per_class.get() on:change=move |e| per_class.set(event_target_checked(&e)) />
+                    <input
+                        type="checkbox"
+                        prop:checked=move || per_class.get()
+                        on:change=move |e| per_class.set(event_target_checked(&e))
+                    />
                     "Per-class curves"
                 </label>
             </ChartFigure>
             <p class="run-meta">{digest}</p>
             {move || {
                 let list = warnings.get();
-                (!list.is_empty()).then(|| view! {
-                    <div class="warnings" role="note" aria-label="Warnings from the simulation">
-                        <h3>"Warnings"</h3>
-                        <ul>{list.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}</ul>
-                    </div>
-                })
+                (!list.is_empty())
+                    .then(|| {
+                        view! {
+                            <div
+                                class="warnings"
+                                role="note"
+                                aria-label="Warnings from the simulation"
+                            >
+                                <h3>"Warnings"</h3>
+                                <ul>
+                                    {list
+                                        .into_iter()
+                                        .map(|w| view! { <li>{w}</li> })
+                                        .collect_view()}
+                                </ul>
+                            </div>
+                        }
+                    })
             }}
             <CostBreakdown state />
-            <ChartFigure id="series-figure" caption="Queue, batch, KV cache and replicas over the horizon" help_text=help::KV_CACHE chart=series_svg />
+            <ChartFigure
+                id="series-figure"
+                caption="Queue, batch, KV cache and replicas over the horizon"
+                help_text=help::KV_CACHE
+                chart=series_svg
+            />
             <PlanResults state theme width />
             <section class="tables" aria-labelledby="tables-heading">
                 <h3 id="tables-heading">"Numbers behind the charts"</h3>
-                {move || state.results.with(|r| r.as_ref().map(|r| view! {
-                    <TableView table=class_table(&r.base) open=true />
-                    <TableView table=cdf_table(&cdf.get_untracked()) />
-                    <TableView table=series_table(&r.base) />
-                }))}
-                {move || plan_of(&state).map(|plan| view! {
-                    {curve_table(&plan).map(|t| view! { <TableView table=t /> })}
-                    {sensitivity_table(&plan).map(|t| view! { <TableView table=t /> })}
-                    {analytic_table(&plan).map(|t| view! { <TableView table=t /> })}
-                })}
-                <button type="button" class="secondary" on:click=move |_| {
-                    let json = export_json(&state);
-                    let name = state.params.with_untracked(|p| file_stem(&p.name));
-                    let _ = browser::download_text(&format!("{name}-results.json"), "application/json", &json);
-                }>"Download all results (JSON)"</button>
+                {move || {
+                    state
+                        .results
+                        .with(|r| {
+                            r.as_ref()
+                                .map(|r| {
+                                    view! {
+                                        <TableView table=class_table(&r.base) open=true />
+                                        <TableView table=cdf_table(&cdf.get_untracked()) />
+                                        <TableView table=series_table(&r.base) />
+                                    }
+                                })
+                        })
+                }}
+                {move || {
+                    plan_of(&state)
+                        .map(|plan| {
+                            view! {
+                                {curve_table(&plan).map(|t| view! { <TableView table=t /> })}
+                                {sensitivity_table(&plan).map(|t| view! { <TableView table=t /> })}
+                                {analytic_table(&plan).map(|t| view! { <TableView table=t /> })}
+                            }
+                        })
+                }}
+                <button
+                    type="button"
+                    class="secondary"
+                    on:click=move |_| {
+                        let json = export_json(&state);
+                        let name = state.params.with_untracked(|p| file_stem(&p.name));
+                        let _ = browser::download_text(
+                            &format!("{name}-results.json"),
+                            "application/json",
+                            &json,
+                        );
+                    }
+                >
+                    "Download all results (JSON)"
+                </button>
             </section>
         </section>
     }
@@ -308,21 +400,51 @@ fn CostBreakdown(state: AppState) -> impl IntoView {
                             .collect::<Vec<_>>()
                             .join(", ");
                         view! {
-                            <div class="cost-bar" role="img" aria-label=format!("Where the cost goes: {label}")>
-                                {segments.iter().map(|s| view! {
-                                    <span class=format!("seg cost-{}", s.key) style:width=format!("{:.2}%", s.share * 100.0) title=s.label></span>
-                                }).collect_view()}
+                            <div
+                                class="cost-bar"
+                                role="img"
+                                aria-label=format!("Where the cost goes: {label}")
+                            >
+                                {segments
+                                    .iter()
+                                    .map(|s| {
+                                        view! {
+                                            <span
+                                                class=format!("seg cost-{}", s.key)
+                                                style:width=format!("{:.2}%", s.share * 100.0)
+                                                title=s.label
+                                            ></span>
+                                        }
+                                    })
+                                    .collect_view()}
                             </div>
                             <ul class="memory-legend">
-                                {segments.into_iter().filter(|s| s.usd > 0.0).map(|s| view! {
-                                    <li><span class=format!("swatch cost-{}", s.key)></span>
-                                    {format!("{} {} ({})", s.label, crate::format::format_usd(s.usd), crate::format::format_percent_whole(s.share))}</li>
-                                }).collect_view()}
+                                {segments
+                                    .into_iter()
+                                    .filter(|s| s.usd > 0.0)
+                                    .map(|s| {
+                                        view! {
+                                            <li>
+                                                <span class=format!("swatch cost-{}", s.key)></span>
+                                                {format!(
+                                                    "{} {} ({})",
+                                                    s.label,
+                                                    crate::format::format_usd(s.usd),
+                                                    crate::format::format_percent_whole(s.share),
+                                                )}
+                                            </li>
+                                        }
+                                    })
+                                    .collect_view()}
                             </ul>
                         }
                         .into_any()
                     }
-                    None => view! { <p class="panel-note">"No price given: costs are in GPU-hours. Enter a price per GPU-hour under Prices to see USD."</p> }.into_any(),
+                    None => view! {
+                        <p class="panel-note">
+                            "No price given: costs are in GPU-hours. Enter a price per GPU-hour under Prices to see USD."
+                        </p>
+                    }.into_any(),
                 };
                 view! {
                     {bar}
@@ -334,8 +456,7 @@ fn CostBreakdown(state: AppState) -> impl IntoView {
     view! {
         <section class="cost-breakdown" aria-labelledby="cost-heading">
             <h3 id="cost-heading">
-                "Cost breakdown"
-                <Info topic="cost per success" text=help::COST_PER_SUCCESS />
+                "Cost breakdown" <Info topic="cost per success" text=help::COST_PER_SUCCESS />
             </h3>
             {view}
         </section>
@@ -344,26 +465,50 @@ fn CostBreakdown(state: AppState) -> impl IntoView {
 
 #[component]
 fn PlanHeadline(state: AppState) -> impl IntoView {
-    let figures = move || {
-        match state.plan.get() {
-        PlanStatus::Done { plan, .. } => plan_figures(&plan).into_iter().map(|figure| view! { <FigureCard figure /> }).collect_view().into_any(),
+    let figures = move || match state.plan.get() {
+        PlanStatus::Done { plan, .. } => plan_figures(&plan)
+            .into_iter()
+            .map(|figure| view! { <FigureCard figure /> })
+            .collect_view()
+            .into_any(),
         PlanStatus::Running | PlanStatus::NotRun => {
             let label = match state.run.get() {
-                RunStatus::Running { label, fraction, stage: crate::job::Stage::Plan } => format!("{label} ({:.0} %)", fraction * 100.0),
+                RunStatus::Running {
+                    label,
+                    fraction,
+                    stage: crate::job::Stage::Plan,
+                } => format!("{label} ({:.0} %)", fraction * 100.0),
                 RunStatus::Running { .. } => "Waiting for the simulation".to_string(),
                 _ => "Not planned yet".to_string(),
             };
             view! {
-                <div class="metric"><dt>"Planned replicas"</dt><dd><span class="metric-value">"…"</span><span class="metric-detail">{label.clone()}</span></dd></div>
-                <div class="metric"><dt>"Planned cost per success"</dt><dd><span class="metric-value">"…"</span><span class="metric-detail">{label}</span></dd></div>
+                <div class="metric">
+                    <dt>"Planned replicas"</dt>
+                    <dd>
+                        <span class="metric-value">"…"</span>
+                        <span class="metric-detail">{label.clone()}</span>
+                    </dd>
+                </div>
+                <div class="metric">
+                    <dt>"Planned cost per success"</dt>
+                    <dd>
+                        <span class="metric-value">"…"</span>
+                        <span class="metric-detail">{label}</span>
+                    </dd>
+                </div>
             }
             .into_any()
         }
         PlanStatus::Failed(message) => view! {
-            <div class="metric warn"><dt>"Plan"</dt><dd><span class="metric-value">"failed"</span><span class="metric-detail">{message}</span></dd></div>
+            <div class="metric warn">
+                <dt>"Plan"</dt>
+                <dd>
+                    <span class="metric-value">"failed"</span>
+                    <span class="metric-detail">{message}</span>
+                </dd>
+            </div>
         }
         .into_any(),
-    }
     };
     let stale = Memo::new(move |_| {
         let current = state.params.get();
@@ -374,7 +519,9 @@ fn PlanHeadline(state: AppState) -> impl IntoView {
     view! {
         <h3>
             "Cheapest fleet meeting the targets"
-            <span class="stale" class:shown=move || stale.get()>"for earlier inputs: updating"</span>
+            <span class="stale" class:shown=move || stale.get()>
+                "for earlier inputs: updating"
+            </span>
         </h3>
         <dl class="metrics plan-metrics">{figures}</dl>
     }
@@ -434,24 +581,85 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
                 let fmt = |v: Option<f64>| v.map(|v| crate::format::format_number(v, 3)).unwrap_or_else(|| "–".to_string());
                 view! {
                     <dl class="plan-details">
-                        <div><dt>"Fleet"</dt><dd>{format!(
-                            "{} steady + {} failure reserve + {} warm idle = {} replicas ({} GPUs) of {}",
-                            r.steady_replicas, r.failure_reserve_replicas, r.warm_idle_replicas, r.total_replicas, r.total_gpus, r.candidate
-                        )}</dd></div>
-                        <div><dt>"Admission limit"</dt><dd>{r.admission_limit_per_replica.map(|l| format!("{} waiting requests per replica", crate::format::format_count(l))).unwrap_or_else(|| "–".to_string())}</dd></div>
-                        <div><dt>"Scale up when"</dt><dd>{format!(
-                            "waiting per replica stays above {} or KV cache use above {}",
-                            fmt(r.scale_up_queue_per_replica),
-                            r.scale_up_kv_utilization.map(crate::format::format_percent_whole).unwrap_or_else(|| "–".to_string())
-                        )}</dd></div>
-                        <div><dt>"Headroom"</dt><dd>{format!(
-                            "{}; {}",
-                            r.headroom_to_knee.map(|h| format!("{} below the knee", crate::format::format_percent_whole(h))).unwrap_or_else(|| "no knee within the service curve".to_string()),
-                            r.headroom_to_sla_limit.map(|h| format!("{} below the SLA limit", crate::format::format_percent_whole(h))).unwrap_or_else(|| "every point of the curve meets the targets".to_string())
-                        )}</dd></div>
-                        <div><dt>"Cost basis"</dt><dd>{r.budget.basis.label()}</dd></div>
+                        <div>
+                            <dt>"Fleet"</dt>
+                            <dd>
+                                {format!(
+                                    "{} steady + {} failure reserve + {} warm idle = {} replicas ({} GPUs) of {}",
+                                    r.steady_replicas,
+                                    r.failure_reserve_replicas,
+                                    r.warm_idle_replicas,
+                                    r.total_replicas,
+                                    r.total_gpus,
+                                    r.candidate,
+                                )}
+                            </dd>
+                        </div>
+                        <div>
+                            <dt>"Admission limit"</dt>
+                            <dd>
+                                {r
+                                    .admission_limit_per_replica
+                                    .map(|l| {
+                                        format!(
+                                            "{} waiting requests per replica",
+                                            crate::format::format_count(l),
+                                        )
+                                    })
+                                    .unwrap_or_else(|| "–".to_string())}
+                            </dd>
+                        </div>
+                        <div>
+                            <dt>"Scale up when"</dt>
+                            <dd>
+                                {format!(
+                                    "waiting per replica stays above {} or KV cache use above {}",
+                                    fmt(r.scale_up_queue_per_replica),
+                                    r
+                                        .scale_up_kv_utilization
+                                        .map(crate::format::format_percent_whole)
+                                        .unwrap_or_else(|| "–".to_string()),
+                                )}
+                            </dd>
+                        </div>
+                        <div>
+                            <dt>"Headroom"</dt>
+                            <dd>
+                                {format!(
+                                    "{}; {}",
+                                    r
+                                        .headroom_to_knee
+                                        .map(|h| {
+                                            format!(
+                                                "{} below the knee",
+                                                crate::format::format_percent_whole(h),
+                                            )
+                                        })
+                                        .unwrap_or_else(|| {
+                                            "no knee within the service curve".to_string()
+                                        }),
+                                    r
+                                        .headroom_to_sla_limit
+                                        .map(|h| {
+                                            format!(
+                                                "{} below the SLA limit",
+                                                crate::format::format_percent_whole(h),
+                                            )
+                                        })
+                                        .unwrap_or_else(|| {
+                                            "every point of the curve meets the targets".to_string()
+                                        }),
+                                )}
+                            </dd>
+                        </div>
+                        <div>
+                            <dt>"Cost basis"</dt>
+                            <dd>{r.budget.basis.label()}</dd>
+                        </div>
                     </dl>
-                    <ul class="plan-notes">{r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+                    <ul class="plan-notes">
+                        {r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
+                    </ul>
                 }
             })
         })
@@ -460,7 +668,9 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
         plan.with(|p| {
             p.as_ref().filter(|p| !p.warnings.is_empty()).map(|p| view! {
                 <div class="warnings" role="note" aria-label="Warnings from the planner">
-                    <ul>{p.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}</ul>
+                    <ul>
+                        {p.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
+                    </ul>
                 </div>
             })
         })
@@ -490,18 +700,53 @@ fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl In
             {plan_warnings}
             {move || {
                 let plan = plan.get();
-                state.results.with(|r| r.as_ref().map(|r| view! {
-                    <TableView table=cases_table(&r.base, &r.cases, plan.as_ref()) open=true />
-                }))
+                state
+                    .results
+                    .with(|r| {
+                        r.as_ref()
+                            .map(|r| {
+                                view! {
+                                    <TableView
+                                        table=cases_table(&r.base, &r.cases, plan.as_ref())
+                                        open=true
+                                    />
+                                }
+                            })
+                    })
             }}
-            {move || plan.get().map(|plan| view! { <TableView table=candidates_table(&plan) open=true /> })}
-            <ChartFigure id="curve-figure" caption="Service curve and operating point" help_text=help::SERVICE_CURVE chart=curve_svg />
-            <ChartFigure id="tornado-figure" caption="Sensitivity (tornado)" help_text=help::TORNADO chart=tornado_svg>
+            {move || {
+                plan.get()
+                    .map(|plan| view! { <TableView table=candidates_table(&plan) open=true /> })
+            }}
+            <ChartFigure
+                id="curve-figure"
+                caption="Service curve and operating point"
+                help_text=help::SERVICE_CURVE
+                chart=curve_svg
+            />
+            <ChartFigure
+                id="tornado-figure"
+                caption="Sensitivity (tornado)"
+                help_text=help::TORNADO
+                chart=tornado_svg
+            >
                 <label class="inline-check">
-                    <select aria-label="What the tornado shows" on:change=move |e| {
-                        metric.set(if event_target_value(&e) == "miss" { TornadoMetric::MissProbability } else { TornadoMetric::CostPerSuccess });
-                    }>
-                        <option value="cost" selected=true>"Cost per success"</option>
+                    <select
+                        aria-label="What the tornado shows"
+                        on:change=move |e| {
+                            metric
+                                .set(
+                                    if event_target_value(&e) == "miss" {
+                                        TornadoMetric::MissProbability
+                                    } else {
+                                        TornadoMetric::CostPerSuccess
+                                    },
+                                );
+                        }
+                    >
+                        <option value="cost" selected=true>
+                            "Cost per success"
+                        </option>
                         <option value="miss">"P(miss)"</option>
                     </select>
                 </label>

@@ -164,11 +164,20 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 >
                     "Run"
                 </button>
-                <button type="button" class="secondary" disabled=move || !running.get() on:click=move |_| state.cancel()>
+                <button
+                    type="button"
+                    class="secondary"
+                    disabled=move || !running.get()
+                    on:click=move |_| state.cancel()
+                >
                     "Cancel"
                 </button>
                 <label class="auto-run">
-                    <input type="checkbox" prop:checked=move || state.auto_run.get() on:change=move |e| state.auto_run.set(event_target_checked(&e)) />
+                    <input
+                        type="checkbox"
+                        prop:checked=move || state.auto_run.get()
+                        on:change=move |e| state.auto_run.set(event_target_checked(&e))
+                    />
                     "Run on every change"
                 </label>
             </div>
@@ -182,20 +191,46 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                     aria-valuemax="100"
                     aria-valuenow=move || format!("{:.0}", fraction() * 100.0)
                 >
-                    <span class="progress-fill" style:width=move || format!("{:.1}%", fraction() * 100.0)></span>
+                    <span
+                        class="progress-fill"
+                        style:width=move || format!("{:.1}%", fraction() * 100.0)
+                    ></span>
                 </div>
-                <p class="status" role="status" aria-label="Run status">{status_text}</p>
-                <p id="run-reason" class="run-reason">{move || blocked.get()}</p>
+                <p class="status" role="status" aria-label="Run status">
+                    {status_text}
+                </p>
+                <p id="run-reason" class="run-reason">
+                    {move || blocked.get()}
+                </p>
             </div>
             <div class="file-actions">
-                <button type="button" class="secondary" on:click=copy_link>"Copy link"</button>
-                <button type="button" class="secondary" on:click=export_json>"Export JSON"</button>
-                <input id="import-file" class="visually-hidden" type="file" accept="application/json,.json" node_ref=file_input on:change=on_file />
-                <label class="button secondary" for="import-file">"Import JSON"</label>
-                <button type="button" class="secondary" on:click=move |_| {
-                    state.load(ScenarioParams::default());
-                    state.notice.set(Some(Notice::info("The default scenario is loaded.")));
-                }>"Reset to defaults"</button>
+                <button type="button" class="secondary" on:click=copy_link>
+                    "Copy link"
+                </button>
+                <button type="button" class="secondary" on:click=export_json>
+                    "Export JSON"
+                </button>
+                <input
+                    id="import-file"
+                    class="visually-hidden"
+                    type="file"
+                    accept="application/json,.json"
+                    node_ref=file_input
+                    on:change=on_file
+                />
+                <label class="button secondary" for="import-file">
+                    "Import JSON"
+                </label>
+                <button
+                    type="button"
+                    class="secondary"
+                    on:click=move |_| {
+                        state.load(ScenarioParams::default());
+                        state.notice.set(Some(Notice::info("The default scenario is loaded.")));
+                    }
+                >
+                    "Reset to defaults"
+                </button>
             </div>
         </div>
     }
@@ -211,11 +246,33 @@ pub fn NoticeBar(state: AppState) -> impl IntoView {
                 <div class="notice" class:error=notice.error role=role>
                     <div>
                         <p>{notice.text.clone()}</p>
-                        {(!notice.details.is_empty()).then(|| view! {
-                            <ul>{notice.details.iter().map(|d| view! { <li><code>{d.clone()}</code></li> }).collect_view()}</ul>
-                        })}
+                        {(!notice.details.is_empty())
+                            .then(|| {
+                                view! {
+                                    <ul>
+                                        {notice
+                                            .details
+                                            .iter()
+                                            .map(|d| {
+                                                view! {
+                                                    <li>
+                                                        <code>{d.clone()}</code>
+                                                    </li>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </ul>
+                                }
+                            })}
                     </div>
-                    <button type="button" class="secondary" aria-label="Dismiss the message" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+                    <button
+                        type="button"
+                        class="secondary"
+                        aria-label="Dismiss the message"
+                        on:click=move |_| state.notice.set(None)
+                    >
+                        "Dismiss"
+                    </button>
                 </div>
             }
         })

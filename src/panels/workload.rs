@@ -44,15 +44,23 @@ pub fn WorkloadPanel(state: AppState) -> impl IntoView {
         <section class="panel" aria-labelledby="workload-heading">
             <h2 id="workload-heading">"Workload"</h2>
             <p class="panel-note">{help::BATCH_ARRIVALS}</p>
-            {move || (0..count.get()).map(|index| view! { <ClassEditor state index /> }).collect_view()}
-            <p class="field-error" aria-live="polite">{move || classes_error.get()}</p>
+            {move || {
+                (0..count.get()).map(|index| view! { <ClassEditor state index /> }).collect_view()
+            }}
+            <p class="field-error" aria-live="polite">
+                {move || classes_error.get()}
+            </p>
             <button
                 type="button"
                 class="secondary"
-                on:click=move |_| state.params.update(|p| {
-                    let class = new_class(p);
-                    p.classes.push(class);
-                })
+                on:click=move |_| {
+                    state
+                        .params
+                        .update(|p| {
+                            let class = new_class(p);
+                            p.classes.push(class);
+                        })
+                }
             >
                 "Add request class"
             </button>
@@ -99,7 +107,11 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
                     label="Class name"
                     help=help::CLASS_NAME
                     get=move |p| p.classes.get(index).map(|c| c.name.clone()).unwrap_or_default()
-                    set=move |p, v| if let Some(c) = p.classes.get_mut(index) { c.name = v }
+                    set=move |p, v| {
+                        if let Some(c) = p.classes.get_mut(index) {
+                            c.name = v;
+                        }
+                    }
                 />
                 <NumberField
                     state
@@ -135,7 +147,10 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
                     label="Priority"
                     help=help::PRIORITY
                     get=class_get(index, |c| Some(c.priority as f64))
-                    set=class_set(index, |c, v| c.priority = v.clamp(i32::MIN as f64, i32::MAX as f64) as i32)
+                    set=class_set(
+                        index,
+                        |c, v| c.priority = v.clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+                    )
                 />
                 <NumberField
                     state
@@ -146,7 +161,11 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
                     optional=true
                     placeholder="none"
                     get=class_get(index, |c| c.timeout_s)
-                    set=move |p, v| if let Some(c) = p.classes.get_mut(index) { c.timeout_s = v }
+                    set=move |p, v| {
+                        if let Some(c) = p.classes.get_mut(index) {
+                            c.timeout_s = v;
+                        }
+                    }
                 />
             </div>
             <DistEditor state index which=Which::BatchSize />
@@ -158,11 +177,15 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
                 class="secondary danger"
                 disabled=move || single.get()
                 aria-label=move || format!("Remove class {}", name.get())
-                on:click=move |_| state.params.update(|p| {
-                    if p.classes.len() > 1 && index < p.classes.len() {
-                        p.classes.remove(index);
-                    }
-                })
+                on:click=move |_| {
+                    state
+                        .params
+                        .update(|p| {
+                            if p.classes.len() > 1 && index < p.classes.len() {
+                                p.classes.remove(index);
+                            }
+                        })
+                }
             >
                 "Remove class"
             </button>
@@ -267,7 +290,13 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                         Some(Shape::Empirical { values }) => values.clone(),
                         _ => Vec::new(),
                     }
-                    set=move |p, v| if let Some(Shape::Empirical { values }) = dist_mut(p, index, which).map(|d| &mut d.shape) { *values = v }
+                    set=move |p, v| {
+                        if let Some(Shape::Empirical { values }) = dist_mut(p, index, which)
+                            .map(|d| &mut d.shape)
+                        {
+                            *values = v;
+                        }
+                    }
                 />
             }
             .into_any(),
@@ -282,7 +311,13 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                         Some(Shape::Histogram { edges, .. }) => edges.clone(),
                         _ => Vec::new(),
                     }
-                    set=move |p, v| if let Some(Shape::Histogram { edges, .. }) = dist_mut(p, index, which).map(|d| &mut d.shape) { *edges = v }
+                    set=move |p, v| {
+                        if let Some(Shape::Histogram { edges, .. }) = dist_mut(p, index, which)
+                            .map(|d| &mut d.shape)
+                        {
+                            *edges = v;
+                        }
+                    }
                 />
                 <ListField
                     state
@@ -293,7 +328,13 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                         Some(Shape::Histogram { weights, .. }) => weights.clone(),
                         _ => Vec::new(),
                     }
-                    set=move |p, v| if let Some(Shape::Histogram { weights, .. }) = dist_mut(p, index, which).map(|d| &mut d.shape) { *weights = v }
+                    set=move |p, v| {
+                        if let Some(Shape::Histogram { weights, .. }) = dist_mut(p, index, which)
+                            .map(|d| &mut d.shape)
+                        {
+                            *weights = v;
+                        }
+                    }
                 />
             }
             .into_any(),
@@ -308,8 +349,14 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                             label=*label
                             unit=which.unit()
                             help=which.help()
-                            get=move |p| dist_of(p, index, which).and_then(|d| shape_get(&d.shape, field))
-                            set=move |p, v| if let (Some(d), Some(v)) = (dist_mut(p, index, which), v) { shape_set(&mut d.shape, field, v) }
+                            get=move |p| {
+                                dist_of(p, index, which).and_then(|d| shape_get(&d.shape, field))
+                            }
+                            set=move |p, v| {
+                                if let (Some(d), Some(v)) = (dist_mut(p, index, which), v) {
+                                    shape_set(&mut d.shape, field, v)
+                                }
+                            }
                         />
                     }
                 })
@@ -335,7 +382,7 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                             format_number(summary.p50, 3),
                             format_number(summary.p90, 3),
                             format_number(summary.p99, 3),
-                            format_number(summary.mean, 3)
+                            format_number(summary.mean, 3),
                         )}
                     </p>
                 </div>
@@ -358,9 +405,19 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                     path=kind_path
                     label="Distribution"
                     help=which.help()
-                    options=|_| SHAPE_KINDS.iter().map(|(k, l)| (k.to_string(), l.to_string())).collect()
-                    get=move |p| dist_of(p, index, which).map(|d| shape_kind(&d.shape).to_string()).unwrap_or_default()
-                    set=move |p, kind| if let Some(d) = dist_mut(p, index, which) { d.shape = convert_shape(&d.shape, kind) }
+                    options=|_| {
+                        SHAPE_KINDS.iter().map(|(k, l)| (k.to_string(), l.to_string())).collect()
+                    }
+                    get=move |p| {
+                        dist_of(p, index, which)
+                            .map(|d| shape_kind(&d.shape).to_string())
+                            .unwrap_or_default()
+                    }
+                    set=move |p, kind| {
+                        if let Some(d) = dist_mut(p, index, which) {
+                            d.shape = convert_shape(&d.shape, kind);
+                        }
+                    }
                 />
                 {numbers}
                 <NumberField
@@ -372,7 +429,11 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
                     optional=true
                     placeholder="none"
                     get=move |p| dist_of(p, index, which).and_then(|d| d.max)
-                    set=move |p, v| if let Some(d) = dist_mut(p, index, which) { d.max = v }
+                    set=move |p, v| {
+                        if let Some(d) = dist_mut(p, index, which) {
+                            d.max = v;
+                        }
+                    }
                 />
             </div>
             {preview_view}
@@ -406,10 +467,16 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                             path=format!("classes[{index}].time_of_day[{hour}]")
                             label=format!("{hour:02}h")
                             help=help::TIME_OF_DAY
-                            get=move |p| p.classes.get(index).and_then(|c| c.time_of_day.as_ref()).and_then(|t| t.get(hour).copied())
+                            get=move |p| {
+                                p.classes
+                                    .get(index)
+                                    .and_then(|c| c.time_of_day.as_ref())
+                                    .and_then(|t| t.get(hour).copied())
+                            }
                             set=move |p, v| {
                                 if let (Some(slot), Some(v)) = (
-                                    p.classes
+                                    p
+                                        .classes
                                         .get_mut(index)
                                         .and_then(|c| c.time_of_day.as_mut())
                                         .and_then(|t| t.get_mut(hour)),
@@ -445,7 +512,9 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                     aria-describedby=format!("{toggle_id}-help")
                 />
                 <label for=toggle_id.clone()>"Vary the rate by hour of day"</label>
-                <span class="tip" role="tooltip" id=format!("{toggle_id}-help")>{help::TIME_OF_DAY}</span>
+                <span class="tip" role="tooltip" id=format!("{toggle_id}-help")>
+                    {help::TIME_OF_DAY}
+                </span>
             </div>
             <Show when=move || enabled.get()>
                 <div class="profile-presets" role="group" aria-label="Profile presets">
@@ -453,7 +522,11 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                         .into_iter()
                         .map(|(_, label, values)| {
                             view! {
-                                <button type="button" class="chip" on:click=move |_| set_profile(Some(values.clone()))>
+                                <button
+                                    type="button"
+                                    class="chip"
+                                    on:click=move |_| set_profile(Some(values.clone()))
+                                >
                                     {label}
                                 </button>
                             }
@@ -467,7 +540,9 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                     <div class="hours">{hours}</div>
                 </LazyDetails>
             </Show>
-            <p class="field-error" aria-live="polite">{move || error.get()}</p>
+            <p class="field-error" aria-live="polite">
+                {move || error.get()}
+            </p>
         </fieldset>
     }
 }
