@@ -24,6 +24,7 @@ pub mod plan;
 pub mod presets;
 pub mod report;
 pub mod rng;
+pub(crate) mod samplers;
 pub mod scenario;
 pub mod serde_float;
 pub mod sim;
