@@ -15,7 +15,7 @@
 //! ```
 
 // The layers, each depending only on those before it (checked by
-// `scripts/check-layers`): the foundations (error, rng, stats, serde_float),
+// `scripts/check-layers`): the foundations (error, rng, samplers, stats, serde_float),
 // then params -> model -> sim -> report -> plan. `bench` sits on top.
 pub mod bench;
 pub mod error;
@@ -24,6 +24,7 @@ pub mod params;
 pub mod plan;
 pub mod report;
 pub mod rng;
+pub(crate) mod samplers;
 pub mod serde_float;
 pub mod sim;
 pub mod stats;
