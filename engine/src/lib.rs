@@ -24,7 +24,7 @@ pub mod params;
 pub mod plan;
 pub mod report;
 pub mod rng;
-pub(crate) mod samplers;
+pub mod samplers;
 pub mod serde_float;
 pub mod sim;
 pub mod stats;

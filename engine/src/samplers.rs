@@ -44,10 +44,6 @@
 //! and an add), so it is already bit-identical everywhere and has no
 //! counterpart here.
 
-// The simulator still draws through rand_distr; remove this line once
-// dist.rs and workload.rs use these samplers.
-#![allow(dead_code)]
-
 use std::f64::consts::{FRAC_PI_2, SQRT_2};
 use std::fmt;
 use std::sync::OnceLock;

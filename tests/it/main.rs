@@ -13,6 +13,10 @@
 //! `#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]`
 //! and `#[cfg_attr(not(target_arch = "wasm32"), test)]`.
 
+// A test crate: its helpers (outside `#[test]` functions, where clippy's
+// allow-*-in-tests do not reach) state what they expect with unwrap and expect.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 

@@ -7,13 +7,14 @@ use std::sync::OnceLock;
 
 use rand::Rng;
 use rand::distr::Distribution;
+use rand::distr::Uniform;
 use rand::distr::weighted::WeightedIndex;
-use rand_distr::{Exp, Gamma, Geometric, LogNormal, Uniform};
 use serde::Serialize;
 
 use crate::error::{Checker, ScenarioError, show};
 use crate::params::{DistParams, Shape};
 use crate::rng::stream;
+use crate::samplers::{Exp, Gamma, Geometric, LogNormal, SamplerError};
 
 /// The standard normal quantile at 0.9, used to turn (median, p90) into a
 /// lognormal sigma.
@@ -100,7 +101,7 @@ impl DistParams {
             }
             Shape::Exponential { mean } => {
                 ok &= check.positive("mean", *mean) && at_most_max_count(check, "mean", *mean);
-                let built = Exp::new(1.0 / mean).map(Sampler::Exponential);
+                let built = Exp::from_mean(*mean).map(Sampler::Exponential);
                 sampler_or_fail(check, &mut ok, "mean", built)
             }
             Shape::Geometric { mean } => {
@@ -148,9 +149,8 @@ impl DistParams {
                 ok &= at_most_max_count(check, "mean", *mean);
                 let shape = (mean / std_dev) * (mean / std_dev);
                 let scale = std_dev * std_dev / mean;
-                // rand_distr takes an infinite or zero shape or scale (e.g.
-                // a std_dev of 1e-200) without complaint and then draws
-                // nonsense: both must be finite and positive.
+                // An infinite or zero shape or scale (e.g. from a std_dev of
+                // 1e-200) cannot be sampled: say so in the scenario's terms.
                 let built = if shape.is_finite() && shape > 0.0 && scale.is_finite() && scale > 0.0
                 {
                     Gamma::new(shape, scale)
@@ -261,7 +261,7 @@ impl DistParams {
     }
 }
 
-fn lognormal(mu: f64, sigma: f64) -> Result<Sampler, rand_distr::NormalError> {
+fn lognormal(mu: f64, sigma: f64) -> Result<Sampler, SamplerError> {
     LogNormal::new(mu, sigma).map(|dist| Sampler::LogNormal { dist, mu, sigma })
 }
 
@@ -272,17 +272,17 @@ enum Sampler {
         dist: Uniform<f64>,
         low: f64,
     },
-    Exponential(Exp<f64>),
+    Exponential(Exp),
     Geometric {
         dist: Geometric,
         mean: f64,
     },
     LogNormal {
-        dist: LogNormal<f64>,
+        dist: LogNormal,
         mu: f64,
         sigma: f64,
     },
-    Gamma(Gamma<f64>),
+    Gamma(Gamma),
     Empirical(Vec<f64>),
     Histogram {
         index: WeightedIndex<f64>,
@@ -328,7 +328,7 @@ impl Dist {
             Sampler::Constant(v) => *v,
             Sampler::Uniform { dist, .. } => dist.sample(rng),
             Sampler::Exponential(d) => d.sample(rng),
-            // rand_distr counts failures before the first success; add the success.
+            // The geometric sampler counts failures before the first success; add the success.
             Sampler::Geometric { dist, .. } => dist.sample(rng) as f64 + 1.0,
             Sampler::LogNormal { dist, .. } => dist.sample(rng),
             Sampler::Gamma(d) => d.sample(rng),

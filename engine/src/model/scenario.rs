@@ -102,11 +102,6 @@ impl TryFrom<ScenarioParams> for Scenario {
 }
 
 impl Scenario {
-    /// The default scenario, validated.
-    pub fn default_scenario() -> Scenario {
-        Scenario::try_from(ScenarioParams::default()).expect("the default scenario is valid")
-    }
-
     /// Mean arrival rate of requests over all classes \[requests/s\].
     pub fn mean_request_rate_per_s(&self) -> f64 {
         self.classes

@@ -283,8 +283,8 @@ impl Default for ScenarioParams {
                     ..ClassParams::default()
                 },
             ],
-            model: presets::model("llama-3.1-8b").expect("preset exists"),
-            hardware: presets::hardware("h100-sxm").expect("preset exists"),
+            model: presets::llama_3_1_8b(),
+            hardware: presets::h100_sxm(),
             replica: ReplicaParams::default(),
             engine: EngineParams::default(),
             cluster: ClusterParams::default(),
@@ -326,13 +326,13 @@ impl Default for ClassParams {
 
 impl Default for ModelParams {
     fn default() -> Self {
-        presets::model("llama-3.1-8b").expect("preset exists")
+        presets::llama_3_1_8b()
     }
 }
 
 impl Default for HardwareParams {
     fn default() -> Self {
-        presets::hardware("h100-sxm").expect("preset exists")
+        presets::h100_sxm()
     }
 }
 

@@ -26,7 +26,6 @@ pub struct HardwarePreset {
     pub source: &'static str,
 }
 
-#[allow(clippy::too_many_arguments)]
 fn dense(
     name: &str,
     params_b: f64,
@@ -50,6 +49,11 @@ fn dense(
     }
 }
 
+/// Llama 3.1 8B, the default model (preset `llama-3.1-8b`).
+pub fn llama_3_1_8b() -> ModelParams {
+    dense("Llama-3.1-8B", 8.03, 32, 32, 8, 128, Dtype::Bf16)
+}
+
 /// Every model preset.
 pub fn models() -> Vec<ModelPreset> {
     let moe = |mut m: ModelParams, active: f64| {
@@ -59,7 +63,7 @@ pub fn models() -> Vec<ModelPreset> {
     vec![
         ModelPreset {
             id: "llama-3.1-8b",
-            params: dense("Llama-3.1-8B", 8.03, 32, 32, 8, 128, Dtype::Bf16),
+            params: llama_3_1_8b(),
             source: "HF config.json (32 layers, 32 heads, 8 KV heads, head_dim 128); parameters computed",
         },
         ModelPreset {
@@ -128,12 +132,17 @@ fn gpu(name: &str, memory_gib: f64, bandwidth_gb_s: f64, peak_tflops: f64) -> Ha
     }
 }
 
+/// The H100 SXM, the default accelerator (preset `h100-sxm`).
+pub fn h100_sxm() -> HardwareParams {
+    gpu("H100 SXM5 80GB", 80.0, 3350.0, 989.4)
+}
+
 /// Every accelerator preset. Peak throughput is dense BF16/FP16.
 pub fn hardware_presets() -> Vec<HardwarePreset> {
     vec![
         HardwarePreset {
             id: "h100-sxm",
-            params: gpu("H100 SXM5 80GB", 80.0, 3350.0, 989.4),
+            params: h100_sxm(),
             verified: true,
             source: "glennklockwood.com H100 table; Vidur device_sku_config",
         },

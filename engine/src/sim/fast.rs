@@ -198,6 +198,10 @@ impl FastReplica {
         self.bs.rem_euclid(offset) as usize
     }
 
+    #[expect(
+        clippy::expect_used,
+        reason = "a slot in the calendar or the residue lists is live by construction (checked by check_invariants in debug builds and by the oracle)"
+    )]
     fn decoder(&self, slot: usize) -> &Decoder {
         self.decoders[slot].as_ref().expect("a live decoder slot")
     }
@@ -335,6 +339,10 @@ impl FastReplica {
     }
 
     /// Removes the decoder in `slot`, brought up to date.
+    #[expect(
+        clippy::expect_used,
+        reason = "a slot in the calendar or the residue lists is live by construction (checked by check_invariants in debug builds and by the oracle)"
+    )]
     fn leave_decoders(&mut self, slot: usize) -> Active {
         let entry = self.decoders[slot].take().expect("a live decoder slot");
         self.due.remove(entry.last_step, slot as u32);
@@ -345,6 +353,10 @@ impl FastReplica {
     }
 
     /// Completes the decoder in `slot` where it lies (without copying it out).
+    #[expect(
+        clippy::expect_used,
+        reason = "a slot in the calendar or the residue lists is live by construction (checked by check_invariants in debug builds and by the oracle)"
+    )]
     fn complete_decoder(&mut self, slot: usize, end_s: f64, ctx: &mut Ctx) {
         let (g, bs, busy) = (self.g, self.bs, self.busy_per_decoder);
         let entry = self.decoders[slot].as_mut().expect("a live decoder slot");
@@ -554,10 +566,10 @@ impl FastReplica {
                 (0, 1) if self.n_decoders < self.cfg.max_num_seqs && budget > 0 => true,
                 _ => break,
             };
-            let p = if admitting {
-                self.waiting.peek().expect("one waiting request")
-            } else {
-                &self.prefillers[0]
+            let p = match (admitting, self.waiting.peek()) {
+                (true, Some(waiting)) => waiting,
+                (true, None) => break,
+                (false, _) => &self.prefillers[0],
             };
             let tokens = p.wanted_tokens(self.cfg.threshold, budget);
             let prefill_blocks = self.bs.blocks_for(p.computed + tokens) - p.blocks;
@@ -566,8 +578,7 @@ impl FastReplica {
                 break;
             }
             let now = self.clock;
-            if admitting {
-                let mut r = self.waiting.pop().expect("one waiting request");
+            if admitting && let Some(mut r) = self.waiting.pop() {
                 r.admit_seq = self.next_admit_seq;
                 self.next_admit_seq += 1;
                 let record = &mut ctx.records[r.id as usize];
@@ -596,8 +607,9 @@ impl FastReplica {
             let p = &mut self.prefillers[0];
             p.blocks += prefill_blocks;
             compute_chunk(p, tokens, per_token_s, end, ctx);
-            if p.is_decoding() {
-                let r = self.prefillers.pop().expect("one prefilling request");
+            if p.is_decoding()
+                && let Some(r) = self.prefillers.pop()
+            {
                 self.retire_prefilled(r, end, ctx);
             }
             self.complete_finished_decoders(end, ctx);

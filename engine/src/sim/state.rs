@@ -311,6 +311,7 @@ impl WaitQueue {
 mod tests {
     use super::*;
     use crate::model::scenario::Scenario;
+    use crate::params::ScenarioParams;
 
     fn req(id: ReqId, priority: i32, deadline: f64, input: u64) -> Active {
         let spec = RequestSpec {
@@ -320,7 +321,13 @@ mod tests {
             cached_tokens: 0,
             output_tokens: 1,
         };
-        let mut a = Active::arriving(id, &spec, &Scenario::default_scenario().classes[0]);
+        let mut a = Active::arriving(
+            id,
+            &spec,
+            &Scenario::try_from(ScenarioParams::default())
+                .expect("valid")
+                .classes[0],
+        );
         a.priority = priority;
         a.deadline_at_s = deadline;
         a

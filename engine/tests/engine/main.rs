@@ -3,6 +3,9 @@
 // Expected values here may use the platform's maths: only the engine's own
 // numbers must be bit-identical across platforms.
 #![allow(clippy::disallowed_methods)]
+// A test crate: its helpers (outside `#[test]` functions, where clippy's
+// allow-*-in-tests do not reach) state what they expect with unwrap and expect.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod budgets;
 mod closed_forms;
