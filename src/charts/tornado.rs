@@ -100,7 +100,13 @@ pub fn tornado_chart(
         );
     }
     let mut svg = String::new();
-    match draw(rows, metric, delta, what, theme, width, height, &mut svg) {
+    let what_drawn = Drawn {
+        rows,
+        metric,
+        delta,
+        what,
+    };
+    match draw(&what_drawn, theme, (width, height), &mut svg) {
         Ok(()) => finish(svg, &title, width, height),
         Err(error) => empty(
             &title,
@@ -112,17 +118,27 @@ pub fn tornado_chart(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn draw(
-    rows: &[TornadoRow],
+/// What the tornado plots: its rows, their metric, the change applied to
+/// each input (a fraction) and the axis's words for the metric.
+struct Drawn<'a> {
+    rows: &'a [TornadoRow],
     metric: TornadoMetric,
     delta: f64,
-    what: &str,
+    what: &'a str,
+}
+
+fn draw(
+    drawn: &Drawn,
     theme: &Theme,
-    width: u32,
-    height: u32,
+    (width, height): (u32, u32),
     svg: &mut String,
 ) -> DrawResult<()> {
+    let &Drawn {
+        rows,
+        metric,
+        delta,
+        what,
+    } = drawn;
     let font = font_px(width);
     let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
     root.fill(&theme.background).map_err(draw_error)?;

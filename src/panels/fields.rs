@@ -277,20 +277,37 @@ pub fn ListField(
     get: impl Fn(&ScenarioParams) -> Vec<f64> + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, Vec<f64>) + Send + Sync + 'static,
 ) -> impl IntoView {
-    list_field(state, path, label, unit, help, Arc::new(get), Arc::new(set))
+    let head = FieldHead {
+        state,
+        path,
+        label,
+        help,
+    };
+    list_field(head, unit, Arc::new(get), Arc::new(set))
 }
 
-/// The body of [`ListField`], not generic over its closures.
-#[allow(clippy::too_many_arguments)]
-fn list_field(
+/// What every field shows around its control: the engine's field path (for
+/// its error message), the label and the help text.
+struct FieldHead {
     state: AppState,
     path: String,
     label: String,
-    unit: String,
     help: &'static str,
+}
+
+/// The body of [`ListField`], not generic over its closures.
+fn list_field(
+    head: FieldHead,
+    unit: String,
     get: Reader<Vec<f64>>,
     set: Writer<Vec<f64>>,
 ) -> AnyView {
+    let FieldHead {
+        state,
+        path,
+        label,
+        help,
+    } = head;
     let text = RwSignal::new(state.params.with_untracked(|p| list_text(&get(p))));
     let follow = get.clone();
     Effect::new(move |_| {
@@ -353,28 +370,28 @@ pub fn TextField(
     get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, String) + Send + Sync + 'static,
 ) -> impl IntoView {
-    text_field(
+    let head = FieldHead {
         state,
         path,
         label,
         help,
-        placeholder,
-        Arc::new(get),
-        Arc::new(set),
-    )
+    };
+    text_field(head, placeholder, Arc::new(get), Arc::new(set))
 }
 
 /// The body of [`TextField`], not generic over its closures.
-#[allow(clippy::too_many_arguments)]
 fn text_field(
-    state: AppState,
-    path: String,
-    label: String,
-    help: &'static str,
+    head: FieldHead,
     placeholder: String,
     get: Reader<String>,
     set: Writer<String>,
 ) -> AnyView {
+    let FieldHead {
+        state,
+        path,
+        label,
+        help,
+    } = head;
     let error = error_of(state, &path);
     let ids = Ids::of(&path);
     let control = view! {
@@ -408,28 +425,28 @@ pub fn SelectField(
     get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, &str) + Send + Sync + 'static,
 ) -> impl IntoView {
-    select_field(
+    let head = FieldHead {
         state,
         path,
         label,
         help,
-        Arc::new(options),
-        Arc::new(get),
-        Arc::new(set),
-    )
+    };
+    select_field(head, Arc::new(options), Arc::new(get), Arc::new(set))
 }
 
 /// The body of [`SelectField`], not generic over its closures.
-#[allow(clippy::too_many_arguments)]
 fn select_field(
-    state: AppState,
-    path: String,
-    label: String,
-    help: &'static str,
+    head: FieldHead,
     options: Reader<Vec<(String, String)>>,
     get: Reader<String>,
     set: SetText,
 ) -> AnyView {
+    let FieldHead {
+        state,
+        path,
+        label,
+        help,
+    } = head;
     let error = error_of(state, &path);
     let options = Memo::new(move |_| state.params.with(|p| options(p)));
     let current = Memo::new(move |_| state.params.with(|p| get(p)));
@@ -474,19 +491,23 @@ pub fn CheckField(
     get: impl Fn(&ScenarioParams) -> bool + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, bool) + Send + Sync + 'static,
 ) -> impl IntoView {
-    check_field(state, path, label, help, Arc::new(get), Arc::new(set))
+    let head = FieldHead {
+        state,
+        path,
+        label,
+        help,
+    };
+    check_field(head, Arc::new(get), Arc::new(set))
 }
 
 /// The body of [`CheckField`], not generic over its closures.
-#[allow(clippy::too_many_arguments)]
-fn check_field(
-    state: AppState,
-    path: String,
-    label: String,
-    help: &'static str,
-    get: Reader<bool>,
-    set: Writer<bool>,
-) -> AnyView {
+fn check_field(head: FieldHead, get: Reader<bool>, set: Writer<bool>) -> AnyView {
+    let FieldHead {
+        state,
+        path,
+        label,
+        help,
+    } = head;
     let id = field_id(&path);
     let help_id = format!("{id}-help");
     view! {
