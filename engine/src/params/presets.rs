@@ -1,5 +1,6 @@
-//! Named models and accelerators, from `docs/facts.md` (copied from the
-//! team's shared facts with their sources). A preset fills every field; the
+//! Named models and accelerators, copied from the team's shared facts
+//! (`../shared/facts.md`, outside this repository) with each figure's source
+//! in `source` (see `docs/calibration.md`). A preset fills every field; the
 //! user may edit any of them afterwards.
 //!
 //! `verified` is false where the figure was not read in a primary or cited
