@@ -8,13 +8,13 @@
 //! capacity plan, and `failed` if something stops it. See `docs/app.md`.
 
 use serde::{Deserialize, Serialize};
-use sojourn_engine::plan::cost::{ReportCost, report_cost};
-use sojourn_engine::serde_float::NonFinite;
-use sojourn_engine::serde_float::{nonfinite, nonfinite_pair};
+use sojourn_engine::NonFinite;
 use sojourn_engine::{
     ClassStats, Multipliers, PlanOptions, PlanResult, Quantiles, Report, Scenario, ScenarioParams,
     SeriesPoint,
 };
+use sojourn_engine::{ReportCost, report_cost};
+use sojourn_engine::{nonfinite, nonfinite_pair};
 
 /// What the page asks the worker to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -308,7 +308,7 @@ impl RunResult {
             warnings: report.warnings.clone(),
             steps: report.engine.steps,
             events: report.engine.events,
-            cost: report_cost(report, &scenario.params),
+            cost: report_cost(report, scenario.params()),
         }
     }
 

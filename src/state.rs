@@ -118,7 +118,7 @@ pub fn initial_params() -> (ScenarioParams, Option<Notice>) {
         return match link::decode(&value) {
             Ok(params) => (params, None),
             Err(error) => (
-                ScenarioParams::default(),
+                ScenarioParams::overnight_batch(),
                 Some(Notice::error(format!(
                     "This link could not be opened: {error}. The default scenario is shown instead."
                 ))),
@@ -127,10 +127,10 @@ pub fn initial_params() -> (ScenarioParams, Option<Notice>) {
     }
     match browser::load_stored(browser::STORAGE_KEY).map(|value| link::decode_from_storage(&value))
     {
-        None => (ScenarioParams::default(), None),
+        None => (ScenarioParams::overnight_batch(), None),
         Some(Ok(params)) => (params, None),
         Some(Err(error)) => (
-            ScenarioParams::default(),
+            ScenarioParams::overnight_batch(),
             Some(Notice::error(format!(
                 "The scenario kept in this browser could not be read: {error}. The default scenario is shown instead."
             ))),
@@ -339,7 +339,10 @@ impl AppState {
             }),
             WorkerMessage::Simulated { case, result, .. } => match case {
                 Case::Base => self.results.set(Some(Results {
-                    params: self.job_params.get_value().unwrap_or_default(),
+                    params: self
+                        .job_params
+                        .get_value()
+                        .unwrap_or_else(ScenarioParams::overnight_batch),
                     base: *result,
                     cases: BTreeMap::new(),
                 })),
@@ -350,7 +353,11 @@ impl AppState {
                 }),
             },
             WorkerMessage::Planned { plan, .. } => self.plan.set(PlanStatus::Done {
-                params: Box::new(self.job_params.get_value().unwrap_or_default()),
+                params: Box::new(
+                    self.job_params
+                        .get_value()
+                        .unwrap_or_else(ScenarioParams::overnight_batch),
+                ),
                 plan,
             }),
             WorkerMessage::Failed { stage, message, .. } => {

@@ -1,6 +1,7 @@
-//! The fixed scenarios behind `sojourn bench`.
+//! The fixed scenarios behind `sojourn bench` and `sojourn plan --bench`.
 
 use crate::params::dist::{DistParams, Shape};
+use crate::params::plan::TargetParams;
 use crate::params::{ClassParams, Router, ScenarioParams};
 
 /// A day of mixed traffic on 8 replicas of Llama-3.1-8B on H100: an API
@@ -51,7 +52,7 @@ pub fn large() -> ScenarioParams {
                 ..ClassParams::default()
             },
         ],
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     p.cluster.replicas = 8;
     p.cluster.router = Router::JoinShortestQueue;
@@ -68,6 +69,30 @@ pub fn small() -> ScenarioParams {
     p
 }
 
+/// Parameters of the capacity-search benchmark (`sojourn plan --bench`): the
+/// seeds' case (overnight batch jobs with a 24 h SLA beside an API stream),
+/// about 100,000 requests in 24 h, searched over up to 64 replicas with 5
+/// replications for the base, best and worst cases.
+pub fn plan() -> ScenarioParams {
+    let mut p = ScenarioParams {
+        name: "plan bench: overnight batch + API, 24 h".to_string(),
+        ..ScenarioParams::overnight_batch()
+    };
+    p.plan.max_replicas = 64;
+    p.plan.replications = 5;
+    p.plan.targets = vec![
+        TargetParams::MissProbability {
+            class: Some("nightly-batch".to_string()),
+            epsilon: 0.001,
+        },
+        TargetParams::MissProbability {
+            class: Some("api".to_string()),
+            epsilon: 0.01,
+        },
+    ];
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,8 +101,8 @@ mod tests {
     #[test]
     fn the_large_bench_holds_a_million_requests_a_day_on_eight_replicas() {
         let s = Scenario::try_from(large()).expect("bench scenario is valid");
-        assert_eq!(s.params.cluster.replicas, 8);
-        assert_eq!(s.params.run.horizon_s, 86_400.0);
+        assert_eq!(s.params().cluster.replicas, 8);
+        assert_eq!(s.params().run.horizon_s, 86_400.0);
         let expected = s.expected_requests();
         assert!(expected > 1_000_000.0, "expected {expected} requests");
         Scenario::try_from(small()).expect("small bench scenario is valid");

@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use sojourn_engine::{RunOptions, Scenario, ScenarioParams, simulate};
-//! let mut params = ScenarioParams::default();
+//! let mut params = ScenarioParams::overnight_batch();
 //! params.run.horizon_s = 600.0;
 //! let scenario = Scenario::try_from(params).expect("valid scenario");
 //! let report = simulate(&scenario, &RunOptions::default()).expect("runs");
@@ -15,38 +15,73 @@
 //! ```
 
 // The layers, each depending only on those before it (checked by
-// `scripts/check-layers`): the foundations (error, rng, samplers, stats, serde_float),
-// then params -> model -> sim -> report -> plan. `bench` sits on top.
-pub mod bench;
-pub mod error;
-pub mod model;
-pub mod params;
-pub mod plan;
-pub mod report;
-pub mod rng;
-pub mod samplers;
-pub mod serde_float;
-pub mod sim;
-pub mod stats;
+// `scripts/check-layers`): the foundations (error, rng, samplers, stats,
+// serde_float), then params -> model -> sim -> report -> plan. `bench` sits
+// on top. Every module is private: the `pub use` lists below are the whole
+// public API, and `unnameable_types` fails the build if a public item's type
+// is reachable but missing from them.
+#![deny(unnameable_types)]
 
-pub use error::{FieldError, ScenarioError};
-pub use model::analytic::{LoadEstimate, load_estimate};
-pub use model::{Dist, DistSummary, Fit, MemoryBudget, Scenario, StepShape, StepTimeModel};
+mod bench;
+mod error;
+mod model;
+mod params;
+mod plan;
+mod report;
+mod rng;
+mod samplers;
+mod serde_float;
+mod sim;
+mod stats;
+
+// Input: the permissive serde types, presets and the JSON entry point.
 pub use params::plan::{
-    CandidateParams, DecisionRule, Multipliers, PlanParams, PricingModel, PricingParams,
-    ReserveParams, SensitivityInput, SensitivityParams, ServiceCurveParams, TargetParams,
+    CandidateParams, DEFAULT_EPSILON, DecisionRule, Multipliers, PlanParams, PricingModel,
+    PricingParams, ReserveParams, SensitivityInput, SensitivityParams, ServiceCurveParams,
+    TargetMetric, TargetParams,
 };
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
     HardwareParams, ModelParams, ReplicaParams, Router, RunParams, ScenarioParams, Shape,
     StepTimeParams, presets, scenario_params_from_json,
 };
-pub use plan::{
-    PlanError, PlanOptions, PlanProgress, PlanResult, PlanSession, PlanStep, plan,
-    plan_with_progress,
+
+// Errors, each naming its field.
+pub use error::{FieldError, ScenarioError};
+
+// Limits on one scenario and one plan (each refused with a field message).
+pub use model::dist::MAX_COUNT;
+pub use model::plan_checks::{MAX_CANDIDATES, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS};
+pub use model::scenario::{
+    MAX_CLASSES, MAX_HORIZON_S, MAX_REPLICA_SAMPLES, MAX_REPLICAS, MAX_SERIES_POINTS,
 };
-pub use report::{ClassStats, Quantiles, Report, simulate};
+
+// The validated model and its closed forms.
+pub use model::analytic::{
+    ClassEstimate, LoadEstimate, QueueEstimate, QueueModel, StageEstimate, load_estimate,
+};
+pub use model::step_time::{DecodePiece, Roofline, Table};
+pub use model::{Class, Dist, DistSummary, Fit, MemoryBudget, Scenario, StepShape, StepTimeModel};
+
+// The simulator and its report.
+pub use report::{ClassStats, EngineStats, Quantiles, Report, simulate};
 pub use sim::{
-    EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput, SeriesPoint, Simulation,
-    Status,
+    BYTES_PER_REQUEST, EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput,
+    SeriesPoint, Simulation, Status, run_bytes_estimate,
 };
+
+// The planner.
+pub use plan::cost::{CostBasis, FleetCost, ReportCost, UnitCosts, report_cost};
+pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
+pub use plan::{
+    AnalyticComparison, CandidateResult, ClassIntervals, ComparisonRow, CostSummary, CurvePoint,
+    Interval, PlanError, PlanOptions, PlanProgress, PlanResult, PlanSession, PlanStep,
+    Recommendation, ScenarioResult, SearchResult, Sensitivity, SensitivityRow, ServiceCurve,
+    capacity_searches, check_budget, plan, plan_with_progress,
+};
+
+// Benchmarks shared by the CLI's `bench` command and the performance log.
+pub use bench::{large as bench_large, plan as bench_plan, small as bench_small};
+
+// Serde helpers for non-finite floats (JSON has no NaN or infinity).
+pub use serde_float::{NonFinite, nonfinite, nonfinite_pair};

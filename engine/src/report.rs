@@ -18,7 +18,7 @@ use crate::stats::wilson_interval;
 
 /// Percentiles of a time \[s\]. Percentiles count every request of the
 /// population; one that falls among requests that never reached the event
-/// is infinite (`"inf"` in JSON, see [`crate::serde_float`]). `mean` and
+/// is infinite (`"inf"` in JSON, see [`crate::NonFinite`]). `mean` and
 /// `max` are over the finite values (NaN, `null`, when there are none).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
@@ -43,7 +43,7 @@ pub struct Quantiles {
 impl Quantiles {
     /// From `finite` values (any order) and `missing` further requests whose
     /// value is infinite. Linear time: each percentile is found by selection
-    /// ([`select_ranks`]), not by sorting.
+    /// (`select_ranks`), not by sorting.
     pub fn of(finite: Vec<f64>, missing: u64) -> Quantiles {
         Quantiles::of_parts(&[&finite], missing)
     }
@@ -1139,9 +1139,9 @@ impl Report {
             end_s,
             keep_records,
         } = run_output;
-        let run = &scenario.params.run;
+        let run = &scenario.params().run;
         let window_s = run.horizon_s - run.warmup_s;
-        let deadlines: Vec<f64> = scenario.classes.iter().map(|c| c.deadline_s).collect();
+        let deadlines: Vec<f64> = scenario.classes().iter().map(|c| c.deadline_s).collect();
         let same_deadline = deadlines.windows(2).all(|w| w[0] == w[1]);
         // Flows per series interval count every request, warm-up included.
         let census = Census::take(
@@ -1151,7 +1151,7 @@ impl Report {
             run.series_interval_s,
         );
         let mut per_class: Vec<Accumulator> = scenario
-            .params
+            .params()
             .classes
             .iter()
             .zip(&census.per_class)
@@ -1167,7 +1167,7 @@ impl Report {
         };
         let (classes, overall) = finish_rows(&per_class, overall_deadline, window_s);
         drop(per_class);
-        let n = scenario.params.cluster.replicas;
+        let n = scenario.params().cluster.replicas;
         let busy: f64 = busy_per_replica.iter().sum();
         let load = load_estimate(scenario);
         // Over the horizon, or until the last step when the fleet worked on
@@ -1182,7 +1182,7 @@ impl Report {
             records.len(),
         );
         Report {
-            scenario_name: scenario.params.name.clone(),
+            scenario_name: scenario.params().name.clone(),
             seed: run.seed,
             horizon_s: run.horizon_s,
             warmup_s: run.warmup_s,
@@ -1620,7 +1620,7 @@ mod tests {
     fn the_report_rows_are_those_of_every_record() {
         // The default scenario: two classes, over 65,536 requests in all,
         // some arriving in the warm-up.
-        let mut params = crate::params::ScenarioParams::default();
+        let mut params = crate::params::ScenarioParams::overnight_batch();
         params.run.warmup_s = 3600.0;
         let scenario = Scenario::try_from(params).expect("valid scenario");
         let report =
@@ -1670,7 +1670,7 @@ mod tests {
             assert_eq!(row.arrived, n);
         }
         // Flows per series interval, over every record.
-        let interval = scenario.params.run.series_interval_s;
+        let interval = scenario.params().run.series_interval_s;
         let index = |t: f64| (crate::model::dist::ceil_u64(t / interval) as usize).max(1) - 1;
         for (i, p) in report.series.iter().enumerate() {
             let arrivals = report.records.iter().filter(|r| index(r.arrival_s) == i);

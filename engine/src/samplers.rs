@@ -203,12 +203,8 @@ impl Exp {
         Ok(Exp { lambda, mean })
     }
 
-    /// The rate.
-    pub fn lambda(&self) -> f64 {
-        self.lambda
-    }
-
     /// The mean, `1 / lambda`.
+    #[cfg(test)]
     pub fn mean(&self) -> f64 {
         self.mean
     }
@@ -563,12 +559,14 @@ impl StandardNormal {
 
 /// The normal distribution with mean `mean` and standard deviation `sd`:
 /// `mean + sd · Z` with `Z` from [`StandardNormal`].
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Normal {
     mean: f64,
     sd: f64,
 }
 
+#[cfg(test)]
 impl Normal {
     /// `mean` must be finite; `sd` finite and at least 0 (0 gives `mean`
     /// always, as rand_distr's does; the draw still consumes the stream).
@@ -577,16 +575,6 @@ impl Normal {
             mean: finite("Normal", "mean", mean)?,
             sd: finite_non_negative("Normal", "sd", sd)?,
         })
-    }
-
-    /// The mean.
-    pub fn mean(&self) -> f64 {
-        self.mean
-    }
-
-    /// The standard deviation.
-    pub fn sd(&self) -> f64 {
-        self.sd
     }
 
     /// One draw.
@@ -614,16 +602,6 @@ impl LogNormal {
             mu: finite("LogNormal", "mu", mu)?,
             sigma: finite_non_negative("LogNormal", "sigma", sigma)?,
         })
-    }
-
-    /// The mean of the logarithm.
-    pub fn mu(&self) -> f64 {
-        self.mu
-    }
-
-    /// The standard deviation of the logarithm.
-    pub fn sigma(&self) -> f64 {
-        self.sigma
     }
 
     /// One draw.
@@ -662,16 +640,6 @@ impl Gamma {
             c: 1.0 / libm::sqrt(9.0 * d),
             inv_shape: 1.0 / shape,
         })
-    }
-
-    /// The shape.
-    pub fn shape(&self) -> f64 {
-        self.shape
-    }
-
-    /// The scale.
-    pub fn scale(&self) -> f64 {
-        self.scale
     }
 
     /// One draw.
@@ -741,11 +709,6 @@ impl Geometric {
             p,
             ln_q: libm::log1p(-p),
         })
-    }
-
-    /// The success probability.
-    pub fn p(&self) -> f64 {
-        self.p
     }
 
     /// One draw.

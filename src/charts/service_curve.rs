@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use sojourn_engine::plan::ServiceCurve;
+use sojourn_engine::ServiceCurve;
 
 use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
 

@@ -2,7 +2,7 @@
 //! change in cost per successful request (or in P(miss)), largest first.
 
 use plotters::prelude::*;
-use sojourn_engine::plan::Sensitivity;
+use sojourn_engine::Sensitivity;
 
 use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
 

@@ -225,7 +225,7 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                     type="button"
                     class="secondary"
                     on:click=move |_| {
-                        state.load(ScenarioParams::default());
+                        state.load(ScenarioParams::overnight_batch());
                         state.notice.set(Some(Notice::info("The default scenario is loaded.")));
                     }
                 >

@@ -25,7 +25,7 @@ fn hour() -> ScenarioParams {
             horizon_s: 3600.0,
             ..RunParams::default()
         },
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     }
 }
 

@@ -30,7 +30,7 @@ fn small_scenario() -> Scenario {
             seed: 7,
             ..RunParams::default()
         },
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     Scenario::try_from(params).expect("the small scenario is valid")
 }
@@ -41,7 +41,7 @@ fn small_scenario() -> Scenario {
 /// arrivals come from inverting the integrated rate), client timeouts, a
 /// bounded queue and preemption.
 fn wide_scenario(discipline: Discipline, router: Router) -> Scenario {
-    let defaults = ScenarioParams::default();
+    let defaults = ScenarioParams::overnight_batch();
     let mut profile = vec![1.0; 24];
     profile[1] = 0.3;
     let chat = ClassParams {

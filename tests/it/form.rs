@@ -86,14 +86,14 @@ fn the_preview_uses_the_engines_sampler_and_messages() {
 
 #[test]
 fn new_classes_get_unused_names() {
-    let params = ScenarioParams::default();
+    let params = ScenarioParams::overnight_batch();
     let class = new_class(&params);
     assert!(params.classes.iter().all(|c| c.name != class.name));
 }
 
 #[test]
 fn the_memory_bar_judges_a_typical_request() {
-    let tokens = typical_seq_tokens(&ScenarioParams::default());
+    let tokens = typical_seq_tokens(&ScenarioParams::overnight_batch());
     // The API stream dominates the request rate: about 800 + 200 tokens.
     assert!((900.0..2000.0).contains(&tokens), "{tokens}");
 }

@@ -13,7 +13,7 @@ fn small_params() -> ScenarioParams {
             seed: 7,
             ..RunParams::default()
         },
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     params.plan.pricing.usd_per_gpu_hour = Some(2.5);
     params.plan.replications = 2;

@@ -27,7 +27,7 @@ fn encode(params: &ScenarioParams) -> String {
 fn custom_scenario() -> ScenarioParams {
     let mut params = ScenarioParams {
         name: "Round trip: ünïcode & symbols ?=#".to_string(),
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     params.run.seed = 123_456_789_012;
     params.run.horizon_s = 7200.0;
@@ -40,7 +40,7 @@ fn custom_scenario() -> ScenarioParams {
 
 #[test]
 fn a_link_restores_exactly_the_same_scenario() {
-    for params in [ScenarioParams::default(), custom_scenario()] {
+    for params in [ScenarioParams::overnight_batch(), custom_scenario()] {
         let value = encode(&params);
         assert!(value.starts_with(&format!("{LINK_FORMAT}.")), "{value}");
         assert!(
@@ -60,8 +60,8 @@ fn a_link_restores_exactly_the_same_scenario() {
 
 #[test]
 fn the_default_scenario_link_is_compact() {
-    let value = encode(&ScenarioParams::default());
-    let json = serde_json::to_string(&ScenarioParams::default()).expect("serialises");
+    let value = encode(&ScenarioParams::overnight_batch());
+    let json = serde_json::to_string(&ScenarioParams::overnight_batch()).expect("serialises");
     assert!(
         value.len() < 1600 && value.len() * 10 < json.len() * 6,
         "{} characters for {} bytes of JSON",
@@ -101,7 +101,7 @@ fn golden_links_of_every_released_format_still_open() {
 
 #[test]
 fn damaged_links_say_what_is_wrong() {
-    let value = encode(&ScenarioParams::default());
+    let value = encode(&ScenarioParams::overnight_batch());
     let check = |link: &str, expected: fn(&LinkError) -> bool| {
         let error = decode(link).expect_err("a damaged link fails");
         assert!(expected(&error), "{link:.40}: {error:?}");
@@ -195,7 +195,7 @@ fn write_golden_links() {
         .and_then(|v| v["links"].as_array().cloned())
         .unwrap_or_default();
     for (description, params) in [
-        ("the default scenario", ScenarioParams::default()),
+        ("the default scenario", ScenarioParams::overnight_batch()),
         ("a customised scenario", custom_scenario()),
     ] {
         links.push(serde_json::json!({
@@ -228,7 +228,7 @@ fn an_imported_file_with_a_wrong_type_names_the_field() {
 /// A scenario whose JSON is over the link limit: r17 of the review, prompt
 /// lengths from a 700,000-value trace (4.49 MB of JSON).
 fn trace_scenario() -> ScenarioParams {
-    let mut params = ScenarioParams::default();
+    let mut params = ScenarioParams::overnight_batch();
     params.run.horizon_s = 3600.0;
     params.classes[1].input_tokens = DistParams::new(Shape::Empirical {
         values: (0..700_000u64)
@@ -309,7 +309,7 @@ fn a_valid_body_under_another_scenarios_digest_is_refused() {
     use base64::Engine as _;
     let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     let a = engine
-        .decode(&encode(&ScenarioParams::default())[2..])
+        .decode(&encode(&ScenarioParams::overnight_batch())[2..])
         .unwrap();
     let b = engine.decode(&encode(&custom_scenario())[2..]).unwrap();
     let mut swapped = a[..DIGEST_BYTES].to_vec();

@@ -14,7 +14,7 @@ fn run(price: Option<f64>) -> RunResult {
             horizon_s: 3600.0,
             ..RunParams::default()
         },
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     params.plan.pricing.usd_per_gpu_hour = price;
     let scenario = Scenario::try_from(params).expect("valid");

@@ -5,21 +5,21 @@
 //! sojourn plan SCENARIO.json \[--json\] \[--seed N\] \[--search-only\]
 //! sojourn plan --bench
 //! sojourn bench \[--quick\]
-//! sojourn example            # prints the default scenario as JSON
+//! sojourn example            # prints the example scenario as JSON
 //! ```
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use sojourn_engine::plan::cost::CostBasis;
-use sojourn_engine::plan::evaluate::Evaluation;
-use sojourn_engine::plan::{
-    CostSummary, PlanOptions, PlanProgress, PlanResult, bench_scenario, capacity_searches,
+use sojourn_engine::CostBasis;
+use sojourn_engine::Evaluation;
+use sojourn_engine::Report;
+use sojourn_engine::{
+    CostSummary, PlanOptions, PlanProgress, PlanResult, bench_plan, capacity_searches,
     plan_with_progress,
 };
-use sojourn_engine::report::Report;
-use sojourn_engine::{EngineKind, RunOptions, Scenario, ScenarioParams, Status, bench, simulate};
+use sojourn_engine::{EngineKind, RunOptions, Scenario, ScenarioParams, Status, simulate};
 
 /// Large buffers on 2 MiB pages where Linux grants them on request
 /// (transparent huge pages in `madvise` mode, the common default).
@@ -124,7 +124,8 @@ plan     capacity plan from the scenario's plan section: the smallest fleet
          --bench times the capacity searches of a fixed 24 h scenario
 bench    time the fast engine on a fixed day of 1M+ requests on 8 replicas,
          and the reference stepper on a smaller one for the speedup
-example  print the default scenario, a starting point for your own files";
+example  print the example scenario (the overnight batch case of the source
+         documents), a starting point for your own files";
 
 fn main() -> ExitCode {
     match cli() {
@@ -161,7 +162,7 @@ fn cli() -> Result<(), String> {
             bench_command(quick)
         }
         "example" => {
-            let json = serde_json::to_string_pretty(&ScenarioParams::default())
+            let json = serde_json::to_string_pretty(&ScenarioParams::overnight_batch())
                 .map_err(|e| e.to_string())?;
             say!("{json}");
             Ok(())
@@ -324,14 +325,14 @@ fn progress_printer() -> impl FnMut(&PlanProgress) -> bool {
 }
 
 fn plan_bench_command(json: bool) -> Result<(), String> {
-    let scenario = Scenario::try_from(bench_scenario()).map_err(|e| e.to_string())?;
+    let scenario = Scenario::try_from(bench_plan()).map_err(|e| e.to_string())?;
     let options = PlanOptions::default();
     say!(
         "{}: about {:.0} requests per run, up to {} replicas, {} replications",
-        scenario.params.name,
+        scenario.params().name,
         scenario.expected_requests(),
-        scenario.params.plan.max_replicas,
-        scenario.params.plan.replications
+        scenario.params().plan.max_replicas,
+        scenario.params().plan.replications
     );
     let start = Instant::now();
     let (searches, simulations) =
@@ -476,8 +477,7 @@ fn plan_summary(r: &PlanResult) -> String {
             "  classes on the steady fleet (mean [95% interval] over the replications):"
         );
         for c in &p.classes {
-            let show = |i: &sojourn_engine::plan::Interval, f: &dyn Fn(f64) -> String| match i.ci95
-            {
+            let show = |i: &sojourn_engine::Interval, f: &dyn Fn(f64) -> String| match i.ci95 {
                 Some([lo, hi]) => format!("{} [{} .. {}]", f(i.mean), f(lo), f(hi)),
                 None => f(i.mean),
             };
@@ -504,16 +504,15 @@ fn plan_summary(r: &PlanResult) -> String {
             let _ = write!(out, " {:>14}", s.name);
         }
         let _ = writeln!(out);
-        let row =
-            |out: &mut String,
-             label: &str,
-             cell: &dyn Fn(&sojourn_engine::plan::ScenarioResult) -> String| {
-                let _ = write!(out, "  {label:<34}");
-                for s in &r.scenarios {
-                    let _ = write!(out, " {:>14}", cell(s));
-                }
-                let _ = writeln!(out);
-            };
+        let row = |out: &mut String,
+                   label: &str,
+                   cell: &dyn Fn(&sojourn_engine::ScenarioResult) -> String| {
+            let _ = write!(out, "  {label:<34}");
+            for s in &r.scenarios {
+                let _ = write!(out, " {:>14}", cell(s));
+            }
+            let _ = writeln!(out);
+        };
         row(&mut out, "smallest fleet meeting targets", &|s| {
             s.search.found.map_or("none".to_string(), |n| n.to_string())
         });
@@ -712,8 +711,8 @@ fn write_checks(out: &mut String, title: &str, e: &Evaluation) {
     );
     for c in &e.checks {
         let (value, ci) = match c.metric {
-            sojourn_engine::plan::evaluate::CheckMetric::MissProbability
-            | sojourn_engine::plan::evaluate::CheckMetric::BusyFraction => (
+            sojourn_engine::CheckMetric::MissProbability
+            | sojourn_engine::CheckMetric::BusyFraction => (
                 pct(c.mean),
                 c.ci95.map_or(String::new(), |[lo, hi]| {
                     format!(" [{} .. {}]", pct(lo), pct(hi))
@@ -765,15 +764,15 @@ fn hours(s: f64) -> String {
 
 fn summary(scenario: &Scenario, r: &Report) -> String {
     let mut out = String::new();
-    let m = &scenario.memory;
+    let m = &scenario.memory();
     let _ = writeln!(out, "{} (seed {})", r.scenario_name, r.seed);
     let _ = writeln!(
         out,
         "  {} x {} on {} x {}; KV cache {:.0}k tokens per replica ({:.1} KiB/token)",
         r.replicas,
-        scenario.params.model.name,
+        scenario.params().model.name,
         m.gpus_per_replica,
-        scenario.params.hardware.name,
+        scenario.params().hardware.name,
         m.kv_capacity_tokens() as f64 / 1000.0,
         m.kv_bytes_per_token / 1024.0
     );
@@ -878,8 +877,8 @@ fn timed(scenario: &Scenario, engine: EngineKind) -> Result<(Report, f64), Strin
 
 fn bench_command(quick: bool) -> Result<(), String> {
     let invalid = |e: sojourn_engine::ScenarioError| e.to_string();
-    let large = Scenario::try_from(bench::large()).map_err(invalid)?;
-    let small = Scenario::try_from(bench::small()).map_err(invalid)?;
+    let large = Scenario::try_from(sojourn_engine::bench_large()).map_err(invalid)?;
+    let small = Scenario::try_from(sojourn_engine::bench_small()).map_err(invalid)?;
     let rounds = if quick { 1 } else { 3 };
     let mut best = f64::INFINITY;
     let mut report = None;
@@ -932,7 +931,7 @@ fn bench_command(quick: bool) -> Result<(), String> {
     }
     say!(
         "{}: reference {:.2} s ({:.0} steps/s), fast {:.4} s: speedup {:.0}x",
-        small.params.name,
+        small.params().name,
         ref_s,
         reference.engine.steps as f64 / ref_s,
         fast_s,

@@ -78,7 +78,7 @@ impl WorkloadMoments {
             mean_prefill: 0.0,
             mean_output: 0.0,
         };
-        for c in &scenario.classes {
+        for c in scenario.classes() {
             let rate = c.mean_batch_rate_per_s() * c.batch_size.moments().0;
             let input = c.input_tokens.moments().0;
             m.rate_per_s += rate;
@@ -98,9 +98,9 @@ impl WorkloadMoments {
 /// The load estimate of a scenario as configured.
 pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
     let w = WorkloadMoments::of(scenario);
-    let e = &scenario.params.engine;
+    let e = &scenario.params().engine;
     let held = w.mean_input + w.mean_output / 2.0;
-    let kv_limit = scenario.memory.kv_capacity_tokens() as f64 / held.max(1.0);
+    let kv_limit = scenario.memory().kv_capacity_tokens() as f64 / held.max(1.0);
     let c = (e.max_num_seqs as f64).min(kv_limit).max(1.0);
     let c_int = c.floor().max(1.0) as u64;
     let decode = StepShape {
@@ -108,7 +108,7 @@ pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
         decode_kv_tokens: (c_int as f64 * (held + 1.0)) as u64,
         ..StepShape::default()
     };
-    let decode_s_per_token = scenario.step_time.step_s(&decode) / c_int as f64;
+    let decode_s_per_token = scenario.step_time().step_s(&decode) / c_int as f64;
     let budget = e.max_num_batched_tokens as u64;
     let mut prefill = StepShape::default();
     // A full step of chunks at half the mean prompt of context each.
@@ -123,9 +123,9 @@ pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
     if !budget.is_multiple_of(chunk) {
         prefill.add_prefill(mean_context, budget % chunk);
     }
-    let prefill_s_per_token = scenario.step_time.step_s(&prefill) / budget as f64;
+    let prefill_s_per_token = scenario.step_time().step_s(&prefill) / budget as f64;
     let work = w.mean_prefill * prefill_s_per_token + w.mean_output * decode_s_per_token;
-    let n = scenario.params.cluster.replicas as f64;
+    let n = scenario.params().cluster.replicas as f64;
     LoadEstimate {
         arrival_rate_per_s: w.rate_per_s,
         rho: w.rate_per_s * work / n,
@@ -612,14 +612,14 @@ impl QueueModel {
     /// Samples each class's requests (fixed seeds: the same scenario always
     /// gives the same estimate) and derives the decode slots per replica.
     pub fn new(scenario: &Scenario) -> QueueModel {
-        let engine = &scenario.params.engine;
-        let mut classes = Vec::with_capacity(scenario.classes.len());
+        let engine = &scenario.params().engine;
+        let mut classes = Vec::with_capacity(scenario.classes().len());
         // Time-average footprint: sum of rate x E[O (I + O / 2)] over sum of rate x E[O].
         let (mut held, mut resident) = (0.0, 0.0);
         for (k, (class, params)) in scenario
-            .classes
+            .classes()
             .iter()
-            .zip(&scenario.params.classes)
+            .zip(&scenario.params().classes)
             .enumerate()
         {
             let mut inputs = stream(0xa11a_0001, k as u64);
@@ -635,7 +635,7 @@ impl QueueModel {
                 let output = class.output_tokens.sample(&mut outputs) as u64;
                 let cached = ((class.prefix_cache_hit * input as f64).round() as u64)
                     .min(input.saturating_sub(1));
-                let alone = service_alone(&scenario.step_time, engine, input, cached, 1);
+                let alone = service_alone(scenario.step_time(), engine, input, cached, 1);
                 let decode_steps = output.saturating_sub(1) as f64;
                 class_held += decode_steps * (input as f64 + decode_steps / 2.0);
                 class_resident += decode_steps;
@@ -669,7 +669,7 @@ impl QueueModel {
         } else {
             WorkloadMoments::of(scenario).mean_input
         };
-        let kv_slots = scenario.memory.kv_capacity_tokens() as f64 / footprint_tokens.max(1.0);
+        let kv_slots = scenario.memory().kv_capacity_tokens() as f64 / footprint_tokens.max(1.0);
         let slots_per_replica = (engine.max_num_seqs as f64).min(kv_slots).floor().max(1.0) as u64;
         let load = load_estimate(scenario);
         QueueModel {
@@ -677,7 +677,7 @@ impl QueueModel {
             classes,
             footprint_tokens,
             slots_per_replica,
-            step_time: scenario.step_time.clone(),
+            step_time: scenario.step_time().clone(),
             work_per_request_s: load.work_per_request_s,
         }
     }
@@ -867,9 +867,12 @@ mod tests {
             .map(|kind| {
                 let params = ScenarioParams {
                     step_time: kind,
-                    ..ScenarioParams::default()
+                    ..ScenarioParams::overnight_batch()
                 };
-                Scenario::try_from(params).expect("valid").step_time
+                Scenario::try_from(params)
+                    .expect("valid")
+                    .step_time()
+                    .clone()
             })
             .collect()
     }

@@ -226,7 +226,7 @@ mod tests {
         let mut p = ScenarioParams {
             model: presets::model(model).unwrap(),
             hardware: presets::hardware(hardware).unwrap(),
-            ..ScenarioParams::default()
+            ..ScenarioParams::overnight_batch()
         };
         p.replica.gpus_per_replica = tp;
         p

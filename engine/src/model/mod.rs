@@ -9,12 +9,11 @@
 pub mod analytic;
 pub mod dist;
 pub mod memory;
-mod plan_checks;
+pub(crate) mod plan_checks;
 pub mod scenario;
 pub mod step_time;
 
-pub use dist::{Dist, DistSummary, MAX_COUNT};
+pub use dist::{Dist, DistSummary};
 pub use memory::{Fit, MemoryBudget};
-pub use plan_checks::{MAX_CANDIDATES, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS};
 pub use scenario::{Class, Scenario};
 pub use step_time::{StepShape, StepTimeModel};

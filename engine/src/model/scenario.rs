@@ -47,14 +47,11 @@ impl Class {
 /// A checked scenario with its derived quantities.
 #[derive(Clone, Debug)]
 pub struct Scenario {
-    /// The parameters it was built from, unchanged.
-    pub params: ScenarioParams,
-    pub classes: Vec<Class>,
-    /// Per-replica memory: weights, KV cache, blocks.
-    pub memory: MemoryBudget,
-    pub step_time: StepTimeModel,
-    /// How long the fleet keeps working after the horizon \[s\].
-    pub drain_s: f64,
+    params: ScenarioParams,
+    classes: Vec<Class>,
+    memory: MemoryBudget,
+    step_time: StepTimeModel,
+    drain_s: f64,
 }
 
 impl TryFrom<ScenarioParams> for Scenario {
@@ -102,6 +99,31 @@ impl TryFrom<ScenarioParams> for Scenario {
 }
 
 impl Scenario {
+    /// The parameters it was built from, unchanged.
+    pub fn params(&self) -> &ScenarioParams {
+        &self.params
+    }
+
+    /// The validated classes, in the order of `params().classes`.
+    pub fn classes(&self) -> &[Class] {
+        &self.classes
+    }
+
+    /// Per-replica memory: weights, KV cache, blocks.
+    pub fn memory(&self) -> &MemoryBudget {
+        &self.memory
+    }
+
+    /// The step-time model built from the scenario's sections.
+    pub fn step_time(&self) -> &StepTimeModel {
+        &self.step_time
+    }
+
+    /// How long the fleet keeps working after the horizon \[s\].
+    pub fn drain_s(&self) -> f64 {
+        self.drain_s
+    }
+
     /// Mean arrival rate of requests over all classes \[requests/s\].
     pub fn mean_request_rate_per_s(&self) -> f64 {
         self.classes
@@ -327,7 +349,7 @@ mod tests {
 
     #[test]
     fn default_scenario_is_valid_and_round_trips_through_json() {
-        let params = ScenarioParams::default();
+        let params = ScenarioParams::overnight_batch();
         let json = serde_json::to_string(&params).expect("serialises");
         let back: ScenarioParams = serde_json::from_str(&json).expect("parses");
         assert_eq!(back, params);
@@ -345,7 +367,7 @@ mod tests {
                 batches_per_hour: 3600.0,
                 ..ClassParams::default()
             }],
-            ..ScenarioParams::default()
+            ..ScenarioParams::overnight_batch()
         };
         p.run.horizon_s = 100.0;
         let single = Scenario::try_from(p.clone()).expect("valid");
@@ -359,7 +381,7 @@ mod tests {
 
     #[test]
     fn empty_class_list_is_rejected_by_name() {
-        let mut p = ScenarioParams::default();
+        let mut p = ScenarioParams::overnight_batch();
         p.classes.clear();
         let e = errors_of(p);
         assert_eq!(
@@ -370,7 +392,7 @@ mod tests {
 
     #[test]
     fn nan_and_negative_rates_name_their_field() {
-        let mut p = ScenarioParams::default();
+        let mut p = ScenarioParams::overnight_batch();
         p.classes[0].batches_per_hour = f64::NAN;
         p.classes[1].batches_per_hour = -3.0;
         let e = errors_of(p);
@@ -388,7 +410,7 @@ mod tests {
 
     #[test]
     fn zero_deadline_and_bad_distribution_parameters_are_reported_together() {
-        let mut p = ScenarioParams::default();
+        let mut p = ScenarioParams::overnight_batch();
         p.classes[0].deadline_s = 0.0;
         p.classes[0].input_tokens = DistParams::new(Shape::LogNormal {
             median: 1000.0,
@@ -412,7 +434,7 @@ mod tests {
 
     #[test]
     fn time_of_day_needs_24_hours() {
-        let mut p = ScenarioParams::default();
+        let mut p = ScenarioParams::overnight_batch();
         p.classes[0].time_of_day = Some(vec![1.0; 23]);
         let e = errors_of(p);
         assert!(
@@ -424,7 +446,7 @@ mod tests {
 
     #[test]
     fn token_budget_below_max_num_seqs_is_rejected() {
-        let mut p = ScenarioParams::default();
+        let mut p = ScenarioParams::overnight_batch();
         p.engine.max_num_batched_tokens = 128;
         let e = errors_of(p);
         assert!(
@@ -440,16 +462,41 @@ mod tests {
         assert!(err.to_string().contains("unknown field `nmae`"), "{err}");
         let p = ScenarioParams {
             version: 99,
-            ..ScenarioParams::default()
+            ..ScenarioParams::overnight_batch()
         };
         assert!(errors_of(p).for_field("version").unwrap().contains("99"));
     }
 
     #[test]
-    fn old_files_without_newer_fields_take_defaults() {
-        let p: ScenarioParams =
-            serde_json::from_str(r#"{"version": 1, "name": "minimal"}"#).unwrap();
+    fn a_file_names_classes_model_and_hardware_and_the_rest_is_neutral() {
+        // Without the three sections there is no neutral value: an error
+        // naming the first one missing, never the example's classes.
+        let e = crate::params::scenario_params_from_json(br#"{"version": 1, "name": "x"}"#)
+            .unwrap_err();
+        assert_eq!(e.field, "classes", "{e}");
+        assert!(e.reason.contains("missing"), "{e}");
+        // With them, everything else is neutral: one replica, the engine's
+        // defaults, no price, no targets, the 24 h deadline.
+        let example = ScenarioParams::overnight_batch();
+        let json = format!(
+            r#"{{"classes": [{{"name": "a", "batches_per_hour": 60,
+                 "input_tokens": {{"kind": "constant", "value": 100}},
+                 "output_tokens": {{"kind": "constant", "value": 10}}}}],
+               "model": {}, "hardware": {}}}"#,
+            serde_json::to_string(&example.model).unwrap(),
+            serde_json::to_string(&example.hardware).unwrap(),
+        );
+        let p = crate::params::scenario_params_from_json(json.as_bytes()).unwrap();
         assert_eq!(p.engine, EngineParams::default());
+        assert_eq!(p.cluster.replicas, 1);
+        assert_eq!(p.plan.pricing.usd_per_gpu_hour, None);
+        assert!(p.plan.targets.is_empty());
+        assert_eq!(p.classes[0].deadline_s, crate::params::DAY_S);
+        assert_eq!(
+            p.classes[0].batch_size,
+            crate::params::DistParams::constant(1.0)
+        );
+        assert_eq!(p.version, FORMAT_VERSION);
         Scenario::try_from(p).expect("a minimal file is valid");
     }
 }

@@ -538,9 +538,12 @@ mod tests {
     fn model_of(step_time: StepTimeParams) -> StepTimeModel {
         let params = ScenarioParams {
             step_time,
-            ..ScenarioParams::default()
+            ..ScenarioParams::overnight_batch()
         };
-        Scenario::try_from(params).expect("valid").step_time
+        Scenario::try_from(params)
+            .expect("valid")
+            .step_time()
+            .clone()
     }
 
     fn decode_shape(n: u64, kv: u64) -> StepShape {
@@ -679,10 +682,11 @@ mod tests {
             let scaled = Scenario::try_from(ScenarioParams {
                 step_time,
                 step_time_scale: 1.25,
-                ..ScenarioParams::default()
+                ..ScenarioParams::overnight_batch()
             })
             .expect("valid")
-            .step_time;
+            .step_time()
+            .clone();
             let mut shape = decode_shape(64, 200_000);
             shape.add_prefill(1000, 512);
             for s in [shape, decode_shape(1, 100), decode_shape(256, 2_000_000)] {
@@ -701,7 +705,7 @@ mod tests {
                 kv_tokens: vec![0.0],
                 step_s: vec![vec![0.01], vec![-1.0]],
             },
-            ..ScenarioParams::default()
+            ..ScenarioParams::overnight_batch()
         };
         let e = Scenario::try_from(params).unwrap_err();
         assert!(

@@ -26,41 +26,78 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const DAY_S: f64 = 86_400.0;
 
 /// Everything a run needs, as written by a user. Units are in the field names.
+///
+/// A file must give the classes, the model and the hardware: there is no
+/// neutral value for them, so omitting one is an error naming it. Every
+/// other section may be left out and then takes neutral values (one
+/// replica, vLLM's engine defaults, no price, no targets), never the example
+/// of [`ScenarioParams::overnight_batch`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct ScenarioParams {
-    /// Format version (see [`FORMAT_VERSION`]).
+    /// Format version (see [`FORMAT_VERSION`]); a file without one is read
+    /// as this build's.
+    #[serde(default = "format_version")]
     pub version: u32,
+    #[serde(default)]
     pub name: String,
     /// Request classes (tenants, products).
     pub classes: Vec<ClassParams>,
     pub model: ModelParams,
     pub hardware: HardwareParams,
+    #[serde(default)]
     pub replica: ReplicaParams,
+    #[serde(default)]
     pub engine: EngineParams,
+    #[serde(default)]
     pub cluster: ClusterParams,
+    #[serde(default)]
     pub step_time: StepTimeParams,
     /// Calibration multiplier on every step time (1 = as modelled; 1.2 =
     /// steps 20% slower than the model, e.g. fitted to a measured benchmark).
+    #[serde(default = "one")]
     pub step_time_scale: f64,
+    #[serde(default)]
     pub run: RunParams,
     /// What the capacity planner needs: prices, reserve, SLA targets,
-    /// candidate hardware, best and worst cases (see [`crate::plan`](mod@crate::plan)).
+    /// candidate hardware, best and worst cases (see [`crate::plan()`]).
+    #[serde(default)]
     pub plan: PlanParams,
 }
 
+fn format_version() -> u32 {
+    FORMAT_VERSION
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn day() -> f64 {
+    DAY_S
+}
+
+fn constant_one() -> DistParams {
+    DistParams::constant(1.0)
+}
+
 /// One request class: its arrivals, its token lengths and its SLA.
+///
+/// The name, the rate and both lengths must be given; the rest defaults to
+/// plain Poisson arrivals (batches of one), no time-of-day profile, no
+/// prefix cache, priority 0, the default 24 h deadline and no timeout.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct ClassParams {
     pub name: String,
     /// Batches arrive as a Poisson process at this rate \[batches/hour\].
     pub batches_per_hour: f64,
     /// Requests per batch, X (constant 1 gives plain Poisson arrivals).
+    #[serde(default = "constant_one")]
     pub batch_size: DistParams,
     /// Optional multipliers on the batch rate for each hour of the day
     /// (24 values, hour 0 = midnight): a non-homogeneous Poisson process.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_of_day: Option<Vec<f64>>,
     /// Prompt length I \[tokens\].
     pub input_tokens: DistParams,
@@ -68,13 +105,16 @@ pub struct ClassParams {
     pub output_tokens: DistParams,
     /// Fraction of each prompt found in the prefix cache; those tokens skip
     /// prefill (the last prompt token is always computed).
+    #[serde(default)]
     pub prefix_cache_hit: f64,
     /// Scheduling priority: lower is more urgent (vLLM's convention).
+    #[serde(default)]
     pub priority: i32,
     /// SLA deadline on the sojourn time (queue + service) \[s\].
+    #[serde(default = "day")]
     pub deadline_s: f64,
     /// The client abandons a request not finished after this long \[s\].
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
 }
 
@@ -103,16 +143,17 @@ impl Dtype {
     }
 }
 
-/// The model's architecture, from which memory and FLOPs are derived.
+/// The model's architecture, from which memory and FLOPs are derived. Every
+/// field but the optional ones must be given (there is no neutral model).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct ModelParams {
     pub name: String,
     /// Total parameters \[billions\].
     pub params_b: f64,
     /// Parameters active per token for a mixture of experts \[billions\];
     /// `None` for a dense model.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_params_b: Option<f64>,
     pub layers: u32,
     /// Query (attention) heads.
@@ -122,15 +163,16 @@ pub struct ModelParams {
     pub head_dim: u32,
     /// Multi-head latent attention (DeepSeek): elements cached per token per
     /// layer (kv_lora_rank + rope dim), replacing 2 x kv_heads x head_dim.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kv_latent_dim: Option<u32>,
     pub weight_dtype: Dtype,
     pub kv_dtype: Dtype,
 }
 
-/// One accelerator.
+/// One accelerator. Every field must be given (there is no neutral
+/// accelerator).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct HardwareParams {
     pub name: String,
     /// Device memory \[GiB\].
@@ -228,10 +270,13 @@ pub struct RunParams {
     pub series_interval_s: f64,
 }
 
-impl Default for ScenarioParams {
-    /// The seeds' case: overnight batch jobs with a 24 h SLA beside a steady
-    /// API stream, Llama 3.1 8B on H100s.
-    fn default() -> Self {
+impl ScenarioParams {
+    /// The case of the source documents: overnight batch jobs with a 24 h
+    /// SLA beside a steady API stream, Llama 3.1 8B on two H100s, with an
+    /// example price (labelled as such). The page opens on it; a scenario
+    /// file that omits a section gets neutral values instead (see the
+    /// field attributes above), never these.
+    pub fn overnight_batch() -> Self {
         ScenarioParams {
             version: FORMAT_VERSION,
             name: "Overnight batch jobs, 24 h SLA".to_string(),
@@ -287,7 +332,10 @@ impl Default for ScenarioParams {
             hardware: presets::h100_sxm(),
             replica: ReplicaParams::default(),
             engine: EngineParams::default(),
-            cluster: ClusterParams::default(),
+            cluster: ClusterParams {
+                replicas: 2,
+                ..ClusterParams::default()
+            },
             step_time: StepTimeParams::default(),
             step_time_scale: 1.0,
             run: RunParams::default(),
@@ -324,18 +372,6 @@ impl Default for ClassParams {
     }
 }
 
-impl Default for ModelParams {
-    fn default() -> Self {
-        presets::llama_3_1_8b()
-    }
-}
-
-impl Default for HardwareParams {
-    fn default() -> Self {
-        presets::h100_sxm()
-    }
-}
-
 impl Default for ReplicaParams {
     fn default() -> Self {
         ReplicaParams {
@@ -363,7 +399,7 @@ impl Default for EngineParams {
 impl Default for ClusterParams {
     fn default() -> Self {
         ClusterParams {
-            replicas: 2,
+            replicas: 1,
             router: Router::JoinShortestQueue,
         }
     }

@@ -13,9 +13,8 @@ use crate::params::ScenarioParams;
 
 /// The scenario in `json`, or the first problem with the field it is in.
 ///
-/// Type errors name the field holding the wrong value; an unknown key names
-/// the key itself; a key that is missing names the object it is missing
-/// from. Malformed JSON, which has no field, names the line and column
+/// Type errors name the field holding the wrong value; an unknown key or a
+/// missing one names the key itself. Malformed JSON, which has no field, names the line and column
 /// (`field` is empty).
 pub fn scenario_params_from_json(json: &[u8]) -> Result<ScenarioParams, FieldError> {
     let mut deserializer = serde_json::Deserializer::from_slice(json);
@@ -40,7 +39,7 @@ fn field_error(path: String, error: serde_json::Error) -> FieldError {
     // An unknown key: name it in the path, as validation names fields.
     // (The path already ends with it, except inside a distribution, whose
     // kind tag makes serde read the object before the path is tracked.)
-    let field = match unknown_key(&reason) {
+    let field = match unknown_key(&reason).or_else(|| missing_key(&reason)) {
         Some(key) if path.is_empty() => key.to_string(),
         Some(key) if path != key && !path.ends_with(&format!(".{key}")) => format!("{path}.{key}"),
         _ => path,
@@ -51,6 +50,12 @@ fn field_error(path: String, error: serde_json::Error) -> FieldError {
 /// The key of serde's "unknown field `maxx`, expected ..." message.
 fn unknown_key(reason: &str) -> Option<&str> {
     let rest = reason.strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// The key of serde's "missing field `classes`" message.
+fn missing_key(reason: &str) -> Option<&str> {
+    let rest = reason.strip_prefix("missing field `")?;
     rest.split_once('`').map(|(key, _)| key)
 }
 
@@ -102,24 +107,33 @@ mod tests {
     fn unknown_keys_inside_a_distribution_are_named() {
         // r04: "maxx" on a log-normal, "median" on a constant.
         let e = error_of(
-            r#"{"classes": [{"name": "api", "input_tokens": {"kind": "log_normal", "median": 800, "p90": 3000, "maxx": 100}}]}"#,
+            r#"{"classes": [{"name": "api", "batches_per_hour": 1, "input_tokens": {"kind": "log_normal", "median": 800, "p90": 3000, "maxx": 100}}]}"#,
         );
         assert_eq!(e.field, "classes[0].input_tokens.maxx", "{e}");
         let e = error_of(
-            r#"{"classes": [{"name": "api", "output_tokens": {"kind": "constant", "value": 200, "median": 5}}]}"#,
+            r#"{"classes": [{"name": "api", "batches_per_hour": 1, "input_tokens": {"kind": "constant", "value": 1}, "output_tokens": {"kind": "constant", "value": 200, "median": 5}}]}"#,
         );
         assert_eq!(e.field, "classes[0].output_tokens.median", "{e}");
-        // A known kind with its own keys and clamps still reads.
-        let ok = scenario_params_from_json(
-            br#"{"classes": [{"name": "api", "input_tokens": {"kind": "log_normal", "median": 800, "p90": 3000, "max": 100}}]}"#,
+        // A known kind with its own keys and clamps still reads: the first
+        // problem is the next key, missing after it.
+        let e = error_of(
+            r#"{"classes": [{"name": "api", "batches_per_hour": 1, "input_tokens": {"kind": "log_normal", "median": 800, "p90": 3000, "max": 100}}]}"#,
         );
-        assert!(ok.is_ok(), "{ok:?}");
+        assert_eq!(e.field, "classes[0].output_tokens", "{e}");
     }
 
     #[test]
     fn errors_in_lists_and_nested_sections_name_the_path() {
-        let e = error_of(r#"{"classes": [{"name": "a"}, {"name": "b", "deadline_s": "soon"}]}"#);
+        let e = error_of(
+            r#"{"classes": [{"name": "a", "batches_per_hour": 1,
+                "input_tokens": {"kind": "constant", "value": 1},
+                "output_tokens": {"kind": "constant", "value": 1}},
+               {"name": "b", "deadline_s": "soon"}]}"#,
+        );
         assert_eq!(e.field, "classes[1].deadline_s");
+        // A missing key is named with its path.
+        let e = error_of(r#"{"classes": [{"name": "a", "batches_per_hour": 1}]}"#);
+        assert_eq!(e.field, "classes[0].input_tokens", "{e}");
         let e = error_of(r#"{"nmae": "typo"}"#);
         assert_eq!(e.field, "nmae");
         assert!(e.reason.contains("unknown field"), "{e}");

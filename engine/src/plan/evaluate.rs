@@ -154,12 +154,12 @@ impl CheckSpec {
     /// busy-fraction check.
     pub fn all(scenario: &Scenario) -> Vec<CheckSpec> {
         let names: Vec<&str> = scenario
-            .params
+            .params()
             .classes
             .iter()
             .map(|c| c.name.as_str())
             .collect();
-        let plan = &scenario.params.plan;
+        let plan = &scenario.params().plan;
         let mut out = Vec::new();
         for target in &TargetParams::effective(&plan.targets) {
             let classes: Vec<usize> = match target.class() {
@@ -168,7 +168,7 @@ impl CheckSpec {
             };
             for k in classes {
                 let name = names[k].to_string();
-                let deadline_s = scenario.classes[k].deadline_s;
+                let deadline_s = scenario.classes()[k].deadline_s;
                 let spec = match target {
                     TargetParams::MissProbability { epsilon, .. } => CheckSpec {
                         metric: CheckMetric::MissProbability,

@@ -36,7 +36,6 @@ use serde::{Deserialize, Serialize};
 use crate::error::ScenarioError;
 use crate::model::analytic::{QueueEstimate, QueueModel};
 use crate::model::scenario::Scenario;
-use crate::params::ScenarioParams;
 use crate::params::plan::{
     Multipliers, PricingModel, ResolvedCandidate, SensitivityInput, resolve_candidates,
 };
@@ -135,8 +134,8 @@ impl std::error::Error for PlanError {}
 ///
 /// ```no_run
 /// use sojourn_engine::{Scenario, ScenarioParams};
-/// use sojourn_engine::plan::{PlanOptions, plan};
-/// let scenario = Scenario::try_from(ScenarioParams::default()).expect("valid");
+/// use sojourn_engine::{PlanOptions, plan};
+/// let scenario = Scenario::try_from(ScenarioParams::overnight_batch()).expect("valid");
 /// let result = plan(&scenario, &PlanOptions::default()).expect("plans");
 /// if let Some(r) = &result.recommendation {
 ///     println!("{} replicas of {}", r.steady_replicas, r.candidate);
@@ -168,7 +167,7 @@ pub fn plan_with_progress(
 /// arrive). A plan never discards finished work because a later point is
 /// too large.
 pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), PlanError> {
-    let plan = &scenario.params.plan;
+    let plan = &scenario.params().plan;
     let mut cases = vec![("base".to_string(), Multipliers::BASE)];
     if options.scenarios {
         cases.push(("best".to_string(), plan.best));
@@ -202,7 +201,7 @@ pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), Pl
         if m.arrival_rate <= 1.0 && m.batch_size <= 1.0 && case != "base" {
             continue;
         }
-        let scenario = Scenario::try_from(m.apply(&scenario.params)).map_err(|error| {
+        let scenario = Scenario::try_from(m.apply(scenario.params())).map_err(|error| {
             PlanError::InvalidCase {
                 case: case.clone(),
                 error,
@@ -226,7 +225,7 @@ pub fn capacity_searches(
     let mut state = PlanState::default();
     let mut planner = Planner::new(scenario, options, on_progress, &mut state, None);
     planner.estimated = SEARCH_RUNS_GUESS * planner.replications() as u64;
-    let plan = &scenario.params.plan;
+    let plan = &scenario.params().plan;
     let mut out = Vec::new();
     for (name, m) in [
         ("base", Multipliers::BASE),
@@ -252,8 +251,8 @@ pub fn capacity_searches(
 ///
 /// ```no_run
 /// use sojourn_engine::{Scenario, ScenarioParams};
-/// use sojourn_engine::plan::{PlanOptions, PlanSession, PlanStep};
-/// let scenario = Scenario::try_from(ScenarioParams::default()).expect("valid");
+/// use sojourn_engine::{PlanOptions, PlanSession, PlanStep};
+/// let scenario = Scenario::try_from(ScenarioParams::overnight_batch()).expect("valid");
 /// let mut session = PlanSession::new(scenario, PlanOptions::default());
 /// let result = loop {
 ///     match session.step().expect("plans") {
@@ -393,7 +392,7 @@ impl<'a> Planner<'a> {
             on_progress,
             state,
             run_budget,
-            candidates: resolve_candidates(&base.params),
+            candidates: resolve_candidates(base.params()),
             keep_records: checks.iter().any(CheckSpec::needs_records),
             checks,
             estimated: 1,
@@ -403,11 +402,11 @@ impl<'a> Planner<'a> {
     }
 
     fn replications(&self) -> u32 {
-        self.base.params.plan.replications
+        self.base.params().plan.replications
     }
 
     fn curve_replications(&self) -> u32 {
-        let plan = &self.base.params.plan;
+        let plan = &self.base.params().plan;
         plan.service_curve.replications.unwrap_or(plan.replications)
     }
 
@@ -499,7 +498,7 @@ impl<'a> Planner<'a> {
             None => {}
         }
         let label = self.state.cases[case].label.clone();
-        let seed = self.base.params.run.seed.wrapping_add(replication as u64);
+        let seed = self.base.params().run.seed.wrapping_add(replication as u64);
         let scenario = self.state.cases[case]
             .scenario
             .with_replicas_and_seed(replicas, seed)
@@ -546,7 +545,7 @@ impl<'a> Planner<'a> {
         Ok(evaluate(
             &self.checks,
             &runs,
-            self.base.params.plan.decision,
+            self.base.params().plan.decision,
         ))
     }
 
@@ -563,11 +562,11 @@ impl<'a> Planner<'a> {
     }
 
     fn compute_analytic_guess(&mut self, case: usize) -> Option<u32> {
-        let max = self.base.params.plan.max_replicas;
+        let max = self.base.params().plan.max_replicas;
         let c = &mut self.state.cases[case];
         let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
         let checks = &self.checks;
-        let max_busy = self.base.params.plan.max_busy_fraction;
+        let max_busy = self.base.params().plan.max_busy_fraction;
         let mut probe = |n: u32| -> Result<search::Probe, ()> {
             let solution = model.solve(n);
             let mut ratio = solution.accelerator_rho / max_busy;
@@ -577,7 +576,7 @@ impl<'a> Planner<'a> {
             for check in checks {
                 let r = match (check.metric, check.class) {
                     (CheckMetric::MissProbability, Some(k)) => {
-                        let deadline = c.scenario.classes[k].deadline_s;
+                        let deadline = c.scenario.classes()[k].deadline_s;
                         model.sojourn_tail(&solution, k, deadline) / check.threshold
                     }
                     (CheckMetric::Sojourn, Some(k)) => {
@@ -604,7 +603,7 @@ impl<'a> Planner<'a> {
     fn search(&mut self, case: usize) -> Result<SearchResult, Halt> {
         let label = self.state.cases[case].label.clone();
         self.phase = format!("capacity search: {label}");
-        let max = self.base.params.plan.max_replicas;
+        let max = self.base.params().plan.max_replicas;
         let replications = self.replications();
         let analytic_guess = self.analytic_guess(case);
         let mut evaluations: Vec<Evaluation> = Vec::new();
@@ -650,8 +649,8 @@ impl<'a> Planner<'a> {
             ),
             None => unattainable_message(max, &at_answer),
         };
-        let reserve = self.base.params.plan.reserve.failure_reserve_replicas
-            + self.base.params.plan.reserve.warm_idle_replicas;
+        let reserve = self.base.params().plan.reserve.failure_reserve_replicas
+            + self.base.params().plan.reserve.warm_idle_replicas;
         let cost = Some(self.cost_summary(case, at, replications, reserve));
         let simulations = distinct_runs(&evaluations);
         Ok(SearchResult {
@@ -681,7 +680,7 @@ impl<'a> Planner<'a> {
             Interval { mean, ci95 }
         };
         self.base
-            .params
+            .params()
             .classes
             .iter()
             .enumerate()
@@ -699,10 +698,10 @@ impl<'a> Planner<'a> {
     fn basis(&self, case: usize) -> CostBasis {
         let c = &self.state.cases[case];
         let candidate = &self.candidates[c.candidate];
-        let pricing = &self.base.params.plan.pricing;
+        let pricing = &self.base.params().plan.pricing;
         let price_factor = c.multipliers.price;
         CostBasis {
-            model: self.base.params.model.name.clone(),
+            model: self.base.params().model.name.clone(),
             hardware: candidate.params.hardware.name.clone(),
             gpus_per_replica: candidate.params.replica.gpus_per_replica,
             usd_per_gpu_hour: candidate.usd_per_gpu_hour.map(|p| p * price_factor),
@@ -710,7 +709,7 @@ impl<'a> Planner<'a> {
             fixed_usd_per_month: pricing.fixed_usd_per_month * price_factor,
             price_date: pricing.price_date.clone(),
             provider_region: pricing.provider_region.clone(),
-            success_criterion: cost::success_criterion(&self.base.params),
+            success_criterion: cost::success_criterion(self.base.params()),
         }
     }
 
@@ -761,7 +760,7 @@ impl<'a> Planner<'a> {
     }
 
     fn plan(&mut self) -> Result<PlanResult, Halt> {
-        let plan = self.base.params.plan.clone();
+        let plan = self.base.params().plan.clone();
         let r = self.replications() as u64;
         let curve_points = (plan.service_curve.load_multipliers.len() as u64 + 1)
             * self.curve_replications() as u64;
@@ -808,9 +807,9 @@ impl<'a> Planner<'a> {
         }
         let chosen = cheapest(&candidates, &plan.reserve);
         let mut result = PlanResult {
-            scenario_name: self.base.params.name.clone(),
-            model: self.base.params.model.name.clone(),
-            success_criterion: cost::success_criterion(&self.base.params),
+            scenario_name: self.base.params().name.clone(),
+            model: self.base.params().model.name.clone(),
+            success_criterion: cost::success_criterion(self.base.params()),
             targets: self.checks.iter().map(|c| c.description.clone()).collect(),
             replications: plan.replications,
             decision: plan.decision,
@@ -907,7 +906,13 @@ impl<'a> Planner<'a> {
     /// Goodput and P(miss) against offered load for `replicas` of a candidate.
     fn service_curve(&mut self, candidate: usize, replicas: u32) -> Result<ServiceCurve, Halt> {
         self.phase = "service curve".to_string();
-        let loads = self.base.params.plan.service_curve.load_multipliers.clone();
+        let loads = self
+            .base
+            .params()
+            .plan
+            .service_curve
+            .load_multipliers
+            .clone();
         let reps = self.curve_replications();
         let mut points = Vec::with_capacity(loads.len());
         for load in loads {
@@ -925,7 +930,7 @@ impl<'a> Planner<'a> {
                 .collect();
             points.push(curve_point(load, replicas, &runs, &evaluation));
         }
-        let headroom = self.base.params.plan.service_curve.headroom_fraction;
+        let headroom = self.base.params().plan.service_curve.headroom_fraction;
         let knee_load = knee(&points);
         let sla_limit_load = sla_limit(&points);
         let last = points.last().map_or(1.0, |p| p.load);
@@ -954,7 +959,7 @@ impl<'a> Planner<'a> {
         min_replicas: u32,
         curve: Option<&ServiceCurve>,
     ) -> Result<Recommendation, Halt> {
-        let plan = self.base.params.plan.clone();
+        let plan = self.base.params().plan.clone();
         let mut notes = Vec::new();
         let operating = curve.map(|c| c.operating_load);
         // Run at the operating point: the per-replica load there is what the
@@ -1028,7 +1033,7 @@ impl<'a> Planner<'a> {
         // that deadline: deeper queues hold requests that will miss it. With
         // the longest deadline that bounds admission; with the tightest it is
         // where the tightest class starts to miss, a signal to scale up.
-        let deadlines = self.base.classes.iter().map(|c| c.deadline_s);
+        let deadlines = self.base.classes().iter().map(|c| c.deadline_s);
         let longest_deadline = deadlines.clone().fold(0.0, f64::max);
         let tightest_deadline = deadlines.fold(f64::INFINITY, f64::min);
         let admission = curve.map(|c| {
@@ -1100,7 +1105,7 @@ impl<'a> Planner<'a> {
     }
 
     fn sensitivity(&mut self, candidate: usize, replicas: u32) -> Result<Sensitivity, Halt> {
-        let settings = self.base.params.plan.sensitivity.clone();
+        let settings = self.base.params().plan.sensitivity.clone();
         let reps = settings.replications;
         let delta = settings.delta;
         self.phase = "sensitivity".to_string();
@@ -1199,8 +1204,8 @@ impl<'a> Planner<'a> {
         // Price changes cost, not the system: price the shared runs.
         let priced = self.state.cases[case].multipliers;
         self.state.cases[case].multipliers = multipliers;
-        let reserve = self.base.params.plan.reserve.failure_reserve_replicas
-            + self.base.params.plan.reserve.warm_idle_replicas;
+        let reserve = self.base.params().plan.reserve.failure_reserve_replicas
+            + self.base.params().plan.reserve.warm_idle_replicas;
         let cost = self.cost_summary(case, replicas, reps, reserve);
         self.state.cases[case].multipliers = priced;
         let p_miss = (0..reps)
@@ -1220,7 +1225,7 @@ impl<'a> Planner<'a> {
         let c = &mut self.state.cases[case];
         let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
         let estimate: QueueEstimate = model.estimate(replicas);
-        let runs: Vec<&RunSummary> = (0..self.base.params.plan.replications)
+        let runs: Vec<&RunSummary> = (0..self.base.params().plan.replications)
             .filter_map(|r| self.state.runs.get(&(case, replicas, r)))
             .collect();
         let mut rows = Vec::new();
@@ -1419,28 +1424,4 @@ fn sla_limit(points: &[CurvePoint]) -> Option<f64> {
     }
     let t = ((1.0 - a.worst_ratio) / (b.worst_ratio - a.worst_ratio)).clamp(0.0, 1.0);
     Some(a.load + t * (b.load - a.load))
-}
-
-/// Parameters of the capacity-search benchmark (`sojourn plan --bench`): the
-/// seeds' case (overnight batch jobs with a 24 h SLA beside an API stream),
-/// about 100,000 requests in 24 h, searched over up to 64 replicas with 5
-/// replications for the base, best and worst cases.
-pub fn bench_scenario() -> ScenarioParams {
-    let mut p = ScenarioParams {
-        name: "plan bench: overnight batch + API, 24 h".to_string(),
-        ..ScenarioParams::default()
-    };
-    p.plan.max_replicas = 64;
-    p.plan.replications = 5;
-    p.plan.targets = vec![
-        crate::params::plan::TargetParams::MissProbability {
-            class: Some("nightly-batch".to_string()),
-            epsilon: 0.001,
-        },
-        crate::params::plan::TargetParams::MissProbability {
-            class: Some("api".to_string()),
-            epsilon: 0.01,
-        },
-    ];
-    p
 }

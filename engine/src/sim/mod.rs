@@ -235,7 +235,7 @@ pub(crate) struct ReplicaConfig {
 
 impl ReplicaConfig {
     fn new(scenario: &Scenario) -> ReplicaConfig {
-        let e = &scenario.params.engine;
+        let e = &scenario.params().engine;
         ReplicaConfig {
             max_num_seqs: e.max_num_seqs as usize,
             budget: e.max_num_batched_tokens as u64,
@@ -244,11 +244,11 @@ impl ReplicaConfig {
             } else {
                 e.long_prefill_threshold as u64
             },
-            block_size: scenario.memory.block_size as u64,
-            total_blocks: scenario.memory.total_blocks,
+            block_size: scenario.memory().block_size as u64,
+            total_blocks: scenario.memory().total_blocks,
             discipline: e.discipline,
-            timeouts: scenario.classes.iter().any(|c| c.timeout_s.is_some()),
-            step_time: scenario.step_time.clone(),
+            timeouts: scenario.classes().iter().any(|c| c.timeout_s.is_some()),
+            step_time: scenario.step_time().clone(),
         }
     }
 }
@@ -346,8 +346,8 @@ impl<'s, R: Replica> Cluster<'s, R> {
         check_run_budget(scenario, options)?;
         let expected = scenario.expected_requests();
         let cfg = ReplicaConfig::new(scenario);
-        let n = scenario.params.cluster.replicas as usize;
-        let workload = Workload::new(scenario, scenario.params.run.seed);
+        let n = scenario.params().cluster.replicas as usize;
+        let workload = Workload::new(scenario, scenario.params().run.seed);
         Ok(Cluster {
             scenario,
             workload,
@@ -366,16 +366,16 @@ impl<'s, R: Replica> Cluster<'s, R> {
             },
             round_robin: 0,
             series: Vec::new(),
-            next_sample_s: scenario.params.run.series_interval_s,
-            end_s: scenario.params.run.horizon_s + scenario.drain_s,
+            next_sample_s: scenario.params().run.series_interval_s,
+            end_s: scenario.params().run.horizon_s + scenario.drain_s(),
             now_s: 0.0,
             max_requests: options.max_requests,
             max_series_points: max_series_points(n),
             drain_step_s: scenario
-                .params
+                .params()
                 .run
                 .series_interval_s
-                .max(scenario.drain_s / DRAIN_UNITS),
+                .max(scenario.drain_s() / DRAIN_UNITS),
             done: false,
             keep_records: options.keep_records,
         })
@@ -421,7 +421,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 running += r.running_len();
                 blocks += r.used_blocks() as u64;
             }
-            let capacity = self.scenario.memory.total_blocks as f64 * self.replicas.len() as f64;
+            let capacity = self.scenario.memory().total_blocks as f64 * self.replicas.len() as f64;
             self.series.push(SeriesPoint {
                 t_s: at,
                 waiting: waiting as u64,
@@ -431,13 +431,13 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 arrivals: 0,
                 completions: 0,
             });
-            self.next_sample_s += self.scenario.params.run.series_interval_s;
+            self.next_sample_s += self.scenario.params().run.series_interval_s;
         }
     }
 
     fn deliver(&mut self, spec: RequestSpec) {
         let t = spec.arrival_s;
-        let class = &self.scenario.classes[spec.class as usize];
+        let class = &self.scenario.classes()[spec.class as usize];
         let id = self.ctx.records.len() as ReqId;
         self.ctx.records.push(RequestRecord {
             class: spec.class,
@@ -455,20 +455,20 @@ impl<'s, R: Replica> Cluster<'s, R> {
             status: Status::Pending,
         });
         let kv_tokens = spec.input_tokens as u64 + spec.output_tokens as u64 - 1;
-        if kv_tokens > self.scenario.memory.max_seq_tokens {
+        if kv_tokens > self.scenario.memory().max_seq_tokens {
             let r = &mut self.ctx.records[id as usize];
             r.status = Status::RejectedTooLong;
             r.end_s = t;
             return;
         }
-        let chosen = match self.scenario.params.cluster.router {
+        let chosen = match self.scenario.params().cluster.router {
             Router::RoundRobin => {
                 let c = self.round_robin;
                 self.round_robin = (c + 1) % self.replicas.len();
                 c
             }
             Router::JoinShortestQueue | Router::LeastKvLoad => {
-                let by_kv = self.scenario.params.cluster.router == Router::LeastKvLoad;
+                let by_kv = self.scenario.params().cluster.router == Router::LeastKvLoad;
                 // One pass: each replica is brought up to `t` and weighed;
                 // the first of the least loaded wins.
                 let mut best = (u64::MAX, u64::MAX, 0);
@@ -491,7 +491,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         let replica = &mut self.replicas[chosen];
         replica.advance_until(t, &mut self.ctx);
         self.ctx.records[id as usize].replica = chosen as u16;
-        if let Some(m) = self.scenario.params.engine.max_waiting
+        if let Some(m) = self.scenario.params().engine.max_waiting
             && replica.waiting_len() >= m as usize
         {
             let r = &mut self.ctx.records[id as usize];
@@ -596,7 +596,7 @@ pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<RequestRecord>()
 /// before it starts ([`RunOptions::max_bytes`]).
 pub fn run_bytes_estimate(scenario: &Scenario) -> f64 {
     let requests = scenario.expected_requests() + 5.0 * scenario.requests_sd();
-    let points = max_series_points(scenario.params.cluster.replicas as usize);
+    let points = max_series_points(scenario.params().cluster.replicas as usize);
     requests * BYTES_PER_REQUEST + (points * std::mem::size_of::<SeriesPoint>()) as f64
 }
 

@@ -324,9 +324,9 @@ mod tests {
         let mut a = Active::arriving(
             id,
             &spec,
-            &Scenario::try_from(ScenarioParams::default())
+            &Scenario::try_from(ScenarioParams::overnight_batch())
                 .expect("valid")
-                .classes[0],
+                .classes()[0],
         );
         a.priority = priority;
         a.deadline_at_s = deadline;

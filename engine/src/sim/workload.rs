@@ -85,9 +85,9 @@ pub struct Workload<'a> {
 
 impl<'a> Workload<'a> {
     pub fn new(scenario: &'a Scenario, seed: u64) -> Workload<'a> {
-        let horizon_s = scenario.params.run.horizon_s;
+        let horizon_s = scenario.params().run.horizon_s;
         let streams = scenario
-            .classes
+            .classes()
             .iter()
             .enumerate()
             .map(|(i, class)| {
@@ -179,7 +179,7 @@ impl Iterator for Workload<'_> {
             }
         }
         let s = &mut self.streams[best?];
-        let class = &self.scenario.classes[s.class as usize];
+        let class = &self.scenario.classes()[s.class as usize];
         let input_tokens = s.inputs.next(&class.input_tokens);
         let output_tokens = s.outputs.next(&class.output_tokens);
         let cached = round(class.prefix_cache_hit * input_tokens as f64) as u32;
@@ -208,7 +208,7 @@ mod tests {
     fn scenario(classes: Vec<ClassParams>, horizon_s: f64) -> Scenario {
         let mut p = ScenarioParams {
             classes,
-            ..ScenarioParams::default()
+            ..ScenarioParams::overnight_batch()
         };
         p.run.horizon_s = horizon_s;
         Scenario::try_from(p).expect("valid")
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn same_seed_same_requests_other_seed_other_requests() {
-        let s = scenario(ScenarioParams::default().classes, 3600.0);
+        let s = scenario(ScenarioParams::overnight_batch().classes, 3600.0);
         let a: Vec<_> = Workload::new(&s, 7).collect();
         let b: Vec<_> = Workload::new(&s, 7).collect();
         let c: Vec<_> = Workload::new(&s, 8).collect();

@@ -3,11 +3,11 @@
 //! scenario here is one of the review's reproducers (`shared/repro/`).
 
 use proptest::prelude::*;
-use sojourn_engine::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS};
-use sojourn_engine::sim::run_bytes_estimate;
+use sojourn_engine::run_bytes_estimate;
 use sojourn_engine::{
     ClassParams, RunError, RunOptions, Scenario, ScenarioParams, StepTimeParams, simulate,
 };
+use sojourn_engine::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS};
 
 use crate::support::run;
 
@@ -22,7 +22,7 @@ fn one_class(name: &str, batches_per_hour: f64, deadline_s: f64) -> ScenarioPara
             deadline_s,
             ..ClassParams::default()
         }],
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     }
 }
 
@@ -31,7 +31,7 @@ fn one_class(name: &str, batches_per_hour: f64, deadline_s: f64) -> ScenarioPara
 /// points, an allocation failure after 6.5 s.
 #[test]
 fn the_drain_is_not_sampled_past_the_series_budget() {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.run.horizon_s = 1.0;
     p.run.series_interval_s = 0.00001;
     let r = run(p);
@@ -67,7 +67,7 @@ fn the_drain_ends_when_the_fleet_is_idle() {
 /// series over many replicas is held to MAX_REPLICA_SAMPLES.
 #[test]
 fn many_replicas_and_a_long_drain_stay_within_the_replica_sample_budget() {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.cluster.replicas = 4096;
     p.classes = vec![ClassParams {
         name: "a".to_string(),
@@ -83,7 +83,7 @@ fn many_replicas_and_a_long_drain_stay_within_the_replica_sample_budget() {
 
     // Over the horizon, the interval is refused up front when samples x
     // replicas are over the budget.
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.cluster.replicas = 4096;
     p.run.horizon_s = 86_400.0;
     p.run.series_interval_s = 10.0;
@@ -98,7 +98,7 @@ fn many_replicas_and_a_long_drain_stay_within_the_replica_sample_budget() {
 /// memory estimate refuses it before the run starts, naming the budget.
 #[test]
 fn a_run_over_the_memory_budget_is_refused_before_it_starts() {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     // About 15 M requests of the api class (batch size 1) in a day.
     p.classes[1].batches_per_hour = 15_000_000.0 / 24.0;
     p.run.horizon_s = 86_400.0;
@@ -165,13 +165,13 @@ proptest! {
 /// budget is checked before its first simulation.
 #[test]
 fn a_plan_checks_every_point_it_will_simulate_before_the_first() {
-    use sojourn_engine::plan::{PlanOptions, PlanSession};
-    let mut p = ScenarioParams::default();
+    use sojourn_engine::{PlanOptions, PlanSession};
+    let mut p = ScenarioParams::overnight_batch();
     p.run.horizon_s = 3600.0;
     let scenario = Scenario::try_from(p).unwrap();
     // The base fits the cap, the service curve's highest load does not.
     let highest = scenario
-        .params
+        .params()
         .plan
         .service_curve
         .load_multipliers
@@ -187,7 +187,7 @@ fn a_plan_checks_every_point_it_will_simulate_before_the_first() {
     assert_eq!(session.simulations(), 0, "refused before any simulation");
     let text = err.to_string();
     assert!(text.contains("more than the cap"), "{text}");
-    assert!(sojourn_engine::plan::plan(&scenario, &options).is_err());
+    assert!(sojourn_engine::plan(&scenario, &options).is_err());
     // Without the service curve (and the sensitivity's higher rate), it plans.
     let options = PlanOptions {
         service_curve: false,
@@ -195,14 +195,14 @@ fn a_plan_checks_every_point_it_will_simulate_before_the_first() {
         scenarios: false,
         ..options
     };
-    assert!(sojourn_engine::plan::check_budget(&scenario, &options).is_ok());
+    assert!(sojourn_engine::check_budget(&scenario, &options).is_ok());
 }
 
 /// r21: 10,000 copies of one target planned for 40 s. Targets and hardware
 /// candidates are bounded in number, with a field error.
 #[test]
 fn targets_and_candidates_are_bounded_in_number() {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     let target: sojourn_engine::TargetParams =
         serde_json::from_str(r#"{"metric": "miss_probability", "epsilon": 0.01}"#).unwrap();
     p.plan.targets = vec![target; 10_000];
@@ -211,7 +211,7 @@ fn targets_and_candidates_are_bounded_in_number() {
     assert!(reason.contains("at most 64"), "{reason}");
 
     // Sensitivity inputs: each once (a list of 10,000 would be 20,000 runs).
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.plan.sensitivity.inputs = vec![sojourn_engine::SensitivityInput::ArrivalRate; 3];
     let err = Scenario::try_from(p).unwrap_err();
     let reason = err
@@ -219,7 +219,7 @@ fn targets_and_candidates_are_bounded_in_number() {
         .expect("names the repeat");
     assert!(reason.contains("listed twice"), "{reason}");
 
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     let candidate = p.plan.candidates.as_ref().and_then(|c| c.first().cloned());
     if let Some(candidate) = candidate {
         p.plan.candidates = Some(vec![candidate; 33]);

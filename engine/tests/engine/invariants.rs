@@ -11,7 +11,7 @@ use sojourn_engine::{
 use crate::support::{classical_queue, geometric, run};
 
 fn small_default(horizon_s: f64, seed: u64) -> ScenarioParams {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.run.horizon_s = horizon_s;
     p.run.seed = seed;
     p
@@ -153,7 +153,7 @@ const PINNED_DEFAULT: (u64, u64, &str, u64) = (5977, 5938, "26.830641", 12_514_9
 
 #[test]
 fn runaway_scenarios_stop_with_a_clear_message() {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.classes[1].batches_per_hour = 1e9;
     let scenario = Scenario::try_from(p).unwrap();
     let err = simulate(&scenario, &RunOptions::default()).unwrap_err();

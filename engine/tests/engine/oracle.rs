@@ -261,7 +261,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                         seed,
                         series_interval_s: 60.0,
                     },
-                    ..ScenarioParams::default()
+                    ..ScenarioParams::overnight_batch()
                 }
             },
         )
@@ -316,7 +316,7 @@ fn kv_pressure_preempts_and_both_engines_agree() {
             horizon_s: 600.0,
             ..RunParams::default()
         },
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     let (fast, reference) = run_both(&params);
     assert!(

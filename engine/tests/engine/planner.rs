@@ -5,14 +5,14 @@
 //! requests) so that whole plans run in a second or two; every statistical
 //! check uses fixed seeds and a tolerance derived from its sample size.
 
-use sojourn_engine::model::analytic::QueueModel;
-use sojourn_engine::plan::evaluate::CheckMetric;
-use sojourn_engine::plan::{
-    PlanError, PlanOptions, PlanResult, PlanSession, PlanStep, plan, plan_with_progress,
-};
+use sojourn_engine::CheckMetric;
+use sojourn_engine::QueueModel;
 use sojourn_engine::{
     CandidateParams, ClassParams, DistParams, Multipliers, RunOptions, Scenario, ScenarioParams,
     SensitivityInput, Shape, TargetParams, simulate,
+};
+use sojourn_engine::{
+    PlanError, PlanOptions, PlanResult, PlanSession, PlanStep, plan, plan_with_progress,
 };
 
 use crate::support::{classical_queue, geometric, mean_and_se};
@@ -154,7 +154,7 @@ fn an_unattainable_target_is_a_result_with_the_best_value_reached() {
 
 #[test]
 fn bad_plan_input_names_the_field() {
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.plan.targets = vec![
         TargetParams::MissProbability {
             class: Some("api".into()),
@@ -188,7 +188,7 @@ fn bad_plan_input_names_the_field() {
     assert!(reason("plan.sensitivity.delta").contains("between 0 and 1"));
 
     // A deadline below the fastest possible service, an empty candidate list.
-    let mut p = ScenarioParams::default();
+    let mut p = ScenarioParams::overnight_batch();
     p.classes[1].deadline_s = 0.001;
     p.plan.targets = vec![TargetParams::MissProbability {
         class: None,
@@ -211,7 +211,7 @@ fn bad_plan_input_names_the_field() {
     // Candidates: an unknown preset, and hardware the model does not fit.
     let mut p = ScenarioParams {
         model: sojourn_engine::presets::model("llama-3.1-70b").unwrap(),
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     };
     p.replica.gpus_per_replica = 4;
     p.plan.candidates = Some(vec![
@@ -413,11 +413,7 @@ fn confidence_intervals_shrink_with_more_replications() {
 /// per-seed mean sojourn and P(miss) of class 0.
 fn analytic_and_simulated(
     params: ScenarioParams,
-) -> (
-    sojourn_engine::model::analytic::ClassEstimate,
-    Vec<f64>,
-    Vec<f64>,
-) {
+) -> (sojourn_engine::ClassEstimate, Vec<f64>, Vec<f64>) {
     let scenario = valid(params.clone());
     let estimate = QueueModel::new(&scenario).estimate(params.cluster.replicas);
     assert!(estimate.stable);
@@ -508,17 +504,24 @@ fn analytic_estimate_agrees_with_simulation_for_batch_arrivals_on_one_server() {
 #[test]
 fn old_scenario_files_without_a_plan_section_still_read() {
     // A file written before the planner existed: no plan, no step_time_scale.
-    let old = r#"{
+    let example = serde_json::to_value(ScenarioParams::overnight_batch()).expect("serialises");
+    let old = format!(
+        r#"{{
         "version": 1,
         "name": "old file",
-        "classes": [{"name": "api", "batches_per_hour": 600, "deadline_s": 60,
-                     "input_tokens": {"kind": "constant", "value": 500},
-                     "output_tokens": {"kind": "constant", "value": 100}}],
-        "cluster": {"replicas": 3, "router": "round_robin"},
-        "run": {"horizon_s": 600, "warmup_s": 0, "seed": 4, "series_interval_s": 60}
-    }"#;
-    let params: ScenarioParams = serde_json::from_str(old).expect("an old file parses");
-    assert_eq!(params.plan, ScenarioParams::default().plan);
+        "classes": [{{"name": "api", "batches_per_hour": 600, "deadline_s": 60,
+                     "input_tokens": {{"kind": "constant", "value": 500}},
+                     "output_tokens": {{"kind": "constant", "value": 100}}}}],
+        "model": {},
+        "hardware": {},
+        "cluster": {{"replicas": 3, "router": "round_robin"}},
+        "run": {{"horizon_s": 600, "warmup_s": 0, "seed": 4, "series_interval_s": 60}}
+    }}"#,
+        example["model"], example["hardware"]
+    );
+    let params: ScenarioParams = serde_json::from_str(&old).expect("an old file parses");
+    // Neutral plan values: no price, no targets (not the example's price).
+    assert_eq!(params.plan, sojourn_engine::PlanParams::default());
     assert_eq!(params.step_time_scale, 1.0);
     Scenario::try_from(params.clone()).expect("and is valid");
     let json = serde_json::to_string(&params).unwrap();
@@ -630,7 +633,7 @@ fn a_session_stepped_one_simulation_at_a_time_gives_the_same_plan() {
 
 #[test]
 fn multipliers_change_the_scenario_as_documented() {
-    let base = ScenarioParams::default();
+    let base = ScenarioParams::overnight_batch();
     let m = Multipliers {
         arrival_rate: 2.0,
         batch_size: 1.5,
@@ -662,9 +665,29 @@ fn multipliers_change_the_scenario_as_documented() {
     let _ = ClassParams::default();
 }
 
-/// Plans a partial scenario (omitted fields take the defaults), search only.
+/// Plans a partial scenario, search only. A file must give the model, the
+/// hardware and each class's lengths; these tests are about other fields, so
+/// the example's model and hardware and constant 1000/200-token requests
+/// fill in what the JSON leaves out.
 fn plan_json(json: &str) -> PlanResult {
-    let params = sojourn_engine::scenario_params_from_json(json.as_bytes()).expect("reads");
+    let mut doc: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    let example = serde_json::to_value(ScenarioParams::overnight_batch()).expect("serialises");
+    for section in ["model", "hardware"] {
+        if doc.get(section).is_none() {
+            doc[section] = example[section].clone();
+        }
+    }
+    if let Some(classes) = doc["classes"].as_array_mut() {
+        for class in classes {
+            for (field, tokens) in [("input_tokens", 1000), ("output_tokens", 200)] {
+                if class.get(field).is_none() {
+                    class[field] = serde_json::json!({"kind": "constant", "value": tokens});
+                }
+            }
+        }
+    }
+    let params =
+        sojourn_engine::scenario_params_from_json(doc.to_string().as_bytes()).expect("reads");
     let scenario = Scenario::try_from(params).expect("valid");
     plan(&scenario, &search_only()).expect("plans")
 }

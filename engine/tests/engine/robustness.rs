@@ -127,7 +127,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                 (horizon, warmup, interval, alpha, beta, scale),
                 (discipline, router, seed),
             )| {
-                let mut p = ScenarioParams::default();
+                let mut p = ScenarioParams::overnight_batch();
                 p.classes.truncate(1);
                 let c = &mut p.classes[0];
                 c.batches_per_hour = rate;
@@ -260,7 +260,7 @@ fn wild_plan_inputs_give_field_errors_never_panics() {
                 (reps, max, reserve),
                 curve,
             )| {
-                let mut p = ScenarioParams::default();
+                let mut p = ScenarioParams::overnight_batch();
                 p.plan.pricing.usd_per_gpu_hour = Some(price);
                 p.plan.pricing.fixed_usd_per_month = fixed;
                 p.plan.targets = vec![

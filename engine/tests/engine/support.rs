@@ -87,7 +87,7 @@ pub fn classical_queue(
             seed,
             series_interval_s: 10.0,
         },
-        ..ScenarioParams::default()
+        ..ScenarioParams::overnight_batch()
     }
 }
 
