@@ -692,6 +692,15 @@ fn plan_json(json: &str) -> PlanResult {
     plan(&scenario, &search_only()).expect("plans")
 }
 
+/// The first candidate's search found no fleet, and its message says why.
+fn no_fleet_because<'r>(result: &'r PlanResult, reason: &str) -> &'r SearchResult {
+    assert!(result.recommendation.is_none());
+    let search = &result.candidates[0].search;
+    assert_eq!(search.found, None);
+    assert!(search.message.contains(reason), "{}", search.message);
+    search
+}
+
 /// r13 of the review: a class whose only busy hour lies outside the horizon
 /// had "ok night-burst P(miss) 0.000%" and the fleet was sized without it.
 #[test]
@@ -704,16 +713,7 @@ fn a_target_on_a_class_with_no_arrivals_is_not_evaluated_and_never_met() {
             "plan": {"targets": [{"metric": "miss_probability", "class": "night-burst", "epsilon": 0.01}],
                      "replications": 2}}"#,
     );
-    assert!(result.recommendation.is_none());
-    let search = &result.candidates[0].search;
-    assert_eq!(search.found, None);
-    assert!(
-        search
-            .message
-            .contains("not evaluated: no requests of night-burst arrived"),
-        "{}",
-        search.message
-    );
+    let search = no_fleet_because(&result, "not evaluated: no requests of night-burst arrived");
     for evaluation in &search.evaluations {
         let check = &evaluation.checks[0];
         assert!(!check.met && check.not_evaluated.is_some() && check.mean.is_nan());
@@ -732,16 +732,7 @@ fn a_percentile_over_no_completed_request_is_never_met() {
             "plan": {"targets": [{"metric": "tpot_percentile", "class": "chat", "percentile": 0.9, "bound_s": 0.05}],
                      "replications": 2}}"#,
     );
-    assert!(result.recommendation.is_none());
-    let search = &result.candidates[0].search;
-    assert_eq!(search.found, None);
-    assert!(
-        search
-            .message
-            .contains("time per output token is undefined"),
-        "{}",
-        search.message
-    );
+    no_fleet_because(&result, "time per output token is undefined");
     // The same target on a fleet that serves requests is met as before.
     let result = plan_json(
         r#"{"classes": [{"name": "chat", "batches_per_hour": 3600, "deadline_s": 120}],
