@@ -3,11 +3,10 @@
 //! scenario here is one of the review's reproducers (`shared/repro/`).
 
 use proptest::prelude::*;
-use sojourn_engine::run_bytes_estimate;
 use sojourn_engine::{
-    ClassParams, RunError, RunOptions, Scenario, ScenarioParams, StepTimeParams, simulate,
+    ClassParams, MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, RunError, RunOptions, Scenario,
+    ScenarioParams, StepTimeParams, run_bytes_estimate, simulate,
 };
-use sojourn_engine::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS};
 
 use crate::support::run;
 

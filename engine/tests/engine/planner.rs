@@ -5,14 +5,10 @@
 //! requests) so that whole plans run in a second or two; every statistical
 //! check uses fixed seeds and a tolerance derived from its sample size.
 
-use sojourn_engine::CheckMetric;
-use sojourn_engine::QueueModel;
 use sojourn_engine::{
-    CandidateParams, ClassParams, DistParams, Multipliers, RunOptions, Scenario, ScenarioParams,
-    SensitivityInput, Shape, TargetParams, simulate,
-};
-use sojourn_engine::{
-    PlanError, PlanOptions, PlanResult, PlanSession, PlanStep, plan, plan_with_progress,
+    CandidateParams, CheckMetric, ClassParams, DistParams, Multipliers, PlanError, PlanOptions,
+    PlanResult, PlanSession, PlanStep, QueueModel, RunOptions, Scenario, ScenarioParams,
+    SearchResult, SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
 };
 
 use crate::support::{classical_queue, geometric, mean_and_se};
