@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::params::ScenarioParams;
 use crate::params::plan::PricingModel;
-use crate::plan::evaluate::duration;
+use crate::plan::evaluate::{ClassTotals, RunSummary, duration, mean_ci};
+use crate::plan::result::CostSummary;
 use crate::report::Report;
 
 /// Hours in a month for prorating monthly costs (the cloud convention).
@@ -31,6 +32,7 @@ pub const HOURS_PER_MONTH: f64 = 730.0;
 
 /// What every cost figure depends on: it travels with the figure.
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostBasis {
     pub model: String,
@@ -38,7 +40,6 @@ pub struct CostBasis {
     pub gpus_per_replica: u32,
     /// \[USD per GPU-hour\] after the case's price multiplier; absent when no
     /// price was given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_gpu_hour: Option<f64>,
     pub pricing_model: PricingModel,
@@ -79,6 +80,7 @@ impl CostBasis {
 
 /// A fleet's cost over the measured window.
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FleetCost {
     pub steady_replicas: u32,
@@ -91,22 +93,16 @@ pub struct FleetCost {
     #[serde_as(as = "NonFinite")]
     pub gpu_hours_reserve: f64,
     /// USD figures are absent without a price.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_steady: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_reserve: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_fixed: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_total: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_hour: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_month: Option<f64>,
 }
@@ -154,37 +150,52 @@ pub struct WorkTotals {
     pub decode_s_per_token: f64,
 }
 
+impl WorkTotals {
+    /// The work `totals` measured, with the replica-seconds per token that
+    /// split its cost between prompt and output tokens.
+    pub(crate) fn of(
+        totals: &ClassTotals,
+        prefill_s_per_token: f64,
+        decode_s_per_token: f64,
+    ) -> WorkTotals {
+        WorkTotals {
+            arrived: totals.arrived,
+            met: totals.met,
+            prompt_tokens: totals.prefill_tokens,
+            output_tokens: totals.output_tokens,
+            busy_s: totals.busy_s,
+            busy_s_missed: totals.busy_s_missed,
+            busy_s_recomputed: totals.busy_s_recomputed,
+            prefill_s_per_token,
+            decode_s_per_token,
+        }
+    }
+}
+
 /// The fleet's cost attributed to what it did (USD; absent without a price,
 /// or when there is nothing to divide by).
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitCosts {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_request: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_success: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_million_prompt_tokens: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_million_output_tokens: Option<f64>,
     /// Busy cost of requests that missed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_failed_work: Option<f64>,
     /// Busy cost of tokens recomputed after preemption.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_recomputation: Option<f64>,
     /// Steady fleet time not spent on requests (the reserve is apart).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_idle: Option<f64>,
     /// GPU-hours per successful request (needs no price).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub gpu_hours_per_success: Option<f64>,
 }
@@ -224,6 +235,51 @@ pub fn attribute(basis: &CostBasis, fleet: &FleetCost, work: &WorkTotals) -> Uni
             .zip(busy_usd(work.busy_s))
             .map(|(steady, busy)| (steady - busy).max(0.0)),
         gpu_hours_per_success: (work.met > 0).then(|| gpu_hours / work.met as f64),
+    }
+}
+
+/// The cost of `replicas` steady plus `reserve` replicas over the measured
+/// window of `runs` (replications of one case on that fleet), attributed
+/// run by run and averaged; a figure is absent when any run lacks it.
+pub(crate) fn summarize(
+    basis: CostBasis,
+    runs: &[&RunSummary],
+    replicas: u32,
+    reserve: u32,
+) -> CostSummary {
+    let window_h = runs.first().map_or(0.0, |r| r.window_s / 3600.0);
+    let fleet = FleetCost::new(&basis, replicas, reserve, window_h);
+    let per_run: Vec<UnitCosts> = runs
+        .iter()
+        .map(|r| {
+            let work = WorkTotals::of(&r.overall, r.prefill_s_per_token, r.decode_s_per_token);
+            attribute(&basis, &fleet, &work)
+        })
+        .collect();
+    let average = |f: &dyn Fn(&UnitCosts) -> Option<f64>| -> Option<f64> {
+        let values: Option<Vec<f64>> = per_run.iter().map(f).collect();
+        values
+            .filter(|v| !v.is_empty())
+            .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let units = UnitCosts {
+        usd_per_request: average(&|u| u.usd_per_request),
+        usd_per_success: average(&|u| u.usd_per_success),
+        usd_per_million_prompt_tokens: average(&|u| u.usd_per_million_prompt_tokens),
+        usd_per_million_output_tokens: average(&|u| u.usd_per_million_output_tokens),
+        usd_failed_work: average(&|u| u.usd_failed_work),
+        usd_recomputation: average(&|u| u.usd_recomputation),
+        usd_idle: average(&|u| u.usd_idle),
+        gpu_hours_per_success: average(&|u| u.gpu_hours_per_success),
+    };
+    let per_success: Option<Vec<f64>> = per_run.iter().map(|u| u.usd_per_success).collect();
+    let usd_per_success_ci95 = per_success.and_then(|v| mean_ci(&v).1);
+    CostSummary {
+        basis,
+        fleet,
+        units,
+        usd_per_success_ci95,
+        replications: runs.len() as u32,
     }
 }
 
@@ -278,19 +334,11 @@ pub fn report_cost(report: &Report, params: &ScenarioParams) -> ReportCost {
         reserve.failure_reserve_replicas + reserve.warm_idle_replicas,
         window_h,
     );
-    let o = &report.overall;
-    let work = WorkTotals {
-        arrived: o.arrived,
-        met: o.met,
-        prompt_tokens: o.prefill_tokens,
-        // Output tokens of completed requests, the first one included.
-        output_tokens: o.decode_tokens + o.met + o.late,
-        busy_s: o.busy_s,
-        busy_s_missed: o.busy_s_missed,
-        busy_s_recomputed: o.busy_s_recomputed,
-        prefill_s_per_token: report.load.prefill_s_per_token,
-        decode_s_per_token: report.load.decode_s_per_token,
-    };
+    let work = WorkTotals::of(
+        &ClassTotals::of(&report.overall),
+        report.load.prefill_s_per_token,
+        report.load.decode_s_per_token,
+    );
     let units = attribute(&basis, &fleet, &work);
     ReportCost {
         basis,

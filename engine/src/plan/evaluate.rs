@@ -33,7 +33,7 @@ pub(crate) struct ClassTotals {
 }
 
 impl ClassTotals {
-    fn of(stats: &ClassStats) -> ClassTotals {
+    pub fn of(stats: &ClassStats) -> ClassTotals {
         let completed = stats.met + stats.late;
         ClassTotals {
             arrived: stats.arrived,
@@ -338,11 +338,11 @@ fn completed_or_inf(r: &RequestRecord, x: f64) -> f64 {
 
 /// One check over R replications.
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetCheck {
     pub description: String,
     pub metric: CheckMetric,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// The value must be at most this (a probability, a fraction or seconds).
     #[serde_as(as = "NonFinite")]
@@ -352,7 +352,6 @@ pub struct TargetCheck {
     pub mean: f64,
     /// 95% Student-t interval over replications; absent with one replication
     /// or an infinite value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub ci95: Option<[f64; 2]>,
     pub met: bool,
@@ -360,7 +359,6 @@ pub struct TargetCheck {
     /// replication: e.g. no request of the class arrived, or a percentile
     /// over no completed request). Such a check is never met, and `mean` is
     /// NaN.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_evaluated: Option<String>,
 }
 

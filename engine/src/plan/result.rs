@@ -1,5 +1,7 @@
-//! What a plan produces. Every type serialises to JSON (and reads back: the
-//! web app sends it from a Web Worker), with infinities as `null`.
+//! What a plan produces. Every type serialises to JSON and reads back
+//! exactly (the web app sends it from a Web Worker): NaN travels as `null`,
+//! the infinities as `"inf"` and `"-inf"` (see `serde_float`), and an absent
+//! (`None`) field is left out and read back as absent.
 
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
@@ -11,6 +13,7 @@ use crate::plan::evaluate::Evaluation;
 use crate::serde_float::nonfinite;
 
 /// Everything a plan produces.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanResult {
     pub scenario_name: String,
@@ -24,18 +27,15 @@ pub struct PlanResult {
     /// The capacity search of the base case on each candidate.
     pub candidates: Vec<CandidateResult>,
     /// Index into `candidates` of the cheapest that meets every target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen_candidate: Option<usize>,
     /// The plan; absent when no candidate meets the targets.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommendation: Option<Recommendation>,
-    /// Base, best and worst cases on the chosen candidate.
+    /// Base, best and worst cases on the chosen candidate (only the base
+    /// when the plan's options leave the best and worst cases out; none
+    /// without a plan).
     pub scenarios: Vec<ScenarioResult>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_curve: Option<ServiceCurve>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitivity: Option<Sensitivity>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analytic: Option<AnalyticComparison>,
     /// Simulations run (cached repeats not counted).
     pub simulations: u64,
@@ -44,12 +44,12 @@ pub struct PlanResult {
 }
 
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CandidateResult {
     pub name: String,
     pub hardware: String,
     pub gpus_per_replica: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_gpu_hour: Option<f64>,
     pub pricing_model: PricingModel,
@@ -57,44 +57,46 @@ pub struct CandidateResult {
 }
 
 /// One capacity search: the smallest fleet meeting every check.
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchResult {
-    /// Which case ("base on H100 x1", "worst").
+    /// Which case ("base on H100 SXM x1", "worst").
     pub case: String,
     pub candidate: String,
     /// The smallest fleet meeting every check; absent when none up to
     /// `max_replicas` does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<u32>,
     /// The outcome in words, e.g. "no configuration up to 512 replicas
-    /// meets api: p99 sojourn <= 30 s; the best reaches 41 s".
+    /// meets api: p99 sojourn <= 30 s; the best reaches 41 s (at 512
+    /// replicas, 5 replications)".
     pub message: String,
-    /// Where the two-stage estimate put the answer (the search's start).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Where the two-stage estimate put the answer (the search's start;
+    /// absent when the estimate finds no fleet, and the search starts at
+    /// `max_replicas`).
     pub analytic_guess: Option<u32>,
     pub max_replicas: u32,
     /// Every evaluation, in the order the search made them (one seed while
-    /// bracketing, R seeds while confirming).
+    /// bracketing, R seeds while confirming; `at_answer` is apart).
     pub evaluations: Vec<Evaluation>,
     /// The R-seed evaluation at the answer (at `max_replicas` when none).
     pub at_answer: Evaluation,
-    /// Cost at the answer, with the reserve.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Cost of the fleet of `at_answer`, with the reserve (a planner's
+    /// search always gives it).
     pub cost: Option<CostSummary>,
-    /// Simulations this search used (each counted once; some may have been
-    /// run first by an earlier part of the plan).
+    /// Simulations behind `evaluations` (each counted once; some may have
+    /// been run first by an earlier part of the plan).
     pub simulations: u64,
 }
 
 /// A fleet's cost and its attribution, averaged over replications.
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostSummary {
     pub basis: CostBasis,
     pub fleet: FleetCost,
     pub units: UnitCosts,
     /// 95% interval of the cost per success over replications.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub usd_per_success_ci95: Option<[f64; 2]>,
     pub replications: u32,
@@ -102,66 +104,63 @@ pub struct CostSummary {
 
 /// The plan itself.
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Recommendation {
     pub candidate: String,
     /// The smallest fleet meeting every target.
     pub min_replicas: u32,
     /// The recommended steady fleet: at least `min_replicas`, and enough to
-    /// keep the base load at the operating point below the knee.
+    /// run the base load at the service curve's operating point (below the
+    /// knee and the SLA limit), as far as `max_replicas` allows.
     pub steady_replicas: u32,
     pub failure_reserve_replicas: u32,
     pub warm_idle_replicas: u32,
     pub total_replicas: u32,
     pub total_gpus: u32,
-    /// Bound on each replica's waiting queue (engine.max_waiting): a replica
-    /// cannot clear more than this within the longest deadline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Bound on each replica's waiting queue (engine.max_waiting): what a
+    /// replica clears within the longest deadline at its goodput at the knee
+    /// (at the curve's best goodput without a knee), and at least
+    /// `observed_peak_queue_per_replica`. Absent without a service curve.
     pub admission_limit_per_replica: Option<u64>,
-    /// The deepest waiting queue per replica seen at the planned fleet.
+    /// The deepest waiting queue per replica seen on the steady fleet (over
+    /// its replications).
     #[serde_as(as = "NonFinite")]
     pub observed_peak_queue_per_replica: f64,
     /// Scale up when the waiting queue per replica stays above this: what
     /// one replica clears, at its goodput at the operating point, within the
-    /// tightest deadline (deeper, and that class starts to miss), or the
-    /// busy-but-normal depth when bursts routinely exceed that (see notes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// tightest deadline (deeper, and that class starts to miss; at least
+    /// 1), or the busy-but-normal depth when bursts routinely exceed that
+    /// (see notes).
     #[serde_as(as = "Option<NonFinite>")]
     pub scale_up_queue_per_replica: Option<f64>,
     /// What a busy but normal queue looks like: the 99th percentile of the
     /// sampled waiting queue per replica at the operating point.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub normal_queue_per_replica_p99: Option<f64>,
     /// Scale up when KV-cache utilization stays above this: its 99th
     /// percentile (of series samples) at the operating point.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub scale_up_kv_utilization: Option<f64>,
     /// The saturation knee, the highest load meeting every target and the
     /// operating point, as multiples of the base load on `min_replicas`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub knee_load: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub sla_limit_load: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub operating_load: Option<f64>,
     /// How far below the knee the base load runs on the steady fleet
     /// (0.3 = 30% below), assuming per-replica load is what matters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub headroom_to_knee: Option<f64>,
     /// How far below the highest load meeting every target it runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub headroom_to_sla_limit: Option<f64>,
     /// The steady fleet against every check (R replications).
     pub evaluation: Evaluation,
-    /// P(miss) and sojourn percentiles of each class on the steady fleet,
-    /// with their intervals over the replications.
+    /// P(miss), sojourn and TTFT percentiles of each class on the steady
+    /// fleet, with their intervals over the replications.
     pub classes: Vec<ClassIntervals>,
     /// Steady plus reserve, with the attribution of its cost.
     pub budget: CostSummary,
@@ -182,23 +181,27 @@ pub struct ScenarioResult {
 }
 
 /// Goodput and P(miss) against offered load for one fleet (each point the
-/// mean over `service_curve.replications` seeds).
+/// mean over `service_curve.replications` seeds, by default the plan's
+/// replications).
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServiceCurve {
     pub candidate: String,
     pub replicas: u32,
     pub points: Vec<CurvePoint>,
-    /// Where marginal goodput falls below half the marginal load (multiple
-    /// of the base load); absent when the curve never bends.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The load (a multiple of the base load) where the first segment whose
+    /// marginal goodput is below half its marginal load starts; absent when
+    /// the curve never bends.
     #[serde_as(as = "Option<NonFinite>")]
     pub knee_load: Option<f64>,
-    /// The highest load meeting every target; absent when every point does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The highest load meeting every target, interpolated between the last
+    /// point meeting them and the next; absent when every point does, the
+    /// first load when none does.
     #[serde_as(as = "Option<NonFinite>")]
     pub sla_limit_load: Option<f64>,
-    /// min(knee x (1 - headroom), SLA limit).
+    /// min(knee x (1 - headroom), SLA limit), of those the curve has; its
+    /// last load when it has neither.
     #[serde_as(as = "NonFinite")]
     pub operating_load: f64,
     #[serde_as(as = "NonFinite")]
@@ -235,6 +238,7 @@ pub struct CurvePoint {
 
 /// One-at-a-time sensitivity (the data behind a tornado chart).
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sensitivity {
     /// Prices, dates and the success criterion behind the cost columns.
@@ -246,17 +250,17 @@ pub struct Sensitivity {
     pub replications: u32,
     #[serde_as(as = "NonFinite")]
     pub base_p_miss: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub base_usd_per_success: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub base_gpu_hours_per_success: Option<f64>,
-    /// Sorted by impact, largest first (see [`SensitivityRow::impact`]).
+    /// Sorted by impact, largest first (see [`SensitivityRow::impact`]),
+    /// then by cost swing.
     pub rows: Vec<SensitivityRow>,
 }
 
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SensitivityRow {
     pub input: SensitivityInput,
@@ -269,16 +273,12 @@ pub struct SensitivityRow {
     pub p_miss_low: f64,
     #[serde_as(as = "NonFinite")]
     pub p_miss_high: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_success_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_success_high: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub gpu_hours_per_success_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<NonFinite>")]
     pub gpu_hours_per_success_high: Option<f64>,
     /// Whether every check (targets and sustainability) holds at each end.
@@ -289,15 +289,17 @@ pub struct SensitivityRow {
     pub worst_ratio_low: f64,
     #[serde(with = "nonfinite")]
     pub worst_ratio_high: f64,
-    /// |high - low| / base of cost per success.
+    /// |high - low| / base of USD per success, or of GPU-hours per success
+    /// without a price (0 when neither can be computed).
     #[serde_as(as = "NonFinite")]
     pub cost_swing: f64,
     /// |high - low| of P(miss).
     #[serde_as(as = "NonFinite")]
     pub p_miss_swing: f64,
     /// The sort key: the largest of `cost_swing`, `p_miss_swing` relative
-    /// to the base P(miss) (to the tightest miss target when the base has
-    /// no misses), and the swing of the worst check's ratio.
+    /// to the base P(miss) (when the base has no misses, to the tightest miss
+    /// target or 1%, whichever is smaller), and the swing of the worst
+    /// check's ratio (ratios above 10 count as 10).
     #[serde_as(as = "NonFinite")]
     pub impact: f64,
 }
@@ -319,7 +321,7 @@ pub struct ComparisonRow {
     /// Mean over the replications.
     #[serde(with = "nonfinite")]
     pub simulated: f64,
-    /// analytic - simulated (infinite when either is).
+    /// analytic - simulated (infinite when either is not finite).
     #[serde(with = "nonfinite")]
     pub difference: f64,
 }
@@ -341,19 +343,21 @@ impl ComparisonRow {
     }
 }
 
-/// A mean over replications and its 95% Student-t interval (absent with one
-/// replication, or when a replication's value is infinite: then the mean is).
+/// A mean over replications and its 95% Student-t interval, cut at zero
+/// (absent with one replication, or when a replication's value is not
+/// finite: then the mean is infinite).
 #[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     #[serde(with = "nonfinite")]
     pub mean: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub ci95: Option<[f64; 2]>,
 }
 
-/// One class's outcome over replications.
+/// One class's outcome over replications (a percentile of a class without
+/// requests counts as 0: no delay).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassIntervals {
     pub class: String,

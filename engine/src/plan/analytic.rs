@@ -1,0 +1,93 @@
+//! The two-stage queue estimate in the planner: where a capacity search
+//! starts, and the comparison shown beside the simulated result.
+
+use crate::model::analytic::{QueueModel, load_estimate};
+use crate::plan::evaluate::{CheckMetric, RunSummary, mean_ci};
+use crate::plan::result::{AnalyticComparison, ComparisonRow};
+use crate::plan::runner::Runner;
+use crate::plan::search::{self, Probe};
+use crate::report::Quantiles;
+
+/// The smallest fleet the two-stage estimate says meets the targets (miss
+/// probabilities, sojourn percentiles and the busy fraction), a starting
+/// point for the simulated search of `case`; `None` when it finds none.
+/// Computed once per case.
+pub(super) fn analytic_guess(runner: &mut Runner, case: usize) -> Option<u32> {
+    if let Some(guess) = runner.state.analytic_guesses.get(&case) {
+        return *guess;
+    }
+    let guess = compute_guess(runner, case);
+    runner.state.analytic_guesses.insert(case, guess);
+    guess
+}
+
+fn compute_guess(runner: &mut Runner, case: usize) -> Option<u32> {
+    let plan = &runner.base.params().plan;
+    let (max, max_busy) = (plan.max_replicas, plan.max_busy_fraction);
+    let checks = &runner.checks;
+    let c = &mut runner.state.cases[case];
+    let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
+    let mut probe = |n: u32| -> Result<Probe, ()> {
+        let solution = model.solve(n);
+        let mut ratio = solution.accelerator_rho / max_busy;
+        if !solution.stable {
+            ratio = f64::INFINITY;
+        }
+        for check in checks {
+            let r = match (check.metric, check.class) {
+                (CheckMetric::MissProbability, Some(k)) => {
+                    let deadline = c.scenario.classes()[k].deadline_s;
+                    model.sojourn_tail(&solution, k, deadline) / check.threshold
+                }
+                (CheckMetric::Sojourn, Some(k)) => {
+                    model.sojourn_tail(&solution, k, check.threshold) / (1.0 - check.percentile)
+                }
+                _ => 0.0,
+            };
+            ratio = ratio.max(r);
+        }
+        Ok(Probe {
+            meets: ratio <= 1.0,
+            ratio,
+        })
+    };
+    // Start from the stability bound: below it the estimate is unstable.
+    let rate = c.scenario.mean_request_rate_per_s();
+    let work_s = load_estimate(&c.scenario).work_per_request_s;
+    let stable_from = (rate * work_s).ceil().max(1.0) as u32;
+    search::smallest_meeting(stable_from.min(max), max, None, &mut probe).map_or(None, |o| o.found)
+}
+
+/// The two-stage estimate of `case` on `replicas` beside the mean of the
+/// replications run there: P(miss) and sojourn figures of each class.
+pub(super) fn comparison(runner: &mut Runner, case: usize, replicas: u32) -> AnalyticComparison {
+    let c = &mut runner.state.cases[case];
+    let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
+    let estimate = model.estimate(replicas);
+    let runs = runner.runs(case, replicas, runner.replications());
+    let mut rows = Vec::new();
+    for (k, class) in estimate.classes.iter().enumerate() {
+        let simulated = |f: &dyn Fn(&RunSummary) -> f64| -> f64 {
+            mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>()).0
+        };
+        let sojourn = |of: fn(&Quantiles) -> f64| simulated(&|r| of(&r.classes[k].sojourn));
+        for (metric, analytic, simulated) in [
+            ("P(miss)", class.p_miss, simulated(&|r| r.classes[k].p_miss)),
+            (
+                "mean sojourn [s]",
+                class.mean_sojourn_s,
+                sojourn(|q| q.mean),
+            ),
+            ("p50 sojourn [s]", class.sojourn_p50_s, sojourn(|q| q.p50)),
+            ("p90 sojourn [s]", class.sojourn_p90_s, sojourn(|q| q.p90)),
+            ("p99 sojourn [s]", class.sojourn_p99_s, sojourn(|q| q.p99)),
+        ] {
+            rows.push(ComparisonRow::new(&class.name, metric, analytic, simulated));
+        }
+    }
+    AnalyticComparison {
+        replicas,
+        estimate,
+        rows,
+    }
+}
