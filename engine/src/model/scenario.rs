@@ -347,6 +347,12 @@ mod tests {
         Scenario::try_from(params).expect_err("scenario should be invalid")
     }
 
+    /// The reason `e` gives for `field`, which must have one.
+    fn reason<'e>(e: &'e ScenarioError, field: &str) -> &'e str {
+        e.for_field(field)
+            .unwrap_or_else(|| panic!("no error for {field}: {e}"))
+    }
+
     #[test]
     fn default_scenario_is_valid_and_round_trips_through_json() {
         let params = ScenarioParams::overnight_batch();
@@ -396,16 +402,8 @@ mod tests {
         p.classes[0].batches_per_hour = f64::NAN;
         p.classes[1].batches_per_hour = -3.0;
         let e = errors_of(p);
-        assert!(
-            e.for_field("classes[0].batches_per_hour")
-                .unwrap()
-                .contains("NaN")
-        );
-        assert!(
-            e.for_field("classes[1].batches_per_hour")
-                .unwrap()
-                .contains("-3")
-        );
+        assert!(reason(&e, "classes[0].batches_per_hour").contains("NaN"));
+        assert!(reason(&e, "classes[1].batches_per_hour").contains("-3"));
     }
 
     #[test]
@@ -420,15 +418,9 @@ mod tests {
         let e = errors_of(p);
         assert!(e.for_field("classes[0].deadline_s").is_some());
         assert!(
-            e.for_field("classes[0].input_tokens.p90")
-                .unwrap()
-                .contains("greater than the median (1000)")
+            reason(&e, "classes[0].input_tokens.p90").contains("greater than the median (1000)")
         );
-        assert!(
-            e.for_field("classes[0].batch_size.mean")
-                .unwrap()
-                .contains("at least 1")
-        );
+        assert!(reason(&e, "classes[0].batch_size.mean").contains("at least 1"));
         assert_eq!(e.errors.len(), 3, "{e}");
     }
 
@@ -437,11 +429,7 @@ mod tests {
         let mut p = ScenarioParams::overnight_batch();
         p.classes[0].time_of_day = Some(vec![1.0; 23]);
         let e = errors_of(p);
-        assert!(
-            e.for_field("classes[0].time_of_day")
-                .unwrap()
-                .contains("24")
-        );
+        assert!(reason(&e, "classes[0].time_of_day").contains("24"));
     }
 
     #[test]
@@ -449,11 +437,7 @@ mod tests {
         let mut p = ScenarioParams::overnight_batch();
         p.engine.max_num_batched_tokens = 128;
         let e = errors_of(p);
-        assert!(
-            e.for_field("engine.max_num_batched_tokens")
-                .unwrap()
-                .contains("max_num_seqs (256)")
-        );
+        assert!(reason(&e, "engine.max_num_batched_tokens").contains("max_num_seqs (256)"));
     }
 
     #[test]
@@ -464,7 +448,7 @@ mod tests {
             version: 99,
             ..ScenarioParams::overnight_batch()
         };
-        assert!(errors_of(p).for_field("version").unwrap().contains("99"));
+        assert!(reason(&errors_of(p), "version").contains("99"));
     }
 
     #[test]
