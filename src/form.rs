@@ -229,6 +229,50 @@ pub fn shape_set(shape: &mut Shape, field: &str, value: f64) {
     *slot = value;
 }
 
+/// A list of a distribution: (JSON name, label, explanation, whether its
+/// values are in the distribution's unit) for each list it has.
+pub fn shape_lists(shape: &Shape) -> &'static [(&'static str, &'static str, &'static str, bool)] {
+    match shape {
+        Shape::Empirical { .. } => &[(
+            "values",
+            "Values",
+            "Each value is drawn with equal probability (e.g. lengths from a trace).",
+            true,
+        )],
+        Shape::Histogram { .. } => &[
+            (
+                "edges",
+                "Bin edges",
+                "Bin i spans edges[i] to edges[i+1]; values are uniform within a bin.",
+                true,
+            ),
+            (
+                "weights",
+                "Bin weights",
+                "Relative probability of each bin (one fewer than the edges).",
+                false,
+            ),
+        ],
+        _ => &[],
+    }
+}
+
+/// The list called `field` in `shape` (a copy: read through
+/// [`shape_list_mut`], so reading and writing name the same lists).
+pub fn shape_list(shape: &Shape, field: &str) -> Option<Vec<f64>> {
+    shape_list_mut(&mut shape.clone(), field).cloned()
+}
+
+/// The list called `field` in `shape`, to edit.
+pub fn shape_list_mut<'a>(shape: &'a mut Shape, field: &str) -> Option<&'a mut Vec<f64>> {
+    match (shape, field) {
+        (Shape::Empirical { values }, "values") => Some(values),
+        (Shape::Histogram { edges, .. }, "edges") => Some(edges),
+        (Shape::Histogram { weights, .. }, "weights") => Some(weights),
+        _ => None,
+    }
+}
+
 /// A preview of one distribution: its summary from the engine's own
 /// sampler, or the reason it cannot be built (the engine's message).
 pub fn dist_preview(dist: &DistParams) -> Result<sojourn_engine::DistSummary, String> {
@@ -319,4 +363,33 @@ pub fn typical_seq_tokens(params: &ScenarioParams) -> f64 {
         }
     }
     if weight > 0.0 { total / weight } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // List boxes read and write a distribution's lists by name: every list
+    // a family lists must be one of its own.
+    #[test]
+    fn every_listed_list_of_a_family_reads_and_writes_its_shape() {
+        let start = Shape::LogNormal {
+            median: 100.0,
+            p90: 300.0,
+        };
+        let mut listed = 0;
+        for (kind, _) in SHAPE_KINDS {
+            let shape = convert_shape(&start, kind);
+            for &(field, ..) in shape_lists(&shape) {
+                let mut edited = shape.clone();
+                assert!(shape_list(&edited, field).is_some(), "{kind} {field}");
+                if let Some(list) = shape_list_mut(&mut edited, field) {
+                    *list = vec![7.0, 8.0];
+                }
+                assert_eq!(shape_list(&edited, field), Some(vec![7.0, 8.0]));
+                listed += 1;
+            }
+        }
+        assert_eq!(listed, 3, "values, edges and weights");
+    }
 }

@@ -5,7 +5,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    Chart, DrawResult, Theme, draw_error, empty, finish, font_px, time_tick_label, time_ticks,
+    Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, legend, line_sample,
+    time_tick_label, time_ticks,
 };
 
 /// Which curve a line is, for its colour and weight.
@@ -40,27 +41,18 @@ pub const CDF_TITLE: &str = "Sojourn-time CDF";
 
 /// Draws the CDF; `width` x `width / 2` CSS pixels.
 pub fn cdf_chart(input: &CdfInput, theme: &Theme, width: u32) -> Chart {
-    let height = super::chart_height(width, 0.52, 300);
+    let title = title(input);
+    let frame = Frame {
+        name: CDF_TITLE,
+        title: &title,
+        width,
+        height: super::chart_height(width, 0.52, 300),
+        theme,
+    };
     if input.curves.iter().all(|c| c.points.is_empty()) {
-        return empty(
-            CDF_TITLE,
-            "No request completed: nothing to draw.",
-            width,
-            height,
-            theme,
-        );
+        return frame.empty("No request completed: nothing to draw.");
     }
-    let mut svg = String::new();
-    match draw(input, theme, width, height, &mut svg) {
-        Ok(()) => finish(svg, &title(input), width, height),
-        Err(error) => empty(
-            CDF_TITLE,
-            &format!("The chart could not be drawn: {error}"),
-            width,
-            height,
-            theme,
-        ),
-    }
+    frame.draw(|root| draw(input, theme, width, root))
 }
 
 fn title(input: &CdfInput) -> String {
@@ -88,23 +80,15 @@ fn range(input: &CdfInput) -> (f64, f64) {
     (low, high)
 }
 
-fn draw(
-    input: &CdfInput,
-    theme: &Theme,
-    width: u32,
-    height: u32,
-    svg: &mut String,
-) -> DrawResult<()> {
+fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
     let font = font_px(width);
-    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
-    root.fill(&theme.background).map_err(draw_error)?;
     let (low, high) = range(input);
     let mut ticks = time_ticks(low, high);
     if width < 500 {
         // Every other tick, so the labels do not collide.
         ticks = ticks.into_iter().step_by(2).collect();
     }
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(root)
         .margin_top(14)
         .margin_right(18)
         .margin_left(8)
@@ -121,11 +105,7 @@ fn draw(
         .x_label_formatter(&|t| time_tick_label(*t))
         .y_label_formatter(&|f| format!("{:.0} %", f * 100.0))
         .y_labels(6)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .bold_line_style(theme.grid)
-        .light_line_style(theme.grid_light)
-        .axis_style(theme.muted)
+        .themed(theme, &label_style)
         .draw()
         .map_err(draw_error)?;
 
@@ -174,9 +154,7 @@ fn draw(
             .draw_series(LineSeries::new(points, color.stroke_width(width)))
             .map_err(draw_error)?
             .label(curve.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
-            });
+            .legend(line_sample(color, width));
     }
 
     for (label, t, f) in &input.markers {
@@ -199,15 +177,11 @@ fn draw(
             .map_err(draw_error)?;
     }
 
-    chart
-        .configure_series_labels()
-        // Below a CDF's curves, to the right, is where it is empty.
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(theme.background.mix(0.92))
-        .border_style(theme.grid)
-        .label_font(label_style)
-        .draw()
-        .map_err(draw_error)?;
-    root.present().map_err(draw_error)?;
-    Ok(())
+    // Below a CDF's curves, to the right, is where it is empty.
+    legend(
+        &mut chart,
+        SeriesLabelPosition::LowerRight,
+        theme,
+        label_style,
+    )
 }

@@ -15,7 +15,13 @@ pub use series::series_chart;
 pub use service_curve::service_curve_chart;
 pub use tornado::{TornadoMetric, TornadoRow, tornado_chart, tornado_height, tornado_rows};
 
-use plotters::style::RGBColor;
+use plotters::chart::{ChartContext, MeshStyle, SeriesLabelPosition};
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::Ranged;
+use plotters::prelude::{
+    CoordTranslate, DrawingArea, DrawingBackend, IntoDrawingArea, PathElement, SVGBackend,
+};
+use plotters::style::{Color, RGBColor, TextStyle};
 
 /// A chart ready to show: its SVG, its size in CSS pixels, and a title that
 /// names it for screen readers and file names.
@@ -47,43 +53,43 @@ pub struct Theme {
 impl Theme {
     pub const LIGHT: Theme = Theme {
         dark: false,
-        background: RGBColor(255, 255, 255),
-        ink: RGBColor(0x1b, 0x1f, 0x24),
-        muted: RGBColor(0x57, 0x60, 0x6a),
-        grid: RGBColor(0xd0, 0xd7, 0xde),
-        grid_light: RGBColor(0xee, 0xf1, 0xf4),
-        base: RGBColor(0x1f, 0x5f, 0xc8),
-        best: RGBColor(0x1a, 0x7f, 0x37),
-        worst: RGBColor(0xc0, 0x21, 0x2b),
-        deadline: RGBColor(0x9a, 0x56, 0x00),
+        background: rgb(0xffffff),
+        ink: rgb(0x1b1f24),
+        muted: rgb(0x57606a),
+        grid: rgb(0xd0d7de),
+        grid_light: rgb(0xeef1f4),
+        base: rgb(0x1f5fc8),
+        best: rgb(0x1a7f37),
+        worst: rgb(0xc0212b),
+        deadline: rgb(0x9a5600),
         classes: [
-            RGBColor(0x6f, 0x42, 0xc1),
-            RGBColor(0x0a, 0x7e, 0x8c),
-            RGBColor(0xbf, 0x39, 0x89),
-            RGBColor(0x57, 0x60, 0x6a),
-            RGBColor(0x95, 0x6a, 0x00),
-            RGBColor(0x2f, 0x6f, 0x3e),
+            rgb(0x6f42c1),
+            rgb(0x0a7e8c),
+            rgb(0xbf3989),
+            rgb(0x57606a),
+            rgb(0x956a00),
+            rgb(0x2f6f3e),
         ],
     };
 
     pub const DARK: Theme = Theme {
         dark: true,
-        background: RGBColor(0x16, 0x1b, 0x22),
-        ink: RGBColor(0xe6, 0xed, 0xf3),
-        muted: RGBColor(0x9d, 0xa7, 0xb3),
-        grid: RGBColor(0x3d, 0x44, 0x4d),
-        grid_light: RGBColor(0x26, 0x2c, 0x36),
-        base: RGBColor(0x6c, 0xb6, 0xff),
-        best: RGBColor(0x56, 0xd3, 0x64),
-        worst: RGBColor(0xff, 0x7b, 0x72),
-        deadline: RGBColor(0xe3, 0xb3, 0x41),
+        background: rgb(0x161b22),
+        ink: rgb(0xe6edf3),
+        muted: rgb(0x9da7b3),
+        grid: rgb(0x3d444d),
+        grid_light: rgb(0x262c36),
+        base: rgb(0x6cb6ff),
+        best: rgb(0x56d364),
+        worst: rgb(0xff7b72),
+        deadline: rgb(0xe3b341),
         classes: [
-            RGBColor(0xbc, 0x8c, 0xff),
-            RGBColor(0x39, 0xc5, 0xcf),
-            RGBColor(0xf7, 0x78, 0xba),
-            RGBColor(0xb1, 0xba, 0xc4),
-            RGBColor(0xe3, 0xb3, 0x41),
-            RGBColor(0x7e, 0xe7, 0x87),
+            rgb(0xbc8cff),
+            rgb(0x39c5cf),
+            rgb(0xf778ba),
+            rgb(0xb1bac4),
+            rgb(0xe3b341),
+            rgb(0x7ee787),
         ],
     };
 
@@ -94,6 +100,11 @@ impl Theme {
     pub fn class_color(&self, index: usize) -> RGBColor {
         self.classes[index % self.classes.len()]
     }
+}
+
+/// A colour written as in CSS: `rgb(0x1f5fc8)` is #1f5fc8.
+const fn rgb(hex: u32) -> RGBColor {
+    RGBColor((hex >> 16) as u8, (hex >> 8) as u8, hex as u8)
 }
 
 /// The CSS form of a colour ("#1f5fc8"), for hand-made SVG.
@@ -153,17 +164,89 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A chart that says why there is nothing to draw.
-fn empty(title: &str, message: &str, width: u32, height: u32, theme: &Theme) -> Chart {
-    let svg = format!(
-        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\
-         <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
-         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}</text></svg>",
-        bg = hex(theme.background),
-        ink = hex(theme.muted),
-        message = escape(message),
-    );
-    finish(svg, title, width, height)
+/// Where a chart is drawn: plotters' SVG backend, writing into a string.
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// A chart to draw: its name (what a chart that cannot be drawn is
+/// called), its full title, its size \[px\] and its colours.
+struct Frame<'a> {
+    name: &'a str,
+    title: &'a str,
+    width: u32,
+    height: u32,
+    theme: &'a Theme,
+}
+
+impl Frame<'_> {
+    /// A chart that says why there is nothing to draw.
+    fn empty(&self, message: &str) -> Chart {
+        let (width, height) = (self.width, self.height);
+        let svg = format!(
+            "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\
+             <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
+             <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}</text></svg>",
+            bg = hex(self.theme.background),
+            ink = hex(self.theme.muted),
+            message = escape(message),
+        );
+        finish(svg, self.name, width, height)
+    }
+
+    /// The chart `draw` draws on the theme's background, or one that says
+    /// why it could not be drawn.
+    fn draw(&self, draw: impl FnOnce(&Area) -> DrawResult<()>) -> Chart {
+        let mut svg = String::new();
+        let drawn = {
+            let root =
+                SVGBackend::with_string(&mut svg, (self.width, self.height)).into_drawing_area();
+            root.fill(&self.theme.background)
+                .map_err(draw_error)
+                .and_then(|()| draw(&root))
+                .and_then(|()| root.present().map_err(draw_error))
+        };
+        match drawn {
+            Ok(()) => finish(svg, self.title, self.width, self.height),
+            Err(error) => self.empty(&format!("The chart could not be drawn: {error}")),
+        }
+    }
+}
+
+/// The theme's grid and axis colours, and `text` for every label of a mesh.
+trait Themed<'b> {
+    fn themed(&mut self, theme: &Theme, text: &TextStyle<'b>) -> &mut Self;
+}
+
+impl<'b, X: Ranged, Y: Ranged, DB: DrawingBackend> Themed<'b> for MeshStyle<'_, 'b, X, Y, DB> {
+    fn themed(&mut self, theme: &Theme, text: &TextStyle<'b>) -> &mut Self {
+        self.label_style(text.clone())
+            .axis_desc_style(text.clone())
+            .bold_line_style(theme.grid)
+            .light_line_style(theme.grid_light)
+            .axis_style(theme.muted)
+    }
+}
+
+/// Draws the legend of a chart's series at `position`, boxed in the
+/// theme's colours.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    theme: &Theme,
+    text: TextStyle,
+) -> DrawResult<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(theme.background.mix(0.92))
+        .border_style(theme.grid)
+        .label_font(text)
+        .draw()
+        .map_err(draw_error)
+}
+
+/// A legend's sample of a line `width` px wide.
+fn line_sample(color: RGBColor, width: u32) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
 }
 
 /// Ticks for a log time axis \[s\]: 1, 10, 100 ms, 1, 10 s, 1, 10 min, 1, 6,

@@ -4,48 +4,30 @@
 use plotters::prelude::*;
 use sojourn_engine::SeriesPoint;
 
-use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
+use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px};
 
 pub const SERIES_TITLE: &str = "Fleet over time: waiting, running, KV cache, replicas";
 
 /// Draws the four panels; `width` wide.
 pub fn series_chart(series: &[SeriesPoint], theme: &Theme, width: u32) -> Chart {
-    let height = super::chart_height(width, 0.75, 520);
+    let frame = Frame {
+        name: SERIES_TITLE,
+        title: SERIES_TITLE,
+        width,
+        height: super::chart_height(width, 0.75, 520),
+        theme,
+    };
     if series.len() < 2 {
-        return empty(
-            SERIES_TITLE,
-            "The run is shorter than two series intervals.",
-            width,
-            height,
-            theme,
-        );
+        return frame.empty("The run is shorter than two series intervals.");
     }
-    let mut svg = String::new();
-    match draw(series, theme, width, height, &mut svg) {
-        Ok(()) => finish(svg, SERIES_TITLE, width, height),
-        Err(error) => empty(
-            SERIES_TITLE,
-            &format!("The chart could not be drawn: {error}"),
-            width,
-            height,
-            theme,
-        ),
-    }
+    frame.draw(|root| draw(series, theme, width, root))
 }
 
 /// One panel: its title, the value it plots, its colour, whether in percent.
 type Panel<'a> = (&'a str, Box<dyn Fn(&SeriesPoint) -> f64>, RGBColor, bool);
 
-fn draw(
-    series: &[SeriesPoint],
-    theme: &Theme,
-    width: u32,
-    height: u32,
-    svg: &mut String,
-) -> DrawResult<()> {
+fn draw(series: &[SeriesPoint], theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
     let font = font_px(width);
-    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
-    root.fill(&theme.background).map_err(draw_error)?;
     let end_h = series.last().map_or(1.0, |p| p.t_s / 3600.0).max(1e-3);
     let panels: [Panel; 4] = [
         (
@@ -100,11 +82,7 @@ fn draw(
         let mut mesh = chart.configure_mesh();
         mesh.y_labels(3)
             .x_labels(if width < 500 { 5 } else { 10 })
-            .label_style(label_style.clone())
-            .axis_desc_style(label_style.clone())
-            .bold_line_style(theme.grid)
-            .light_line_style(theme.grid_light)
-            .axis_style(theme.muted)
+            .themed(theme, &label_style)
             .y_label_formatter(&y_format);
         if last {
             mesh.x_desc("Simulated time").x_label_formatter(&x_format);
@@ -123,6 +101,5 @@ fn draw(
             )
             .map_err(draw_error)?;
     }
-    root.present().map_err(draw_error)?;
     Ok(())
 }

@@ -6,50 +6,34 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use sojourn_engine::ServiceCurve;
 
-use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
+use super::{
+    Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, legend, line_sample,
+};
 
 pub const CURVE_TITLE: &str = "Service curve: goodput and P(miss) against offered load";
 
 pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> Chart {
-    let height = super::chart_height(width, 0.52, 300);
-    if curve.points.len() < 2 {
-        return empty(
-            CURVE_TITLE,
-            "The service curve has fewer than two points.",
-            width,
-            height,
-            theme,
-        );
-    }
-    let mut svg = String::new();
     let title = format!(
         "{CURVE_TITLE} on {} replicas of {}; operating point {}x the base load",
         curve.replicas,
         curve.candidate,
         crate::format::format_number(curve.operating_load, 3)
     );
-    match draw(curve, theme, width, height, &mut svg) {
-        Ok(()) => finish(svg, &title, width, height),
-        Err(error) => empty(
-            CURVE_TITLE,
-            &format!("The chart could not be drawn: {error}"),
-            width,
-            height,
-            theme,
-        ),
+    let frame = Frame {
+        name: CURVE_TITLE,
+        title: &title,
+        width,
+        height: super::chart_height(width, 0.52, 300),
+        theme,
+    };
+    if curve.points.len() < 2 {
+        return frame.empty("The service curve has fewer than two points.");
     }
+    frame.draw(|root| draw(curve, theme, width, root))
 }
 
-fn draw(
-    curve: &ServiceCurve,
-    theme: &Theme,
-    width: u32,
-    height: u32,
-    svg: &mut String,
-) -> DrawResult<()> {
+fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
     let font = font_px(width);
-    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
-    root.fill(&theme.background).map_err(draw_error)?;
     let max_load = curve.points.iter().map(|p| p.load).fold(0.0f64, f64::max) * 1.05;
     let max_rate = curve
         .points
@@ -66,7 +50,7 @@ fn draw(
         .max(0.01)
         * 110.0;
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(root)
         .margin_top(14)
         .margin_right(8)
         .margin_left(8)
@@ -84,11 +68,7 @@ fn draw(
         .x_labels(if width < 500 { 5 } else { 10 })
         .x_label_formatter(&|x| format!("{}x", crate::format::format_number(*x, 2)))
         .y_label_formatter(&|y| crate::format::format_number(*y, 3))
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .bold_line_style(theme.grid)
-        .light_line_style(theme.grid_light)
-        .axis_style(theme.muted)
+        .themed(theme, &label_style)
         .draw()
         .map_err(draw_error)?;
     chart
@@ -156,7 +136,7 @@ fn draw(
         ))
         .map_err(draw_error)?
         .label("offered")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], theme.muted.stroke_width(1)));
+        .legend(line_sample(theme.muted, 1));
     let goodput: Vec<(f64, f64)> = curve
         .points
         .iter()
@@ -167,7 +147,7 @@ fn draw(
         .draw_series(LineSeries::new(goodput.clone(), base.stroke_width(3)))
         .map_err(draw_error)?
         .label("goodput (met deadline)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], base.stroke_width(3)));
+        .legend(line_sample(base, 3));
     chart
         .draw_series(goodput.iter().map(|p| Circle::new(*p, 4, base.filled())))
         .map_err(draw_error)?;
@@ -182,15 +162,11 @@ fn draw(
         .draw_secondary_series(LineSeries::new(miss, worst.stroke_width(2)))
         .map_err(draw_error)?
         .label("P(miss), right axis")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], worst.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(theme.background.mix(0.92))
-        .border_style(theme.grid)
-        .label_font(label_style)
-        .draw()
-        .map_err(draw_error)?;
-    root.present().map_err(draw_error)?;
-    Ok(())
+        .legend(line_sample(worst, 2));
+    legend(
+        &mut chart,
+        SeriesLabelPosition::LowerRight,
+        theme,
+        label_style,
+    )
 }

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use sojourn_engine::Sensitivity;
 
-use super::{Chart, DrawResult, Theme, draw_error, empty, finish, font_px};
+use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, legend};
 
 pub const TORNADO_TITLE: &str = "Sensitivity";
 
@@ -90,32 +90,27 @@ pub fn tornado_chart(
         "lowered and raised",
         delta * 100.0
     );
+    let frame = Frame {
+        name: &title,
+        title: &title,
+        width,
+        height,
+        theme,
+    };
     if rows.is_empty() {
-        return empty(
-            &title,
-            "No sensitivity rows.",
-            width,
-            height.max(120),
-            theme,
-        );
+        let frame = Frame {
+            height: height.max(120),
+            ..frame
+        };
+        return frame.empty("No sensitivity rows.");
     }
-    let mut svg = String::new();
     let what_drawn = Drawn {
         rows,
         metric,
         delta,
         what,
     };
-    match draw(&what_drawn, theme, (width, height), &mut svg) {
-        Ok(()) => finish(svg, &title, width, height),
-        Err(error) => empty(
-            &title,
-            &format!("The chart could not be drawn: {error}"),
-            width,
-            height,
-            theme,
-        ),
-    }
+    frame.draw(|root| draw(&what_drawn, theme, width, root))
 }
 
 /// What the tornado plots: its rows, their metric, the change applied to
@@ -127,12 +122,7 @@ struct Drawn<'a> {
     what: &'a str,
 }
 
-fn draw(
-    drawn: &Drawn,
-    theme: &Theme,
-    (width, height): (u32, u32),
-    svg: &mut String,
-) -> DrawResult<()> {
+fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
     let &Drawn {
         rows,
         metric,
@@ -140,8 +130,6 @@ fn draw(
         what,
     } = drawn;
     let font = font_px(width);
-    let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
-    root.fill(&theme.background).map_err(draw_error)?;
     let extent = rows
         .iter()
         .flat_map(|r| [r.low.abs(), r.high.abs()])
@@ -157,7 +145,7 @@ fn draw(
     let slots = n + 1;
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
     let longest = rows.iter().map(|r| r.label.len()).max().unwrap_or(8) as f64;
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(root)
         .margin_top(10)
         .margin_right(18)
         .margin_left(8)
@@ -190,11 +178,7 @@ fn draw(
             _ => String::new(),
         })
         .y_labels(rows.len() + 2)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .bold_line_style(theme.grid)
-        .light_line_style(theme.grid_light)
-        .axis_style(theme.muted)
+        .themed(theme, &label_style)
         .draw()
         .map_err(draw_error)?;
     let low_color = theme.base;
@@ -239,14 +223,10 @@ fn draw(
             theme.ink.stroke_width(1),
         )))
         .map_err(draw_error)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(theme.background.mix(0.92))
-        .border_style(theme.grid)
-        .label_font(label_style)
-        .draw()
-        .map_err(draw_error)?;
-    root.present().map_err(draw_error)?;
-    Ok(())
+    legend(
+        &mut chart,
+        SeriesLabelPosition::UpperLeft,
+        theme,
+        label_style,
+    )
 }

@@ -1,19 +1,24 @@
 //! Form fields: a label, a box, its unit, a short explanation shown on
 //! hover and on keyboard focus, and the engine's message when the value is
-//! invalid. Every field reads and writes one value of the scenario through
-//! a getter and a setter, and names the engine's field path for its errors.
+//! invalid. A panel lists its fields as [`Field`]s, each made by [`number`],
+//! [`list`], [`text`], [`menu`], [`choice`] or [`check`] from the [`At`] of
+//! the one value it edits (which names the engine's field path for the
+//! field's id and message), and draws them with [`fields`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leptos::prelude::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use sojourn_engine::ScenarioParams;
 
 use crate::form::{
-    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_text, list_text, parse_count,
-    parse_duration_s, parse_list, parse_number,
+    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_text, enum_parse, enum_text, list_text,
+    parse_count, parse_duration_s, parse_list, parse_number,
 };
 use crate::format::input_text;
+use crate::panels::at::{At, Number, Reader, Writer};
 use crate::state::AppState;
 
 /// How a box reads and shows its number.
@@ -92,6 +97,262 @@ impl Ids {
     }
 }
 
+/// One field of the form: the place of its value, its label, its unit,
+/// the explanation shown on hover and focus, and its control. A panel lists
+/// its fields and [`fields`] draws them in order.
+pub struct Field {
+    path: String,
+    label: String,
+    /// The unit shown after the box ("" for none).
+    unit: String,
+    help: &'static str,
+    /// What an empty box shows (number and text boxes).
+    placeholder: String,
+    control: Control,
+}
+
+/// How a field edits its value.
+enum Control {
+    /// A number box; `set` receives `None` only for `optional` boxes left empty.
+    Number {
+        kind: Kind,
+        optional: bool,
+        get: Reader<Option<f64>>,
+        set: Writer<Option<f64>>,
+    },
+    /// Numbers typed as a list ("0.5, 1, 2").
+    List {
+        get: Reader<Vec<f64>>,
+        set: Writer<Vec<f64>>,
+    },
+    /// Free text (names, dates, labels).
+    Text {
+        get: Reader<String>,
+        set: Writer<String>,
+    },
+    /// A drop-down of (value, label) options, which may change with the scenario.
+    Menu {
+        options: Reader<Vec<(String, String)>>,
+        get: Reader<String>,
+        set: Writer<String>,
+    },
+    Check {
+        get: Reader<bool>,
+        set: Writer<bool>,
+    },
+}
+
+/// A number box for the value at `at`, with its unit ("" for none); the
+/// value's type says how the box reads (see [`Number`]), [`Field::percent`]
+/// and [`Field::duration`] change it.
+pub fn number<T: Number>(
+    at: At<T>,
+    label: impl Into<String>,
+    unit: &str,
+    help: &'static str,
+) -> Field {
+    let At { path, get, set } = at;
+    let control = Control::Number {
+        kind: T::KIND,
+        optional: T::OPTIONAL,
+        get: Arc::new(move |p| get(p).and_then(T::shown)),
+        set: Arc::new(move |p, typed| {
+            if let Some(value) = T::stored(typed) {
+                set(p, value);
+            }
+        }),
+    };
+    Field::new(path, label, help, control).unit(unit)
+}
+
+/// A list of numbers typed as text ("0.5, 1, 2"), with their unit.
+pub fn list(at: At<Vec<f64>>, label: impl Into<String>, unit: &str, help: &'static str) -> Field {
+    let get = or_default(at.get);
+    Field::new(at.path, label, help, Control::List { get, set: at.set }).unit(unit)
+}
+
+/// A free-text box.
+pub fn text(at: At<String>, label: impl Into<String>, help: &'static str) -> Field {
+    let get = or_default(at.get);
+    Field::new(at.path, label, help, Control::Text { get, set: at.set })
+}
+
+/// A checkbox.
+pub fn check(at: At<bool>, label: impl Into<String>, help: &'static str) -> Field {
+    let get = or_default(at.get);
+    Field::new(at.path, label, help, Control::Check { get, set: at.set })
+}
+
+/// A drop-down of `options`, (value, label) pairs.
+pub fn menu(
+    at: At<String>,
+    label: impl Into<String>,
+    help: &'static str,
+    options: impl Fn(&ScenarioParams) -> Vec<(String, String)> + Send + Sync + 'static,
+) -> Field {
+    let control = Control::Menu {
+        options: Arc::new(options),
+        get: or_default(at.get),
+        set: at.set,
+    };
+    Field::new(at.path, label, help, control)
+}
+
+/// A drop-down of an enum's values, by their JSON names ("fcfs").
+pub fn choice<T: Serialize + DeserializeOwned + 'static>(
+    at: At<T>,
+    label: impl Into<String>,
+    help: &'static str,
+    options: impl Fn(&ScenarioParams) -> Vec<(String, String)> + Send + Sync + 'static,
+) -> Field {
+    let at = at.map(|value| enum_text(&value), |name: String| enum_parse(&name));
+    menu(at, label, help, options)
+}
+
+/// Menu options from (value, label) pairs.
+pub fn options(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(value, label)| (value.to_string(), label.to_string()))
+        .collect()
+}
+
+/// A reader that gives the default (an empty box) where the value is missing.
+fn or_default<T: Default + 'static>(get: Reader<Option<T>>) -> Reader<T> {
+    Arc::new(move |p| get(p).unwrap_or_default())
+}
+
+impl Field {
+    fn new(path: String, label: impl Into<String>, help: &'static str, control: Control) -> Field {
+        Field {
+            path,
+            label: label.into(),
+            unit: String::new(),
+            help,
+            placeholder: String::new(),
+            control,
+        }
+    }
+
+    fn unit(mut self, unit: &str) -> Field {
+        self.unit = unit.to_string();
+        self
+    }
+
+    pub fn placeholder(mut self, text: &str) -> Field {
+        self.placeholder = text.to_string();
+        self
+    }
+
+    /// A fraction, typed and shown as a percentage.
+    pub fn percent(self) -> Field {
+        self.reads_as(Kind::Percent)
+    }
+
+    /// A number of seconds typed with a unit.
+    pub fn duration(self) -> Field {
+        self.reads_as(Kind::Duration)
+    }
+
+    /// A number box that reads as `new` (see [`Kind`]).
+    pub fn reads_as(mut self, new: Kind) -> Field {
+        if let Control::Number { kind, .. } = &mut self.control {
+            *kind = new;
+        }
+        self
+    }
+
+    /// The field in the page.
+    pub fn view(self, state: AppState) -> AnyView {
+        let Field {
+            path,
+            label,
+            unit,
+            help,
+            placeholder,
+            control,
+        } = self;
+        let ids = Ids::of(&path);
+        let error = error_of(state, &path);
+        let (class, control) = match control {
+            Control::Number {
+                kind,
+                optional,
+                get,
+                set,
+            } => {
+                let typed = Typed {
+                    show: move |value: &Option<f64>| {
+                        value.map(|v| kind.show(v)).unwrap_or_default()
+                    },
+                    parse: move |text: &str| {
+                        if text.trim().is_empty() && optional {
+                            Ok(None)
+                        } else {
+                            kind.parse(text).map(Some)
+                        }
+                    },
+                };
+                let look = Look {
+                    inputmode: Some(kind.input_mode()),
+                    spellcheck: Some("false"),
+                    placeholder: Some(placeholder),
+                };
+                let (text, on_input) = typed.wire(state, path, get, set);
+                (
+                    "field",
+                    text_box(&ids, error, look, move || text.get(), on_input),
+                )
+            }
+            Control::List { get, set } => {
+                let typed = Typed {
+                    show: |values: &Vec<f64>| list_text(values),
+                    parse: |text: &str| parse_list(text).ok_or(NOT_A_LIST),
+                };
+                let look = Look {
+                    inputmode: None,
+                    spellcheck: Some("false"),
+                    placeholder: None,
+                };
+                let (text, on_input) = typed.wire(state, path, get, set);
+                (
+                    "field wide",
+                    text_box(&ids, error, look, move || text.get(), on_input),
+                )
+            }
+            Control::Text { get, set } => {
+                let look = Look {
+                    inputmode: None,
+                    spellcheck: None,
+                    placeholder: Some(placeholder),
+                };
+                let value = move || state.params.with(|p| get(p));
+                let on_input = move |event: leptos::ev::Event| {
+                    let value = event_target_value(&event);
+                    state.params.update(|p| set(p, value));
+                };
+                ("field", text_box(&ids, error, look, value, on_input))
+            }
+            Control::Menu { options, get, set } => {
+                ("field", menu_box(state, &ids, options, get, set))
+            }
+            Control::Check { get, set } => return check_box(state, ids, label, help, get, set),
+        };
+        framed(class, ids, label, unit, help, error, control)
+    }
+}
+
+/// Draws `list` in order.
+pub fn fields(state: AppState, list: Vec<Field>) -> AnyView {
+    list.into_iter()
+        .map(|field| field.view(state))
+        .collect_view()
+        .into_any()
+}
+
+/// What to say when a list box holds something other than numbers.
+const NOT_A_LIST: &str = "enter numbers separated by commas";
+
 /// The frame every field shares: the label, the box with the control and
 /// its unit (an empty unit is hidden), the explanation shown on hover and
 /// focus, and the engine's message for the field's path.
@@ -125,338 +386,116 @@ fn error_of(state: AppState, path: &str) -> Memo<Option<String>> {
     Memo::new(move |_| state.field_error(&path))
 }
 
-/// Reads a value of type `T` out of the scenario.
-type Reader<T> = Arc<dyn Fn(&ScenarioParams) -> T + Send + Sync>;
-/// Writes a value of type `T` into the scenario.
-type Writer<T> = Arc<dyn Fn(&mut ScenarioParams, T) + Send + Sync>;
-/// Writes a menu choice into the scenario.
-type SetText = Arc<dyn Fn(&mut ScenarioParams, &str) + Send + Sync>;
-type Getter = Reader<Option<f64>>;
-type Setter = Writer<Option<f64>>;
-
-/// A number box. `get` gives `None` for an empty box; `set` receives
-/// `None` only for `optional` boxes left empty.
-#[component]
-pub fn NumberField(
-    state: AppState,
-    /// The engine's path of the value, for its error messages.
-    #[prop(into)]
-    path: String,
-    #[prop(into)] label: String,
-    /// The unit shown after the box ("" for none).
-    #[prop(optional, into)]
-    unit: String,
-    /// The explanation shown on hover and focus.
-    help: &'static str,
-    #[prop(default = Kind::Real)] kind: Kind,
-    /// Whether an empty box is allowed (it sets `None`).
-    #[prop(optional)]
-    optional: bool,
-    /// Placeholder text for an empty optional box.
-    #[prop(optional, into)]
-    placeholder: String,
-    get: impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + 'static,
-    set: impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + 'static,
-) -> impl IntoView {
-    number_field(
-        NumberSpec {
-            state,
-            path,
-            label,
-            unit,
-            help,
-            kind,
-            optional,
-            placeholder,
-        },
-        Arc::new(get),
-        Arc::new(set),
-    )
+/// How a box whose text must parse shows and reads a value of type `T`.
+struct Typed<S, P> {
+    /// The text for a value.
+    show: S,
+    /// The value typed text means; the error says what to type instead.
+    parse: P,
 }
 
-/// What a number box shows, apart from its getter and setter.
-struct NumberSpec {
-    state: AppState,
-    path: String,
-    label: String,
-    unit: String,
-    help: &'static str,
-    kind: Kind,
-    optional: bool,
-    placeholder: String,
-}
-
-/// The body of [`NumberField`], not generic over its closures (one copy
-/// in the binary instead of one per field).
-fn number_field(spec: NumberSpec, get: Getter, set: Setter) -> AnyView {
-    let NumberSpec {
-        state,
-        path,
-        label,
-        unit,
-        help,
-        kind,
-        optional,
-        placeholder,
-    } = spec;
-    let show = move |value: Option<f64>| value.map(|v| kind.show(v)).unwrap_or_default();
-    let text = RwSignal::new(state.params.with_untracked(|p| show(get(p))));
-    // Follow changes made elsewhere (a preset, an import, a reset), unless
-    // the box already says the same number.
-    let follow = get.clone();
-    Effect::new(move |_| {
-        let value = state.params.with(|p| follow(p));
-        let typed = text.with_untracked(|t| {
-            if t.trim().is_empty() {
-                Ok(None)
-            } else {
-                kind.parse(t).map(Some)
+impl<T, S, P> Typed<S, P>
+where
+    T: PartialEq + Send + Sync + 'static,
+    S: Fn(&T) -> String + Send + Sync + 'static,
+    P: Fn(&str) -> Result<T, &'static str> + Clone + Send + Sync + 'static,
+{
+    /// The box's text and its input handler. Text that parses is written
+    /// to the scenario (when it changes the value); text that does not is
+    /// kept in `unparsed` under the field's path, which blocks runs and
+    /// shows as the field's error. The text follows changes made elsewhere
+    /// (a preset, an import, a reset) unless it already reads as the new value.
+    fn wire(
+        self,
+        state: AppState,
+        path: String,
+        get: Reader<T>,
+        set: Writer<T>,
+    ) -> (RwSignal<String>, impl Fn(leptos::ev::Event) + 'static) {
+        let Typed { show, parse } = self;
+        let text = RwSignal::new(state.params.with_untracked(|p| show(&get(p))));
+        let (follow, reads) = (get.clone(), parse.clone());
+        Effect::new(move |_| {
+            let value = state.params.with(|p| follow(p));
+            if text.with_untracked(|t| reads(t)).as_ref().ok() != Some(&value) {
+                text.set(show(&value));
             }
         });
-        if typed != Ok(value) {
-            text.set(show(value));
-        }
-    });
-    let unparsed_path = path.clone();
-    on_cleanup(move || {
-        state.unparsed.update(|u| {
-            u.remove(&unparsed_path);
+        let unparsed_path = path.clone();
+        on_cleanup(move || {
+            state.unparsed.update(|u| {
+                u.remove(&unparsed_path);
+            });
         });
-    });
-    let input_path = path.clone();
-    let on_input = move |event: leptos::ev::Event| {
-        let typed = event_target_value(&event);
-        text.set(typed.clone());
-        let parsed = if typed.trim().is_empty() && optional {
-            Ok(None)
-        } else {
-            kind.parse(&typed).map(Some)
-        };
-        match parsed {
-            Ok(value) => {
-                state.unparsed.update(|u| {
-                    u.remove(&input_path);
-                });
-                if state.params.with_untracked(|p| get(p)) != value {
-                    state.params.update(|p| set(p, value));
+        let on_input = move |event: leptos::ev::Event| {
+            let typed = event_target_value(&event);
+            text.set(typed.clone());
+            match parse(&typed) {
+                Ok(value) => {
+                    state.unparsed.update(|u| {
+                        u.remove(&path);
+                    });
+                    if state.params.with_untracked(|p| get(p)) != value {
+                        state.params.update(|p| set(p, value));
+                    }
                 }
+                Err(message) => state.unparsed.update(|u| {
+                    u.insert(path.clone(), message.to_string());
+                }),
             }
-            Err(message) => state.unparsed.update(|u| {
-                u.insert(input_path.clone(), message.to_string());
-            }),
-        }
-    };
-    let error = error_of(state, &path);
-    let ids = Ids::of(&path);
-    let control = view! {
-        <input
-            id=ids.control.clone()
-            type="text"
-            inputmode=kind.input_mode()
-            autocomplete="off"
-            spellcheck="false"
-            placeholder=placeholder
-            prop:value=move || text.get()
-            on:input=on_input
-            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-            aria-describedby=ids.described_by()
-        />
+        };
+        (text, on_input)
     }
-    .into_any();
-    framed("field", ids, label, unit, help, error, control)
 }
 
-/// A list of numbers typed as text ("0.5, 1, 2").
-#[component]
-pub fn ListField(
-    state: AppState,
-    #[prop(into)] path: String,
-    #[prop(into)] label: String,
-    #[prop(optional, into)] unit: String,
-    help: &'static str,
-    get: impl Fn(&ScenarioParams) -> Vec<f64> + Send + Sync + 'static,
-    set: impl Fn(&mut ScenarioParams, Vec<f64>) + Send + Sync + 'static,
-) -> impl IntoView {
-    let head = FieldHead {
-        state,
-        path,
-        label,
-        help,
-    };
-    list_field(head, unit, Arc::new(get), Arc::new(set))
+/// The attributes in which text boxes differ (`None`: left out).
+struct Look {
+    inputmode: Option<&'static str>,
+    spellcheck: Option<&'static str>,
+    placeholder: Option<String>,
 }
 
-/// What every field shows around its control: the engine's field path (for
-/// its error message), the label and the help text.
-struct FieldHead {
-    state: AppState,
-    path: String,
-    label: String,
-    help: &'static str,
-}
-
-/// The body of [`ListField`], not generic over its closures.
-fn list_field(
-    head: FieldHead,
-    unit: String,
-    get: Reader<Vec<f64>>,
-    set: Writer<Vec<f64>>,
+/// A text box showing `value`, with its state for screen readers.
+fn text_box(
+    ids: &Ids,
+    error: Memo<Option<String>>,
+    look: Look,
+    value: impl Fn() -> String + Send + Sync + 'static,
+    on_input: impl Fn(leptos::ev::Event) + 'static,
 ) -> AnyView {
-    let FieldHead {
-        state,
-        path,
-        label,
-        help,
-    } = head;
-    let text = RwSignal::new(state.params.with_untracked(|p| list_text(&get(p))));
-    let follow = get.clone();
-    Effect::new(move |_| {
-        let value = state.params.with(|p| follow(p));
-        if text.with_untracked(|t| parse_list(t)) != Some(value.clone()) {
-            text.set(list_text(&value));
-        }
-    });
-    let unparsed_path = path.clone();
-    on_cleanup(move || {
-        state.unparsed.update(|u| {
-            u.remove(&unparsed_path);
-        });
-    });
-    let input_path = path.clone();
-    let on_input = move |event: leptos::ev::Event| {
-        let typed = event_target_value(&event);
-        text.set(typed.clone());
-        match parse_list(&typed) {
-            Some(values) => {
-                state.unparsed.update(|u| {
-                    u.remove(&input_path);
-                });
-                state.params.update(|p| set(p, values));
-            }
-            None => state.unparsed.update(|u| {
-                u.insert(
-                    input_path.clone(),
-                    "enter numbers separated by commas".to_string(),
-                );
-            }),
-        }
-    };
-    let error = error_of(state, &path);
-    let ids = Ids::of(&path);
-    let control = view! {
+    view! {
         <input
             id=ids.control.clone()
             type="text"
+            inputmode=look.inputmode
             autocomplete="off"
-            spellcheck="false"
-            prop:value=move || text.get()
+            spellcheck=look.spellcheck
+            placeholder=look.placeholder
+            prop:value=value
             on:input=on_input
             aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
             aria-describedby=ids.described_by()
         />
     }
-    .into_any();
-    framed("field wide", ids, label, unit, help, error, control)
+    .into_any()
 }
 
-/// A free-text box (names, dates, labels).
-#[component]
-pub fn TextField(
+/// A drop-down whose options may change with the scenario.
+fn menu_box(
     state: AppState,
-    #[prop(into)] path: String,
-    #[prop(into)] label: String,
-    help: &'static str,
-    #[prop(optional, into)] placeholder: String,
-    get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
-    set: impl Fn(&mut ScenarioParams, String) + Send + Sync + 'static,
-) -> impl IntoView {
-    let head = FieldHead {
-        state,
-        path,
-        label,
-        help,
-    };
-    text_field(head, placeholder, Arc::new(get), Arc::new(set))
-}
-
-/// The body of [`TextField`], not generic over its closures.
-fn text_field(
-    head: FieldHead,
-    placeholder: String,
+    ids: &Ids,
+    options: Reader<Vec<(String, String)>>,
     get: Reader<String>,
     set: Writer<String>,
 ) -> AnyView {
-    let FieldHead {
-        state,
-        path,
-        label,
-        help,
-    } = head;
-    let error = error_of(state, &path);
-    let ids = Ids::of(&path);
-    let control = view! {
-        <input
-            id=ids.control.clone()
-            type="text"
-            autocomplete="off"
-            placeholder=placeholder
-            prop:value=move || state.params.with(|p| get(p))
-            on:input=move |event| {
-                let value = event_target_value(&event);
-                state.params.update(|p| set(p, value));
-            }
-            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-            aria-describedby=ids.described_by()
-        />
-    }
-    .into_any();
-    framed("field", ids, label, String::new(), help, error, control)
-}
-
-/// A drop-down of (value, label) options.
-#[component]
-pub fn SelectField(
-    state: AppState,
-    #[prop(into)] path: String,
-    #[prop(into)] label: String,
-    help: &'static str,
-    /// (value, label) pairs; may change with the scenario.
-    options: impl Fn(&ScenarioParams) -> Vec<(String, String)> + Send + Sync + 'static,
-    get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
-    set: impl Fn(&mut ScenarioParams, &str) + Send + Sync + 'static,
-) -> impl IntoView {
-    let head = FieldHead {
-        state,
-        path,
-        label,
-        help,
-    };
-    select_field(head, Arc::new(options), Arc::new(get), Arc::new(set))
-}
-
-/// The body of [`SelectField`], not generic over its closures.
-fn select_field(
-    head: FieldHead,
-    options: Reader<Vec<(String, String)>>,
-    get: Reader<String>,
-    set: SetText,
-) -> AnyView {
-    let FieldHead {
-        state,
-        path,
-        label,
-        help,
-    } = head;
-    let error = error_of(state, &path);
     let options = Memo::new(move |_| state.params.with(|p| options(p)));
     let current = Memo::new(move |_| state.params.with(|p| get(p)));
-    let ids = Ids::of(&path);
-    let control = view! {
+    view! {
         <select
             id=ids.control.clone()
             on:change=move |event| {
                 let value = event_target_value(&event);
-                state.params.update(|p| set(p, &value));
+                state.params.update(|p| set(p, value));
             }
             aria-describedby=ids.described_by()
         >
@@ -477,58 +516,50 @@ fn select_field(
             }}
         </select>
     }
-    .into_any();
-    framed("field", ids, label, String::new(), help, error, control)
+    .into_any()
 }
 
-/// A checkbox.
-#[component]
-pub fn CheckField(
+/// A checkbox, its label after it; it has no message of its own.
+fn check_box(
     state: AppState,
-    #[prop(into)] path: String,
-    #[prop(into)] label: String,
+    ids: Ids,
+    label: String,
     help: &'static str,
-    get: impl Fn(&ScenarioParams) -> bool + Send + Sync + 'static,
-    set: impl Fn(&mut ScenarioParams, bool) + Send + Sync + 'static,
-) -> impl IntoView {
-    let head = FieldHead {
-        state,
-        path,
-        label,
-        help,
-    };
-    check_field(head, Arc::new(get), Arc::new(set))
-}
-
-/// The body of [`CheckField`], not generic over its closures.
-fn check_field(head: FieldHead, get: Reader<bool>, set: Writer<bool>) -> AnyView {
-    let FieldHead {
-        state,
-        path,
-        label,
-        help,
-    } = head;
-    let id = field_id(&path);
-    let help_id = format!("{id}-help");
+    get: Reader<bool>,
+    set: Writer<bool>,
+) -> AnyView {
     view! {
         <div class="field check">
             <input
-                id=id.clone()
+                id=ids.control.clone()
                 type="checkbox"
                 prop:checked=move || state.params.with(|p| get(p))
                 on:change=move |event| {
                     let checked = event_target_checked(&event);
                     state.params.update(|p| set(p, checked));
                 }
-                aria-describedby=help_id.clone()
+                aria-describedby=ids.help.clone()
             />
-            <label for=id>{label}</label>
-            <span class="tip" role="tooltip" id=help_id>
+            <label for=ids.control>{label}</label>
+            <span class="tip" role="tooltip" id=ids.help>
                 {help}
             </span>
         </div>
     }
     .into_any()
+}
+
+/// A free-text field as a component (the scenario's name, above the panels).
+#[component]
+pub fn TextField(
+    state: AppState,
+    #[prop(into)] path: String,
+    #[prop(into)] label: String,
+    help: &'static str,
+    get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
+    set: impl Fn(&mut ScenarioParams, String) + Send + Sync + 'static,
+) -> impl IntoView {
+    text(At::new(path, move |p| Some(get(p)), set), label, help).view(state)
 }
 
 /// A "?" button that shows an explanation on hover and focus, for terms
@@ -551,35 +582,5 @@ pub fn Info(#[prop(into)] topic: String, text: &'static str) -> impl IntoView {
                 {text}
             </span>
         </span>
-    }
-}
-
-/// A `<details>` whose content is built the first time it opens: rarely
-/// used knobs cost nothing while the page loads.
-#[component]
-pub fn LazyDetails(
-    #[prop(into)] summary: String,
-    #[prop(optional, into)] class: String,
-    children: ChildrenFn,
-) -> impl IntoView {
-    let opened = RwSignal::new(false);
-    let class = if class.is_empty() {
-        "advanced".to_string()
-    } else {
-        class
-    };
-    view! {
-        <details
-            class=class
-            on:toggle=move |event| {
-                let open = event_target::<web_sys::HtmlDetailsElement>(&event).open();
-                if open {
-                    opened.set(true);
-                }
-            }
-        >
-            <summary>{summary}</summary>
-            <Show when=move || opened.get()>{children()}</Show>
-        </details>
     }
 }

@@ -5,10 +5,12 @@ use leptos::prelude::*;
 use sojourn_engine::presets;
 use sojourn_engine::{Dtype, Fit, MemoryBudget, ScenarioParams};
 
-use crate::form::{enum_parse, enum_text, hardware_preset_id, model_preset_id, typical_seq_tokens};
+use crate::form::{enum_text, hardware_preset_id, model_preset_id, typical_seq_tokens};
 use crate::format::format_gib;
 use crate::help;
-use crate::panels::fields::{Info, Kind, NumberField, SelectField, TextField};
+use crate::panels::Panel;
+use crate::panels::at::{At, at};
+use crate::panels::fields::{Info, choice, fields, menu, number, text};
 use crate::state::AppState;
 
 const DTYPES: [Dtype; 7] = [
@@ -30,159 +32,85 @@ fn dtype_options(_: &ScenarioParams) -> Vec<(String, String)> {
 
 #[component]
 pub fn ModelPanel(state: AppState) -> impl IntoView {
+    let preset = preset_at("model.preset", model_preset_id, presets::model, |p, m| {
+        p.model = m
+    });
+    let preset_options = |_: &ScenarioParams| {
+        let models = presets::models().into_iter();
+        with_custom(
+            models.map(|m| (m.id.to_string(), m.params.name)),
+            "Custom architecture",
+        )
+    };
+    let rows = vec![
+        menu(preset, "Preset", help::MODEL, preset_options),
+        text(at!(model.name), "Name", help::MODEL),
+        number(at!(model.params_b), "Parameters", "B", help::PARAMS_B),
+        number(
+            at!(model.active_params_b),
+            "Active parameters (MoE)",
+            "B",
+            help::ACTIVE_PARAMS_B,
+        )
+        .placeholder("dense"),
+        number(at!(model.layers), "Layers", "", help::LAYERS),
+        number(at!(model.q_heads), "Query heads", "", help::Q_HEADS),
+        number(at!(model.kv_heads), "KV heads", "", help::KV_HEADS),
+        number(at!(model.head_dim), "Head dimension", "", help::HEAD_DIM),
+        number(
+            at!(model.kv_latent_dim),
+            "Latent KV dimension (MLA)",
+            "",
+            help::KV_LATENT,
+        )
+        .placeholder("none"),
+        choice(
+            at!(model.weight_dtype),
+            "Weight precision",
+            help::DTYPE,
+            dtype_options,
+        ),
+        choice(
+            at!(model.kv_dtype),
+            "KV cache precision",
+            help::DTYPE,
+            dtype_options,
+        ),
+    ];
     view! {
-        <section class="panel" aria-labelledby="model-heading">
-            <h2 id="model-heading">"Model"</h2>
-            <div class="grid">
-                <SelectField
-                    state
-                    path="model.preset"
-                    label="Preset"
-                    help=help::MODEL
-                    options=|_| {
-                        let mut options: Vec<(String, String)> = presets::models()
-                            .into_iter()
-                            .map(|m| (m.id.to_string(), m.params.name.clone()))
-                            .collect();
-                        options.push(("custom".to_string(), "Custom architecture".to_string()));
-                        options
-                    }
-                    get=|p| model_preset_id(p).unwrap_or("custom").to_string()
-                    set=|p, id| {
-                        if let Some(model) = presets::model(id) {
-                            p.model = model;
-                        }
-                    }
-                />
-                <TextField
-                    state
-                    path="model.name"
-                    label="Name"
-                    help=help::MODEL
-                    get=|p| p.model.name.clone()
-                    set=|p, v| p.model.name = v
-                />
-                <NumberField
-                    state
-                    path="model.params_b"
-                    label="Parameters"
-                    unit="B"
-                    help=help::PARAMS_B
-                    get=|p| Some(p.model.params_b)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.model.params_b = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="model.active_params_b"
-                    label="Active parameters (MoE)"
-                    unit="B"
-                    help=help::ACTIVE_PARAMS_B
-                    optional=true
-                    placeholder="dense"
-                    get=|p| p.model.active_params_b
-                    set=|p, v| p.model.active_params_b = v
-                />
-                <NumberField
-                    state
-                    path="model.layers"
-                    label="Layers"
-                    help=help::LAYERS
-                    kind=Kind::Count
-                    get=|p| Some(p.model.layers as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.model.layers = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="model.q_heads"
-                    label="Query heads"
-                    help=help::Q_HEADS
-                    kind=Kind::Count
-                    get=|p| Some(p.model.q_heads as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.model.q_heads = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="model.kv_heads"
-                    label="KV heads"
-                    help=help::KV_HEADS
-                    kind=Kind::Count
-                    get=|p| Some(p.model.kv_heads as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.model.kv_heads = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="model.head_dim"
-                    label="Head dimension"
-                    help=help::HEAD_DIM
-                    kind=Kind::Count
-                    get=|p| Some(p.model.head_dim as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.model.head_dim = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="model.kv_latent_dim"
-                    label="Latent KV dimension (MLA)"
-                    help=help::KV_LATENT
-                    kind=Kind::Count
-                    optional=true
-                    placeholder="none"
-                    get=|p| p.model.kv_latent_dim.map(f64::from)
-                    set=|p, v| p.model.kv_latent_dim = v.map(count_u32)
-                />
-                <SelectField
-                    state
-                    path="model.weight_dtype"
-                    label="Weight precision"
-                    help=help::DTYPE
-                    options=dtype_options
-                    get=|p| enum_text(&p.model.weight_dtype)
-                    set=|p, v| {
-                        if let Some(d) = enum_parse(v) {
-                            p.model.weight_dtype = d;
-                        }
-                    }
-                />
-                <SelectField
-                    state
-                    path="model.kv_dtype"
-                    label="KV cache precision"
-                    help=help::DTYPE
-                    options=dtype_options
-                    get=|p| enum_text(&p.model.kv_dtype)
-                    set=|p, v| {
-                        if let Some(d) = enum_parse(v) {
-                            p.model.kv_dtype = d;
-                        }
-                    }
-                />
-            </div>
-        </section>
+        <Panel id="model" title="Model">
+            <div class="grid">{fields(state, rows)}</div>
+        </Panel>
     }
 }
 
-/// A whole number for a `u32` field (the engine checks its range).
-pub fn count_u32(value: f64) -> u32 {
-    value.clamp(0.0, u32::MAX as f64) as u32
+/// A preset menu's place: it shows the preset the fields equal (`current`)
+/// or "custom", and choosing a preset `apply`s what `find` gives for it.
+fn preset_at<T: 'static>(
+    path: &'static str,
+    current: fn(&ScenarioParams) -> Option<&'static str>,
+    find: fn(&str) -> Option<T>,
+    apply: fn(&mut ScenarioParams, T),
+) -> At<String> {
+    At::new(
+        path,
+        move |p| Some(current(p).unwrap_or("custom").to_string()),
+        move |p, id| {
+            if let Some(preset) = find(&id) {
+                apply(p, preset);
+            }
+        },
+    )
+}
+
+/// Preset menu options: the presets, (id, name), then "custom" named `custom`.
+fn with_custom(
+    presets: impl Iterator<Item = (String, String)>,
+    custom: &str,
+) -> Vec<(String, String)> {
+    presets
+        .chain([("custom".to_string(), custom.to_string())])
+        .collect()
 }
 
 #[component]
@@ -202,128 +130,65 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
                 })
         })
     });
+    let preset = preset_at(
+        "hardware.preset",
+        hardware_preset_id,
+        presets::hardware,
+        |p, h| p.hardware = h,
+    );
+    let preset_options = |_: &ScenarioParams| {
+        let named = presets::hardware_presets().into_iter().map(|h| {
+            let name = if h.verified {
+                h.params.name
+            } else {
+                format!("{} (unverified)", h.params.name)
+            };
+            (h.id.to_string(), name)
+        });
+        with_custom(named, "Custom accelerator")
+    };
+    let rows = vec![
+        menu(preset, "Accelerator preset", help::HARDWARE, preset_options),
+        text(at!(hardware.name), "Name", help::HARDWARE),
+        number(at!(hardware.memory_gib), "Memory", "GiB", help::MEMORY_GIB),
+        number(
+            at!(hardware.bandwidth_gb_s),
+            "Memory bandwidth",
+            "GB/s",
+            help::BANDWIDTH,
+        ),
+        number(
+            at!(hardware.peak_tflops),
+            "Peak compute",
+            "TFLOP/s",
+            help::PEAK_TFLOPS,
+        ),
+        number(
+            at!(replica.gpus_per_replica),
+            "GPUs per replica",
+            "",
+            help::GPUS_PER_REPLICA,
+        ),
+        number(
+            at!(replica.gpu_memory_utilization),
+            "Memory the engine may use",
+            "%",
+            help::GPU_MEMORY_UTILIZATION,
+        )
+        .percent(),
+        number(
+            at!(replica.runtime_reserve_gib),
+            "Runtime reserve per GPU",
+            "GiB",
+            help::RUNTIME_RESERVE,
+        ),
+    ];
     view! {
-        <section class="panel" aria-labelledby="hardware-heading">
-            <h2 id="hardware-heading">"Hardware"</h2>
-            <div class="grid">
-                <SelectField
-                    state
-                    path="hardware.preset"
-                    label="Accelerator preset"
-                    help=help::HARDWARE
-                    options=|_| {
-                        let mut options: Vec<(String, String)> = presets::hardware_presets()
-                            .into_iter()
-                            .map(|h| {
-                                let label = if h.verified {
-                                    h.params.name.clone()
-                                } else {
-                                    format!("{} (unverified)", h.params.name)
-                                };
-                                (h.id.to_string(), label)
-                            })
-                            .collect();
-                        options.push(("custom".to_string(), "Custom accelerator".to_string()));
-                        options
-                    }
-                    get=|p| hardware_preset_id(p).unwrap_or("custom").to_string()
-                    set=|p, id| {
-                        if let Some(h) = presets::hardware(id) {
-                            p.hardware = h;
-                        }
-                    }
-                />
-                <TextField
-                    state
-                    path="hardware.name"
-                    label="Name"
-                    help=help::HARDWARE
-                    get=|p| p.hardware.name.clone()
-                    set=|p, v| p.hardware.name = v
-                />
-                <NumberField
-                    state
-                    path="hardware.memory_gib"
-                    label="Memory"
-                    unit="GiB"
-                    help=help::MEMORY_GIB
-                    get=|p| Some(p.hardware.memory_gib)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.hardware.memory_gib = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="hardware.bandwidth_gb_s"
-                    label="Memory bandwidth"
-                    unit="GB/s"
-                    help=help::BANDWIDTH
-                    get=|p| Some(p.hardware.bandwidth_gb_s)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.hardware.bandwidth_gb_s = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="hardware.peak_tflops"
-                    label="Peak compute"
-                    unit="TFLOP/s"
-                    help=help::PEAK_TFLOPS
-                    get=|p| Some(p.hardware.peak_tflops)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.hardware.peak_tflops = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="replica.gpus_per_replica"
-                    label="GPUs per replica"
-                    help=help::GPUS_PER_REPLICA
-                    kind=Kind::Count
-                    get=|p| Some(p.replica.gpus_per_replica as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.replica.gpus_per_replica = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="replica.gpu_memory_utilization"
-                    label="Memory the engine may use"
-                    unit="%"
-                    help=help::GPU_MEMORY_UTILIZATION
-                    kind=Kind::Percent
-                    get=|p| Some(p.replica.gpu_memory_utilization)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.replica.gpu_memory_utilization = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="replica.runtime_reserve_gib"
-                    label="Runtime reserve per GPU"
-                    unit="GiB"
-                    help=help::RUNTIME_RESERVE
-                    get=|p| Some(p.replica.runtime_reserve_gib)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.replica.runtime_reserve_gib = v;
-                        }
-                    }
-                />
-            </div>
+        <Panel id="hardware" title="Hardware">
+            <div class="grid">{fields(state, rows)}</div>
             <p class="panel-note">{move || preset_note.get()}</p>
             <MemoryBar state />
-        </section>
+        </Panel>
     }
 }
 

@@ -4,15 +4,14 @@
 use leptos::prelude::*;
 use sojourn_engine::presets;
 use sojourn_engine::{
-    CandidateParams, Multipliers, PricingModel, ScenarioParams, SensitivityInput, TargetParams,
+    CandidateParams, PricingModel, ScenarioParams, SensitivityInput, TargetParams,
 };
 
 use crate::form::{enum_parse, enum_text, hardware_preset_id};
 use crate::help;
-use crate::panels::fields::{
-    CheckField, Kind, LazyDetails, ListField, NumberField, SelectField, TextField,
-};
-use crate::panels::model::count_u32;
+use crate::panels::at::{At, Item, at};
+use crate::panels::fields::{Field, check, choice, fields, list, menu, number, options, text};
+use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
 use crate::state::AppState;
 
 fn pricing_options(inherit: bool) -> Vec<(String, String)> {
@@ -32,132 +31,76 @@ fn pricing_options(inherit: bool) -> Vec<(String, String)> {
 
 #[component]
 pub fn PricesPanel(state: AppState) -> impl IntoView {
+    let rows = vec![
+        number(
+            at!(plan.pricing.usd_per_gpu_hour),
+            "Price per GPU-hour",
+            "USD",
+            help::PRICE,
+        )
+        .placeholder("none (GPU-hours only)"),
+        choice(
+            at!(plan.pricing.pricing_model),
+            "Pricing model",
+            help::PRICING_MODEL,
+            |_| pricing_options(false),
+        ),
+        text(at!(plan.pricing.price_date), "Price date", help::PRICE_DATE)
+            .placeholder("e.g. 2025-09-01"),
+        text(
+            at!(plan.pricing.provider_region),
+            "Provider and region",
+            help::PROVIDER_REGION,
+        )
+        .placeholder("e.g. cloud, region, instance"),
+        number(
+            at!(plan.pricing.fixed_usd_per_month),
+            "Fixed costs",
+            "USD/month",
+            help::FIXED_COSTS,
+        ),
+        number(
+            at!(plan.reserve.failure_reserve_replicas),
+            "Failure reserve (N+k)",
+            "replicas",
+            help::FAILURE_RESERVE,
+        ),
+        number(
+            at!(plan.reserve.warm_idle_replicas),
+            "Warm idle replicas",
+            "replicas",
+            help::WARM_IDLE,
+        ),
+    ];
     view! {
-        <section class="panel" aria-labelledby="prices-heading">
-            <h2 id="prices-heading">"Prices and reserve"</h2>
-            <div class="grid">
-                <NumberField
-                    state
-                    path="plan.pricing.usd_per_gpu_hour"
-                    label="Price per GPU-hour"
-                    unit="USD"
-                    help=help::PRICE
-                    optional=true
-                    placeholder="none (GPU-hours only)"
-                    get=|p| p.plan.pricing.usd_per_gpu_hour
-                    set=|p, v| p.plan.pricing.usd_per_gpu_hour = v
-                />
-                <SelectField
-                    state
-                    path="plan.pricing.pricing_model"
-                    label="Pricing model"
-                    help=help::PRICING_MODEL
-                    options=|_| pricing_options(false)
-                    get=|p| enum_text(&p.plan.pricing.pricing_model)
-                    set=|p, v| {
-                        if let Some(m) = enum_parse(v) {
-                            p.plan.pricing.pricing_model = m;
-                        }
-                    }
-                />
-                <TextField
-                    state
-                    path="plan.pricing.price_date"
-                    label="Price date"
-                    help=help::PRICE_DATE
-                    placeholder="e.g. 2025-09-01"
-                    get=|p| p.plan.pricing.price_date.clone()
-                    set=|p, v| p.plan.pricing.price_date = v
-                />
-                <TextField
-                    state
-                    path="plan.pricing.provider_region"
-                    label="Provider and region"
-                    help=help::PROVIDER_REGION
-                    placeholder="e.g. cloud, region, instance"
-                    get=|p| p.plan.pricing.provider_region.clone()
-                    set=|p, v| p.plan.pricing.provider_region = v
-                />
-                <NumberField
-                    state
-                    path="plan.pricing.fixed_usd_per_month"
-                    label="Fixed costs"
-                    unit="USD/month"
-                    help=help::FIXED_COSTS
-                    get=|p| Some(p.plan.pricing.fixed_usd_per_month)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.plan.pricing.fixed_usd_per_month = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="plan.reserve.failure_reserve_replicas"
-                    label="Failure reserve (N+k)"
-                    unit="replicas"
-                    help=help::FAILURE_RESERVE
-                    kind=Kind::Count
-                    get=|p| Some(p.plan.reserve.failure_reserve_replicas as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.plan.reserve.failure_reserve_replicas = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path="plan.reserve.warm_idle_replicas"
-                    label="Warm idle replicas"
-                    unit="replicas"
-                    help=help::WARM_IDLE
-                    kind=Kind::Count
-                    get=|p| Some(p.plan.reserve.warm_idle_replicas as f64)
-                    set=|p, v| {
-                        if let Some(v) = v {
-                            p.plan.reserve.warm_idle_replicas = count_u32(v);
-                        }
-                    }
-                />
-            </div>
-        </section>
+        <Panel id="prices" title="Prices and reserve">
+            <div class="grid">{fields(state, rows)}</div>
+        </Panel>
     }
 }
 
 #[component]
 pub fn TargetsPanel(state: AppState) -> impl IntoView {
-    let count = Memo::new(move |_| state.params.with(|p| p.plan.targets.len()));
-    let error = Memo::new(move |_| state.field_error("plan.targets"));
     view! {
-        <section class="panel" aria-labelledby="targets-heading">
-            <h2 id="targets-heading">"SLA targets and candidates"</h2>
+        <Panel id="targets" title="SLA targets and candidates">
             <p class="panel-note">{help::TARGETS}</p>
-            {move || {
-                (0..count.get()).map(|index| view! { <TargetEditor state index /> }).collect_view()
-            }}
-            <p class="field-error" aria-live="polite">
-                {move || error.get()}
-            </p>
-            <button
-                type="button"
-                class="secondary"
-                on:click=move |_| {
-                    state
-                        .params
-                        .update(|p| {
-                            p.plan
-                                .targets
-                                .push(TargetParams::MissProbability {
-                                    class: None,
-                                    epsilon: 0.01,
-                                });
+            <ListEditors
+                state
+                path="plan.targets"
+                len=|p| p.plan.targets.len()
+                editor=|state, index| view! { <TargetEditor state index /> }.into_any()
+                add=|p| {
+                    p.plan
+                        .targets
+                        .push(TargetParams::MissProbability {
+                            class: None,
+                            epsilon: 0.01,
                         })
                 }
-            >
-                "Add target"
-            </button>
+                add_label="Add target"
+            />
             <Candidates state />
-        </section>
+        </Panel>
     }
 }
 
@@ -206,9 +149,66 @@ fn set_class(target: &mut TargetParams, name: Option<String>) {
     }
 }
 
+/// The target at `index` of the plan.
+fn target_item(index: usize) -> Item<TargetParams> {
+    Item::new(
+        format!("plan.targets[{index}]"),
+        move |p| p.plan.targets.get(index),
+        move |p| p.plan.targets.get_mut(index),
+    )
+}
+
+/// The boxes of a target's bound: P(miss), or a percentile and its bound.
+fn bound_fields(index: usize, miss: bool) -> Vec<Field> {
+    let target = target_item(index);
+    if miss {
+        let epsilon = target.at(
+            "epsilon",
+            |t| match t {
+                TargetParams::MissProbability { epsilon, .. } => Some(*epsilon),
+                _ => None,
+            },
+            |t, value| {
+                if let TargetParams::MissProbability { epsilon, .. } = t {
+                    *epsilon = value;
+                }
+            },
+        );
+        return vec![number(epsilon, "Largest P(miss)", "%", help::P_MISS).percent()];
+    }
+    let percentile = target.at(
+        "percentile",
+        |t| t.percentile_bound().map(|(q, _)| q),
+        |t, value| {
+            if let Some((q, _)) = t.percentile_bound_mut() {
+                *q = value;
+            }
+        },
+    );
+    let bound = target.at(
+        "bound_s",
+        |t| t.percentile_bound().map(|(_, b)| b),
+        |t, value| {
+            if let Some((_, b)) = t.percentile_bound_mut() {
+                *b = value;
+            }
+        },
+    );
+    vec![
+        number(
+            percentile,
+            "Percentile",
+            "%",
+            "Which percentile is bounded: 99 for p99.",
+        )
+        .percent(),
+        number(bound, "At most", "", "The bound on that percentile.").duration(),
+    ]
+}
+
 #[component]
 fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
-    let prefix = format!("plan.targets[{index}]");
+    let target = target_item(index);
     let is_miss = Memo::new(move |_| {
         state.params.with(|p| {
             matches!(
@@ -217,165 +217,53 @@ fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
             )
         })
     });
-    let target_error = {
-        let path = prefix.clone();
-        Memo::new(move |_| state.field_error(&path))
-    };
-    let fields_prefix = prefix.clone();
-    let fields = move || {
-        let prefix = fields_prefix.clone();
-        if is_miss.get() {
-            view! {
-                <NumberField
-                    state
-                    path=format!("{prefix}.epsilon")
-                    label="Largest P(miss)"
-                    unit="%"
-                    help=help::P_MISS
-                    kind=Kind::Percent
-                    get=move |p| match p.plan.targets.get(index) {
-                        Some(TargetParams::MissProbability { epsilon, .. }) => Some(*epsilon),
-                        _ => None,
-                    }
-                    set=move |p, v| {
-                        if let (Some(TargetParams::MissProbability { epsilon, .. }), Some(v)) = (
-                            p.plan.targets.get_mut(index),
-                            v,
-                        ) {
-                            *epsilon = v;
-                        }
-                    }
-                />
-            }
-            .into_any()
-        } else {
-            view! {
-                <NumberField
-                    state
-                    path=format!("{prefix}.percentile")
-                    label="Percentile"
-                    unit="%"
-                    help="Which percentile is bounded: 99 for p99."
-                    kind=Kind::Percent
-                    get=move |p| {
-                        p.plan.targets.get(index).and_then(|t| t.percentile_bound()).map(|(q, _)| q)
-                    }
-                    set=move |p, v| {
-                        if let (Some((q, _)), Some(v)) = (
-                            p
-                                .plan
-                                .targets
-                                .get_mut(index)
-                                .and_then(TargetParams::percentile_bound_mut),
-                            v,
-                        ) {
-                            *q = v;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path=format!("{prefix}.bound_s")
-                    label="At most"
-                    help="The bound on that percentile."
-                    kind=Kind::Duration
-                    get=move |p| {
-                        p.plan.targets.get(index).and_then(|t| t.percentile_bound()).map(|(_, b)| b)
-                    }
-                    set=move |p, v| {
-                        if let (Some((_, b)), Some(v)) = (
-                            p
-                                .plan
-                                .targets
-                                .get_mut(index)
-                                .and_then(TargetParams::percentile_bound_mut),
-                            v,
-                        ) {
-                            *b = v;
-                        }
-                    }
-                />
-            }
-            .into_any()
-        }
-    };
+    let metric = target.at(
+        "metric",
+        |t| Some(target_metric(t).to_string()),
+        |t, metric: String| *t = with_metric(t, &metric),
+    );
+    let class = target.at(
+        "class",
+        |t| Some(t.class().unwrap_or_default().to_string()),
+        |t, name: String| set_class(t, (!name.is_empty()).then_some(name)),
+    );
+    let rows = vec![
+        menu(metric, "Metric", help::TARGETS, |_| {
+            options(&[
+                ("miss_probability", "P(sojourn > deadline)"),
+                ("sojourn_percentile", "Sojourn percentile"),
+                ("ttft_percentile", "Time to first token percentile"),
+                ("tpot_percentile", "Time per output token percentile"),
+            ])
+        }),
+        menu(
+            class,
+            "Applies to",
+            "Every class separately, or one class.",
+            |p| {
+                let mut options = vec![(String::new(), "Every class".to_string())];
+                options.extend(p.classes.iter().map(|c| (c.name.clone(), c.name.clone())));
+                options
+            },
+        ),
+    ];
     view! {
         <fieldset class="target">
             <legend>{format!("Target {}", index + 1)}</legend>
             <div class="grid">
-                <SelectField
-                    state
-                    path=format!("{prefix}.metric")
-                    label="Metric"
-                    help=help::TARGETS
-                    options=|_| {
-                        vec![
-                            ("miss_probability".to_string(), "P(sojourn > deadline)".to_string()),
-                            ("sojourn_percentile".to_string(), "Sojourn percentile".to_string()),
-                            (
-                                "ttft_percentile".to_string(),
-                                "Time to first token percentile".to_string(),
-                            ),
-                            (
-                                "tpot_percentile".to_string(),
-                                "Time per output token percentile".to_string(),
-                            ),
-                        ]
-                    }
-                    get=move |p| {
-                        p.plan.targets.get(index).map(target_metric).unwrap_or_default().to_string()
-                    }
-                    set=move |p, metric| {
-                        if let Some(t) = p.plan.targets.get_mut(index) {
-                            *t = with_metric(t, metric);
-                        }
-                    }
-                />
-                <SelectField
-                    state
-                    path=format!("{prefix}.class")
-                    label="Applies to"
-                    help="Every class separately, or one class."
-                    options=|p: &ScenarioParams| {
-                        let mut options = vec![(String::new(), "Every class".to_string())];
-                        options.extend(p.classes.iter().map(|c| (c.name.clone(), c.name.clone())));
-                        options
-                    }
-                    get=move |p| {
-                        p.plan
-                            .targets
-                            .get(index)
-                            .and_then(|t| t.class())
-                            .unwrap_or_default()
-                            .to_string()
-                    }
-                    set=move |p, name| {
-                        if let Some(t) = p.plan.targets.get_mut(index) {
-                            set_class(t, (!name.is_empty()).then(|| name.to_string()))
-                        }
-                    }
-                />
-                {fields}
+                {fields(state, rows)} {move || fields(state, bound_fields(index, is_miss.get()))}
             </div>
-            <p class="field-error" aria-live="polite">
-                {move || target_error.get()}
-            </p>
-            <button
-                type="button"
-                class="secondary danger"
-                aria-label=format!("Remove target {}", index + 1)
-                on:click=move |_| {
-                    state
-                        .params
-                        .update(|p| {
-                            if index < p.plan.targets.len() {
-                                p.plan.targets.remove(index);
-                            }
-                        })
+            <FieldMessage state path=target.path().to_string() />
+            <RemoveButton
+                state
+                text="Remove target"
+                name=format!("Remove target {}", index + 1)
+                remove=move |p| {
+                    if index < p.plan.targets.len() {
+                        p.plan.targets.remove(index);
+                    }
                 }
-            >
-                "Remove target"
-            </button>
+            />
         </fieldset>
     }
 }
@@ -395,16 +283,14 @@ fn Candidates(state: AppState) -> impl IntoView {
             .params
             .with(|p| p.plan.candidates.as_ref().map(Vec::len))
     });
-    let error = Memo::new(move |_| state.field_error("plan.candidates"));
+    // "on" is no field of the engine's: the path names the checkbox only.
+    let on = At::new(
+        "plan.candidates.on",
+        |p| Some(p.plan.candidates.is_some()),
+        |p, on| p.plan.candidates = on.then(|| vec![new_candidate(p)]),
+    );
     view! {
-        <CheckField
-            state
-            path="plan.candidates.on"
-            label="Compare hardware options"
-            help=help::CANDIDATES
-            get=|p| p.plan.candidates.is_some()
-            set=|p, on| p.plan.candidates = on.then(|| vec![new_candidate(p)])
-        />
+        {check(on, "Compare hardware options", help::CANDIDATES).view(state)}
         {move || {
             count
                 .get()
@@ -432,178 +318,174 @@ fn Candidates(state: AppState) -> impl IntoView {
                     }
                 })
         }}
-        <p class="field-error" aria-live="polite">
-            {move || error.get()}
-        </p>
+        <FieldMessage state path="plan.candidates" />
     }
 }
 
 #[component]
 fn CandidateEditor(state: AppState, index: usize) -> impl IntoView {
-    let prefix = format!("plan.candidates[{index}]");
-    let candidate = move |p: &ScenarioParams| {
-        p.plan
-            .candidates
-            .as_ref()
-            .and_then(|c| c.get(index))
-            .cloned()
-    };
-    let error = {
-        let path = prefix.clone();
-        Memo::new(move |_| state.field_error(&path))
-    };
+    let option = Item::new(
+        format!("plan.candidates[{index}]"),
+        move |p| p.plan.candidates.as_ref()?.get(index),
+        move |p| p.plan.candidates.as_mut()?.get_mut(index),
+    );
+    let hardware = option.at(
+        "hardware_preset",
+        |c| Some(c.hardware_preset.clone().unwrap_or_default()),
+        |c, id: String| {
+            c.hardware_preset = (!id.is_empty()).then_some(id);
+            c.hardware = None;
+        },
+    );
+    let pricing = option.at(
+        "pricing_model",
+        |c| Some(c.pricing_model.map(|m| enum_text(&m)).unwrap_or_default()),
+        |c, name: String| c.pricing_model = enum_parse(&name),
+    );
+    let rows = vec![
+        text(
+            at!(option, name),
+            "Name",
+            "A name for this option; empty names it after the hardware.",
+        )
+        .placeholder("automatic"),
+        menu(hardware, "Accelerator", help::HARDWARE, |_| {
+            let mut options = vec![(String::new(), "The configured hardware".to_string())];
+            options.extend(
+                presets::hardware_presets()
+                    .into_iter()
+                    .map(|h| (h.id.to_string(), h.params.name.clone())),
+            );
+            options
+        }),
+        number(
+            at!(option, gpus_per_replica),
+            "GPUs per replica",
+            "",
+            help::GPUS_PER_REPLICA,
+        ),
+        number(
+            at!(option, usd_per_gpu_hour),
+            "Price per GPU-hour",
+            "USD",
+            help::PRICE,
+        )
+        .placeholder("as in Prices"),
+        menu(pricing, "Pricing model", help::PRICING_MODEL, |_| {
+            pricing_options(true)
+        }),
+    ];
     view! {
         <fieldset class="target">
             <legend>{format!("Hardware option {}", index + 1)}</legend>
-            <div class="grid">
-                <TextField
-                    state
-                    path=format!("{prefix}.name")
-                    label="Name"
-                    help="A name for this option; empty names it after the hardware."
-                    placeholder="automatic"
-                    get=move |p| candidate(p).map(|c| c.name).unwrap_or_default()
-                    set=move |p, v| {
-                        if let Some(c) = p.plan.candidates.as_mut().and_then(|c| c.get_mut(index)) {
-                            c.name = v;
-                        }
+            <div class="grid">{fields(state, rows)}</div>
+            <FieldMessage state path=option.path().to_string() />
+            <RemoveButton
+                state
+                text="Remove option"
+                name=format!("Remove hardware option {}", index + 1)
+                remove=move |p| {
+                    if let Some(list) = p.plan.candidates.as_mut() && index < list.len()
+                        && list.len() > 1
+                    {
+                        list.remove(index);
                     }
-                />
-                <SelectField
-                    state
-                    path=format!("{prefix}.hardware_preset")
-                    label="Accelerator"
-                    help=help::HARDWARE
-                    options=|_| {
-                        let mut options = vec![
-                            (String::new(), "The configured hardware".to_string()),
-                        ];
-                        options
-                            .extend(
-                                presets::hardware_presets()
-                                    .into_iter()
-                                    .map(|h| (h.id.to_string(), h.params.name.clone())),
-                            );
-                        options
-                    }
-                    get=move |p| candidate(p).and_then(|c| c.hardware_preset).unwrap_or_default()
-                    set=move |p, id| {
-                        if let Some(c) = p.plan.candidates.as_mut().and_then(|c| c.get_mut(index)) {
-                            c.hardware_preset = (!id.is_empty()).then(|| id.to_string());
-                            c.hardware = None;
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path=format!("{prefix}.gpus_per_replica")
-                    label="GPUs per replica"
-                    help=help::GPUS_PER_REPLICA
-                    kind=Kind::Count
-                    get=move |p| candidate(p).map(|c| c.gpus_per_replica as f64)
-                    set=move |p, v| {
-                        if let (Some(c), Some(v)) = (
-                            p.plan.candidates.as_mut().and_then(|c| c.get_mut(index)),
-                            v,
-                        ) {
-                            c.gpus_per_replica = count_u32(v);
-                        }
-                    }
-                />
-                <NumberField
-                    state
-                    path=format!("{prefix}.usd_per_gpu_hour")
-                    label="Price per GPU-hour"
-                    unit="USD"
-                    help=help::PRICE
-                    optional=true
-                    placeholder="as in Prices"
-                    get=move |p| candidate(p).and_then(|c| c.usd_per_gpu_hour)
-                    set=move |p, v| {
-                        if let Some(c) = p.plan.candidates.as_mut().and_then(|c| c.get_mut(index)) {
-                            c.usd_per_gpu_hour = v;
-                        }
-                    }
-                />
-                <SelectField
-                    state
-                    path=format!("{prefix}.pricing_model")
-                    label="Pricing model"
-                    help=help::PRICING_MODEL
-                    options=|_| pricing_options(true)
-                    get=move |p| {
-                        candidate(p)
-                            .and_then(|c| c.pricing_model)
-                            .map(|m| enum_text(&m))
-                            .unwrap_or_default()
-                    }
-                    set=move |p, v| {
-                        if let Some(c) = p.plan.candidates.as_mut().and_then(|c| c.get_mut(index)) {
-                            c.pricing_model = enum_parse(v);
-                        }
-                    }
-                />
-            </div>
-            <p class="field-error" aria-live="polite">
-                {move || error.get()}
-            </p>
-            <button
-                type="button"
-                class="secondary danger"
-                aria-label=format!("Remove hardware option {}", index + 1)
-                on:click=move |_| {
-                    state
-                        .params
-                        .update(|p| {
-                            if let Some(list) = p.plan.candidates.as_mut() && index < list.len()
-                                && list.len() > 1
-                            {
-                                list.remove(index);
-                            }
-                        })
                 }
-            >
-                "Remove option"
-            </button>
+            />
         </fieldset>
     }
 }
 
-fn multiplier_get(
-    which: &'static str,
-    input: SensitivityInput,
-) -> impl Fn(&ScenarioParams) -> Option<f64> + Send + Sync + Clone {
-    move |p: &ScenarioParams| {
-        let m: &Multipliers = if which == "best" {
-            &p.plan.best
-        } else {
-            &p.plan.worst
-        };
-        Some(m.get(input))
-    }
-}
-
-fn multiplier_set(
-    which: &'static str,
-    input: SensitivityInput,
-) -> impl Fn(&mut ScenarioParams, Option<f64>) + Send + Sync + Clone {
-    move |p: &mut ScenarioParams, v: Option<f64>| {
-        if let Some(v) = v {
-            let m = if which == "best" {
+/// The best or worst case's multiplier on `input`.
+fn multiplier_at(which: &'static str, input: SensitivityInput) -> At<f64> {
+    let best = which == "best";
+    At::new(
+        format!("plan.{which}.{}", enum_text(&input)),
+        move |p| {
+            let m = if best { &p.plan.best } else { &p.plan.worst };
+            Some(m.get(input))
+        },
+        move |p, value| {
+            let m = if best {
                 &mut p.plan.best
             } else {
                 &mut p.plan.worst
             };
-            *m = m.with(input, v);
-        }
-    }
+            *m = m.with(input, value);
+        },
+    )
 }
 
 #[component]
 pub fn CasesPanel(state: AppState) -> impl IntoView {
+    let cell = move |which: &'static str, case: &str, input: SensitivityInput| {
+        let label = format!("{case}: {}", input.label());
+        let field = number(multiplier_at(which, input), label, "x", help::MULTIPLIERS);
+        view! { <td>{field.view(state)}</td> }
+    };
+    let advanced = move || {
+        let rows = vec![
+            number(
+                at!(plan.replications),
+                "Replications",
+                "seeds",
+                help::REPLICATIONS,
+            ),
+            number(
+                at!(plan.max_replicas),
+                "Largest fleet searched",
+                "replicas",
+                help::MAX_REPLICAS,
+            ),
+            number(
+                at!(plan.max_busy_fraction),
+                "Most busy time",
+                "%",
+                help::MAX_BUSY,
+            )
+            .percent(),
+            choice(
+                at!(plan.decision),
+                "Decide targets by",
+                help::DECISION,
+                |_| {
+                    options(&[
+                        ("mean", "Mean over replications"),
+                        ("upper95", "Upper end of the 95% interval"),
+                    ])
+                },
+            ),
+            number(
+                at!(plan.sensitivity.delta),
+                "Sensitivity step",
+                "%",
+                help::SENSITIVITY,
+            )
+            .percent(),
+            number(
+                at!(plan.sensitivity.replications),
+                "Sensitivity replications",
+                "seeds",
+                help::REPLICATIONS,
+            ),
+            list(
+                at!(plan.service_curve.load_multipliers),
+                "Service-curve loads",
+                "x base",
+                help::LOAD_MULTIPLIERS,
+            ),
+            number(
+                at!(plan.service_curve.headroom_fraction),
+                "Headroom below the knee",
+                "%",
+                help::HEADROOM,
+            )
+            .percent(),
+        ];
+        view! { <div class="grid">{fields(state, rows)}</div> }
+    };
     view! {
-        <section class="panel" aria-labelledby="cases-heading">
-            <h2 id="cases-heading">"Best and worst cases"</h2>
+        <Panel id="cases" title="Best and worst cases">
             <p class="panel-note">{help::MULTIPLIERS}</p>
             <table class="multipliers">
                 <thead>
@@ -617,40 +499,11 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                     {SensitivityInput::ALL
                         .into_iter()
                         .map(|input| {
-                            let name = enum_text(&input);
-                            let (best_get, best_set) = (
-                                multiplier_get("best", input),
-                                multiplier_set("best", input),
-                            );
-                            let (worst_get, worst_set) = (
-                                multiplier_get("worst", input),
-                                multiplier_set("worst", input),
-                            );
                             view! {
                                 <tr>
                                     <th scope="row">{input.label()}</th>
-                                    <td>
-                                        <NumberField
-                                            state
-                                            path=format!("plan.best.{name}")
-                                            label=format!("Best: {}", input.label())
-                                            unit="x"
-                                            help=help::MULTIPLIERS
-                                            get=best_get
-                                            set=best_set
-                                        />
-                                    </td>
-                                    <td>
-                                        <NumberField
-                                            state
-                                            path=format!("plan.worst.{name}")
-                                            label=format!("Worst: {}", input.label())
-                                            unit="x"
-                                            help=help::MULTIPLIERS
-                                            get=worst_get
-                                            set=worst_set
-                                        />
-                                    </td>
+                                    {cell("best", "Best", input)}
+                                    {cell("worst", "Worst", input)}
                                 </tr>
                             }
                         })
@@ -658,120 +511,8 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                 </tbody>
             </table>
             <LazyDetails summary="Advanced: search, replications, sensitivity, service curve">
-                <div class="grid">
-                    <NumberField
-                        state
-                        path="plan.replications"
-                        label="Replications"
-                        unit="seeds"
-                        help=help::REPLICATIONS
-                        kind=Kind::Count
-                        get=|p| Some(p.plan.replications as f64)
-                        set=|p, v| {
-                            if let Some(v) = v {
-                                p.plan.replications = count_u32(v);
-                            }
-                        }
-                    />
-                    <NumberField
-                        state
-                        path="plan.max_replicas"
-                        label="Largest fleet searched"
-                        unit="replicas"
-                        help=help::MAX_REPLICAS
-                        kind=Kind::Count
-                        get=|p| Some(p.plan.max_replicas as f64)
-                        set=|p, v| {
-                            if let Some(v) = v {
-                                p.plan.max_replicas = count_u32(v);
-                            }
-                        }
-                    />
-                    <NumberField
-                        state
-                        path="plan.max_busy_fraction"
-                        label="Most busy time"
-                        unit="%"
-                        help=help::MAX_BUSY
-                        kind=Kind::Percent
-                        get=|p| Some(p.plan.max_busy_fraction)
-                        set=|p, v| {
-                            if let Some(v) = v {
-                                p.plan.max_busy_fraction = v;
-                            }
-                        }
-                    />
-                    <SelectField
-                        state
-                        path="plan.decision"
-                        label="Decide targets by"
-                        help=help::DECISION
-                        options=|_| {
-                            vec![
-                                ("mean".to_string(), "Mean over replications".to_string()),
-                                ("upper95".to_string(), "Upper end of the 95% interval".to_string()),
-                            ]
-                        }
-                        get=|p| enum_text(&p.plan.decision)
-                        set=|p, v| {
-                            if let Some(d) = enum_parse(v) {
-                                p.plan.decision = d;
-                            }
-                        }
-                    />
-                    <NumberField
-                        state
-                        path="plan.sensitivity.delta"
-                        label="Sensitivity step"
-                        unit="%"
-                        help=help::SENSITIVITY
-                        kind=Kind::Percent
-                        get=|p| Some(p.plan.sensitivity.delta)
-                        set=|p, v| {
-                            if let Some(v) = v {
-                                p.plan.sensitivity.delta = v;
-                            }
-                        }
-                    />
-                    <NumberField
-                        state
-                        path="plan.sensitivity.replications"
-                        label="Sensitivity replications"
-                        unit="seeds"
-                        help=help::REPLICATIONS
-                        kind=Kind::Count
-                        get=|p| Some(p.plan.sensitivity.replications as f64)
-                        set=|p, v| {
-                            if let Some(v) = v {
-                                p.plan.sensitivity.replications = count_u32(v);
-                            }
-                        }
-                    />
-                    <ListField
-                        state
-                        path="plan.service_curve.load_multipliers"
-                        label="Service-curve loads"
-                        unit="x base"
-                        help=help::LOAD_MULTIPLIERS
-                        get=|p| p.plan.service_curve.load_multipliers.clone()
-                        set=|p, v| p.plan.service_curve.load_multipliers = v
-                    />
-                    <NumberField
-                        state
-                        path="plan.service_curve.headroom_fraction"
-                        label="Headroom below the knee"
-                        unit="%"
-                        help=help::HEADROOM
-                        kind=Kind::Percent
-                        get=|p| Some(p.plan.service_curve.headroom_fraction)
-                        set=|p, v| {
-                            if let Some(v) = v {
-                                p.plan.service_curve.headroom_fraction = v;
-                            }
-                        }
-                    />
-                </div>
+                {advanced()}
             </LazyDetails>
-        </section>
+        </Panel>
     }
 }
