@@ -18,16 +18,8 @@ pub fn large() -> ScenarioParams {
                     0.4, 0.3, 0.3, 0.3, 0.4, 0.6, 0.9, 1.2, 1.4, 1.5, 1.5, 1.5, 1.4, 1.4, 1.5, 1.5,
                     1.4, 1.3, 1.2, 1.1, 1.0, 0.8, 0.6, 0.5,
                 ]),
-                input_tokens: DistParams::new(Shape::LogNormal {
-                    median: 600.0,
-                    p90: 2500.0,
-                })
-                .clamped(None, Some(16_000.0)),
-                output_tokens: DistParams::new(Shape::LogNormal {
-                    median: 150.0,
-                    p90: 600.0,
-                })
-                .clamped(None, Some(4_000.0)),
+                input_tokens: DistParams::log_normal(600.0, 2500.0).clamped(None, Some(16_000.0)),
+                output_tokens: DistParams::log_normal(150.0, 600.0).clamped(None, Some(4_000.0)),
                 prefix_cache_hit: 0.3,
                 priority: 0,
                 deadline_s: 120.0,
@@ -37,16 +29,8 @@ pub fn large() -> ScenarioParams {
                 name: "batch".to_string(),
                 batches_per_hour: 2.0,
                 batch_size: DistParams::new(Shape::Geometric { mean: 5000.0 }),
-                input_tokens: DistParams::new(Shape::LogNormal {
-                    median: 1200.0,
-                    p90: 4000.0,
-                })
-                .clamped(None, Some(32_000.0)),
-                output_tokens: DistParams::new(Shape::LogNormal {
-                    median: 200.0,
-                    p90: 800.0,
-                })
-                .clamped(None, Some(8_000.0)),
+                input_tokens: DistParams::log_normal(1200.0, 4000.0).clamped(None, Some(32_000.0)),
+                output_tokens: DistParams::log_normal(200.0, 800.0).clamped(None, Some(8_000.0)),
                 prefix_cache_hit: 0.1,
                 priority: 1,
                 ..ClassParams::default()

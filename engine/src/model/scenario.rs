@@ -410,10 +410,7 @@ mod tests {
     fn zero_deadline_and_bad_distribution_parameters_are_reported_together() {
         let mut p = ScenarioParams::overnight_batch();
         p.classes[0].deadline_s = 0.0;
-        p.classes[0].input_tokens = DistParams::new(Shape::LogNormal {
-            median: 1000.0,
-            p90: 800.0,
-        });
+        p.classes[0].input_tokens = DistParams::log_normal(1000.0, 800.0);
         p.classes[0].batch_size = DistParams::new(Shape::Geometric { mean: 0.5 });
         let e = errors_of(p);
         assert!(e.for_field("classes[0].deadline_s").is_some());

@@ -209,6 +209,11 @@ impl DistParams {
         Self::new(Shape::Constant { value })
     }
 
+    /// A lognormal given by its median and 90th percentile.
+    pub fn log_normal(median: f64, p90: f64) -> Self {
+        Self::new(Shape::LogNormal { median, p90 })
+    }
+
     pub fn new(shape: Shape) -> Self {
         DistParams {
             shape,

@@ -284,25 +284,15 @@ impl ScenarioParams {
                 ClassParams {
                     name: "nightly-batch".to_string(),
                     batches_per_hour: 3.0,
-                    batch_size: DistParams::new(Shape::LogNormal {
-                        median: 400.0,
-                        p90: 2000.0,
-                    })
-                    .clamped(None, Some(20_000.0)),
+                    batch_size: DistParams::log_normal(400.0, 2000.0).clamped(None, Some(20_000.0)),
                     time_of_day: Some(vec![
                         2.0, 2.0, 2.0, 2.0, 1.5, 1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5,
                         0.5, 0.5, 0.5, 1.0, 1.0, 1.5, 1.5, 2.0, 2.0,
                     ]),
-                    input_tokens: DistParams::new(Shape::LogNormal {
-                        median: 1500.0,
-                        p90: 6000.0,
-                    })
-                    .clamped(None, Some(32_000.0)),
-                    output_tokens: DistParams::new(Shape::LogNormal {
-                        median: 250.0,
-                        p90: 1000.0,
-                    })
-                    .clamped(None, Some(8_000.0)),
+                    input_tokens: DistParams::log_normal(1500.0, 6000.0)
+                        .clamped(None, Some(32_000.0)),
+                    output_tokens: DistParams::log_normal(250.0, 1000.0)
+                        .clamped(None, Some(8_000.0)),
                     prefix_cache_hit: 0.2,
                     priority: 1,
                     ..ClassParams::default()
@@ -312,16 +302,10 @@ impl ScenarioParams {
                     batches_per_hour: 1800.0,
                     batch_size: DistParams::constant(1.0),
                     time_of_day: None,
-                    input_tokens: DistParams::new(Shape::LogNormal {
-                        median: 800.0,
-                        p90: 3000.0,
-                    })
-                    .clamped(None, Some(16_000.0)),
-                    output_tokens: DistParams::new(Shape::LogNormal {
-                        median: 200.0,
-                        p90: 600.0,
-                    })
-                    .clamped(None, Some(4_000.0)),
+                    input_tokens: DistParams::log_normal(800.0, 3000.0)
+                        .clamped(None, Some(16_000.0)),
+                    output_tokens: DistParams::log_normal(200.0, 600.0)
+                        .clamped(None, Some(4_000.0)),
                     prefix_cache_hit: 0.5,
                     priority: 0,
                     deadline_s: 60.0,

@@ -475,11 +475,8 @@ fn analytic_estimate_agrees_with_simulation_for_batch_arrivals_on_one_server() {
         30_000.0,
         1,
     );
-    p.classes[0].input_tokens = DistParams::new(Shape::LogNormal {
-        median: 3000.0,
-        p90: 8000.0,
-    })
-    .clamped(None, Some(30_000.0));
+    p.classes[0].input_tokens =
+        DistParams::log_normal(3000.0, 8000.0).clamped(None, Some(30_000.0));
     p.engine.long_prefill_threshold = 0;
     p.engine.max_num_batched_tokens = 32_768;
     p.step_time = sojourn_engine::StepTimeParams::AlphaBeta {

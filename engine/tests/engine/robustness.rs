@@ -82,13 +82,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
         ),
         (
             mostly(DistParams::new(Shape::Geometric { mean: 3.0 }), wild_dist()),
-            mostly(
-                DistParams::new(Shape::LogNormal {
-                    median: 800.0,
-                    p90: 4000.0,
-                }),
-                wild_dist(),
-            ),
+            mostly(DistParams::log_normal(800.0, 4000.0), wild_dist()),
             mostly(
                 DistParams::new(Shape::Exponential { mean: 200.0 }),
                 wild_dist(),

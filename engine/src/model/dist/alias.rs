@@ -193,13 +193,10 @@ mod tests {
     #[test]
     fn table_draws_match_direct_lognormal_draws() {
         // The bench's prompt lengths: lognormal, median 600, p90 2500, at most 16,000.
-        let d = DistParams::new(Shape::LogNormal {
-            median: 600.0,
-            p90: 2500.0,
-        })
-        .clamped(None, Some(16_000.0))
-        .to_dist()
-        .expect("valid");
+        let d = DistParams::log_normal(600.0, 2500.0)
+            .clamped(None, Some(16_000.0))
+            .to_dist()
+            .expect("valid");
         assert!(d.table().is_some(), "clamped lognormals use a table");
         let n = 400_000;
         let mut table_rng = stream(3, 1);
@@ -237,13 +234,10 @@ mod tests {
     #[test]
     fn narrow_tables_keep_to_their_clamps() {
         let lognormal = |min, max| {
-            DistParams::new(Shape::LogNormal {
-                median: 600.0,
-                p90: 2500.0,
-            })
-            .clamped(min, Some(max))
-            .to_dist()
-            .expect("valid")
+            DistParams::log_normal(600.0, 2500.0)
+                .clamped(min, Some(max))
+                .to_dist()
+                .expect("valid")
         };
         let mut rng = stream(5, 5);
         // One possible count: every draw is it, and so are the moments.

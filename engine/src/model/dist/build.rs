@@ -341,13 +341,7 @@ mod tests {
                 "high",
             ),
             (DistParams::new(Shape::Exponential { mean: 2e8 }), "mean"),
-            (
-                DistParams::new(Shape::LogNormal {
-                    median: 2e8,
-                    p90: 3e8,
-                }),
-                "median",
-            ),
+            (DistParams::log_normal(2e8, 3e8), "median"),
             (
                 DistParams::new(Shape::Empirical {
                     values: vec![5.0, 2e8],

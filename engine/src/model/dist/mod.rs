@@ -266,15 +266,8 @@ mod tests {
         let shapes = [
             // Alias table (built by the first draw), then a table-less
             // lognormal, a gamma and a constant.
-            DistParams::new(Shape::LogNormal {
-                median: 600.0,
-                p90: 2500.0,
-            })
-            .clamped(None, Some(16_000.0)),
-            DistParams::new(Shape::LogNormal {
-                median: 600.0,
-                p90: 2500.0,
-            }),
+            DistParams::log_normal(600.0, 2500.0).clamped(None, Some(16_000.0)),
+            DistParams::log_normal(600.0, 2500.0),
             DistParams::new(Shape::Gamma {
                 mean: 300.0,
                 std_dev: 200.0,
@@ -297,19 +290,11 @@ mod tests {
     #[test]
     fn scaled_distributions_scale_every_draw_and_their_clamps() {
         let mut check = Checker::new();
-        let base = DistParams::new(Shape::LogNormal {
-            median: 1000.0,
-            p90: 4000.0,
-        })
-        .clamped(Some(10.0), Some(20_000.0));
+        let base = DistParams::log_normal(1000.0, 4000.0).clamped(Some(10.0), Some(20_000.0));
         let scaled = base.scaled(1.5);
         assert_eq!(
             scaled,
-            DistParams::new(Shape::LogNormal {
-                median: 1500.0,
-                p90: 6000.0,
-            })
-            .clamped(Some(15.0), Some(30_000.0))
+            DistParams::log_normal(1500.0, 6000.0).clamped(Some(15.0), Some(30_000.0))
         );
         // The sample mean scales with the factor (the clamps scale too);
         // 50,000 draws give means within about a percent.
@@ -348,21 +333,9 @@ mod tests {
             })),
             12
         );
+        assert_eq!(smallest(DistParams::log_normal(500.0, 900.0)), 1);
         assert_eq!(
-            smallest(DistParams::new(Shape::LogNormal {
-                median: 500.0,
-                p90: 900.0
-            })),
-            1
-        );
-        assert_eq!(
-            smallest(
-                DistParams::new(Shape::LogNormal {
-                    median: 500.0,
-                    p90: 900.0
-                })
-                .clamped(Some(64.0), None)
-            ),
+            smallest(DistParams::log_normal(500.0, 900.0).clamped(Some(64.0), None)),
             64
         );
     }
