@@ -14,7 +14,7 @@
 
 use sojourn_engine::{DistParams, Report, Status};
 
-use crate::support::{classical_queue, geometric, mean_and_se, run};
+use crate::support::{classical_queue, geometric, mean_and_se, mmc, run};
 
 const STEP_S: f64 = 0.001;
 const REPLICATIONS: u64 = 8;
@@ -66,17 +66,7 @@ fn tail(xs: &[f64], t: f64) -> f64 {
 #[test]
 fn mm1_sojourn_is_exponential_with_rate_mu_minus_lambda() {
     // λ = 0.5/s, μ = 1/s: T ~ Exp(0.5), mean 2 s, P(T > t) = e^{-t/2}.
-    let runs = replications(|seed| {
-        run(classical_queue(
-            0.5,
-            DistParams::constant(1.0),
-            geometric(1000.0),
-            1,
-            STEP_S,
-            20_000.0,
-            seed,
-        ))
-    });
+    let runs = replications(|seed| run(mmc(0.5, 1000.0, 1, STEP_S, 20_000.0, seed)));
     let per_run: Vec<Vec<f64>> = runs.iter().map(sojourns).collect();
     check(
         "M/M/1 mean sojourn",
@@ -102,17 +92,7 @@ fn mmc_waiting_time_follows_erlang_c() {
     let top = a.powi(c as i32) / fact(c) / (1.0 - rho);
     let erlang_c = top / ((0..c).map(|k| a.powi(k as i32) / fact(k)).sum::<f64>() + top);
     assert!((erlang_c - 0.5094).abs() < 1e-3, "C(4,3) = {erlang_c}");
-    let runs = replications(|seed| {
-        run(classical_queue(
-            3.0,
-            DistParams::constant(1.0),
-            geometric(1000.0),
-            c,
-            STEP_S,
-            20_000.0,
-            seed,
-        ))
-    });
+    let runs = replications(|seed| run(mmc(3.0, 1000.0, c, STEP_S, 20_000.0, seed)));
     let per_run: Vec<Vec<f64>> = runs.iter().map(waits).collect();
     check(
         "M/M/4 E[W]",
@@ -176,17 +156,7 @@ fn littles_law_holds_on_the_time_series() {
     // L (time average of the sampled number in system, every 10 s) against
     // λ W (arrival rate times mean sojourn) over the measured window of an
     // M/M/2 queue at ρ = 0.8.
-    let runs = replications(|seed| {
-        run(classical_queue(
-            1.6,
-            DistParams::constant(1.0),
-            geometric(1000.0),
-            2,
-            STEP_S,
-            20_000.0,
-            seed,
-        ))
-    });
+    let runs = replications(|seed| run(mmc(1.6, 1000.0, 2, STEP_S, 20_000.0, seed)));
     let mut ratio = Vec::new();
     for r in &runs {
         let window: Vec<_> = r

@@ -8,7 +8,7 @@ use sojourn_engine::{
     Status, StepTimeParams, simulate,
 };
 
-use crate::support::{classical_queue, geometric, run};
+use crate::support::{mmc, run};
 
 fn small_default(horizon_s: f64, seed: u64) -> ScenarioParams {
     let mut p = ScenarioParams::overnight_batch();
@@ -84,15 +84,7 @@ fn throughput_never_beats_the_token_budget_bound() {
     // and holds at most the budget b = 256 tokens, so no run can compute more
     // than b / o = 128,000 tokens per second of busy time. 300 requests/s of
     // 300 + 200 tokens offer 150,000 tokens/s, more than the bound.
-    let mut p = classical_queue(
-        300.0,
-        DistParams::constant(1.0),
-        geometric(200.0),
-        256,
-        0.002,
-        200.0,
-        3,
-    );
+    let mut p = mmc(300.0, 200.0, 256, 0.002, 200.0, 3);
     p.run.warmup_s = 0.0;
     p.run.drain_s = Some(3000.0);
     p.engine.max_num_batched_tokens = 256;
@@ -221,15 +213,7 @@ fn requests_longer_than_the_cache_are_rejected_not_stuck() {
 
 #[test]
 fn a_bounded_queue_rejects_beyond_m() {
-    let mut p = classical_queue(
-        5.0,
-        DistParams::constant(1.0),
-        geometric(1000.0),
-        1,
-        0.001,
-        600.0,
-        4,
-    );
+    let mut p = mmc(5.0, 1000.0, 1, 0.001, 600.0, 4);
     p.engine = EngineParams {
         max_waiting: Some(3),
         ..p.engine
@@ -278,15 +262,7 @@ fn a_fleet_busy_almost_all_the_time_is_flagged_even_when_rho_looks_fine() {
     // M/M/4 at ρ = 0.8: the load estimate is 0.8, but with every step lasting
     // the same whatever it holds the replica is busy whenever anyone is in
     // service, 1 - P(empty) ≈ 98% of the time.
-    let r = run(classical_queue(
-        3.2,
-        DistParams::constant(1.0),
-        geometric(1000.0),
-        4,
-        0.001,
-        5000.0,
-        8,
-    ));
+    let r = run(mmc(3.2, 1000.0, 4, 0.001, 5000.0, 8));
     assert!(r.load.rho < 0.85, "rho = {}", r.load.rho);
     assert!(r.utilization > 0.9, "utilization = {}", r.utilization);
     assert!(

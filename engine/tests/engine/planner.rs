@@ -11,7 +11,7 @@ use sojourn_engine::{
     SearchResult, SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
 };
 
-use crate::support::{classical_queue, geometric, mean_and_se};
+use crate::support::{classical_queue, geometric, mean_and_se, mmc};
 
 /// Only the capacity search (and the evaluation of the plan's fleet).
 fn search_only() -> PlanOptions {
@@ -445,15 +445,7 @@ fn analytic_estimate_agrees_with_simulation_for_mmc() {
     // M/M/4 at rho = 0.75 (the engine as a classical queue): Erlang C is
     // exact here, so the estimate's error is the 1 ms prefill step it adds
     // and the 1 ms time grid: 2% allowed.
-    let mut p = classical_queue(
-        3.0,
-        DistParams::constant(1.0),
-        geometric(1000.0),
-        4,
-        0.001,
-        20_000.0,
-        1,
-    );
+    let mut p = mmc(3.0, 1000.0, 4, 0.001, 20_000.0, 1);
     p.classes[0].deadline_s = 3.0;
     let (estimate, means, misses) = analytic_and_simulated(p);
     check_close("M/M/4 mean sojourn", estimate.mean_sojourn_s, &means, 0.02);

@@ -91,6 +91,28 @@ pub fn classical_queue(
     }
 }
 
+/// The M/M/c special case of [`classical_queue`]: single arrivals and
+/// geometric service of mean `mean_steps` steps (exponential in the limit
+/// of short steps).
+pub fn mmc(
+    arrivals_per_s: f64,
+    mean_steps: f64,
+    servers: u32,
+    step_s: f64,
+    horizon_s: f64,
+    seed: u64,
+) -> ScenarioParams {
+    classical_queue(
+        arrivals_per_s,
+        DistParams::constant(1.0),
+        geometric(mean_steps),
+        servers,
+        step_s,
+        horizon_s,
+        seed,
+    )
+}
+
 pub fn geometric(mean: f64) -> DistParams {
     DistParams::new(Shape::Geometric { mean })
 }
