@@ -65,14 +65,8 @@ pub fn plan() -> ScenarioParams {
     p.plan.max_replicas = 64;
     p.plan.replications = 5;
     p.plan.targets = vec![
-        TargetParams::MissProbability {
-            class: Some("nightly-batch".to_string()),
-            epsilon: 0.001,
-        },
-        TargetParams::MissProbability {
-            class: Some("api".to_string()),
-            epsilon: 0.01,
-        },
+        TargetParams::miss_probability("nightly-batch", 0.001),
+        TargetParams::miss_probability("api", 0.01),
     ];
     p
 }

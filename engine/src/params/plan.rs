@@ -142,6 +142,14 @@ pub enum TargetMetric {
 }
 
 impl TargetParams {
+    /// P(miss) <= `epsilon` for the class named `class`.
+    pub fn miss_probability(class: &str, epsilon: f64) -> TargetParams {
+        TargetParams::MissProbability {
+            class: Some(class.to_string()),
+            epsilon,
+        }
+    }
+
     /// The targets a plan uses: those listed, or the default.
     pub fn effective(listed: &[TargetParams]) -> Vec<TargetParams> {
         if listed.is_empty() {

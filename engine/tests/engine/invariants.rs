@@ -4,8 +4,8 @@
 
 use proptest::prelude::*;
 use sojourn_engine::{
-    ClassParams, DistParams, EngineParams, RunError, RunOptions, Scenario, ScenarioParams, Shape,
-    Status, StepTimeParams, simulate,
+    ClassParams, DistParams, EngineParams, Report, RunError, RunOptions, Scenario, ScenarioParams,
+    Shape, Status, StepTimeParams, simulate,
 };
 
 use crate::support::{mmc, run};
@@ -204,11 +204,7 @@ fn requests_longer_than_the_cache_are_rejected_not_stuck() {
             .all(|x| (x.status == Status::RejectedTooLong)
                 == (x.input_tokens + x.output_tokens - 1 > 2048))
     );
-    assert!(
-        r.warnings.iter().any(|w| w.contains("longer")),
-        "{:?}",
-        r.warnings
-    );
+    assert_warned(&r, |w| w.contains("longer"));
 }
 
 #[test]
@@ -233,11 +229,7 @@ fn overload_is_flagged() {
     p.classes[1].batches_per_hour *= 60.0;
     let r = run(p);
     assert!(r.load.rho > 1.0, "rho = {}", r.load.rho);
-    assert!(
-        r.warnings.iter().any(|w| w.starts_with("Overloaded")),
-        "{:?}",
-        r.warnings
-    );
+    assert_warned(&r, |w| w.starts_with("Overloaded"));
 }
 
 #[test]
@@ -333,5 +325,14 @@ fn a_horizon_of_almost_nothing_gives_defined_figures_and_says_why_they_are_empty
         r.warnings.iter().any(|w| w.contains("no arrivals")),
         "{:?}",
         r.warnings
+    );
+}
+
+/// Some warning of `report` satisfies `is_it`.
+fn assert_warned(report: &Report, is_it: impl Fn(&str) -> bool) {
+    assert!(
+        report.warnings.iter().any(|w| is_it(w)),
+        "{:?}",
+        report.warnings
     );
 }

@@ -152,10 +152,7 @@ fn an_unattainable_target_is_a_result_with_the_best_value_reached() {
 fn bad_plan_input_names_the_field() {
     let mut p = ScenarioParams::overnight_batch();
     p.plan.targets = vec![
-        TargetParams::MissProbability {
-            class: Some("api".into()),
-            epsilon: 1.5,
-        },
+        TargetParams::miss_probability("api", 1.5),
         TargetParams::SojournPercentile {
             class: Some("nope".into()),
             percentile: 0.99,
