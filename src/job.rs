@@ -1,5 +1,6 @@
-//! The messages between the page and the simulation worker, and what the
-//! worker sends back: plain serde types, JSON on the wire, tested natively.
+//! The messages between the page and the simulation worker: plain serde
+//! types, JSON on the wire, tested natively. What they carry is the
+//! engine's own: the scenario, [`RunSummary`] and [`PlanResult`].
 //!
 //! The page posts a [`JobRequest`]; the worker answers with
 //! [`WorkerMessage`]s tagged with the job's id: `ready` once after it starts,
@@ -9,12 +10,11 @@
 
 use serde::{Deserialize, Serialize};
 use sojourn_engine::NonFinite;
-use sojourn_engine::{
-    ClassStats, Multipliers, PlanOptions, PlanResult, Quantiles, Report, Scenario, ScenarioParams,
-    SeriesPoint,
-};
-use sojourn_engine::{ReportCost, report_cost};
-use sojourn_engine::{nonfinite, nonfinite_pair};
+use sojourn_engine::{PlanOptions, PlanResult, RunSummary, ScenarioParams};
+
+/// The base, best and worst cases (the engine's, with the rule that prices
+/// them): the `case` of a `simulated` message.
+pub use sojourn_engine::Case;
 
 /// What the page asks the worker to do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,50 +37,6 @@ pub enum Stage {
     Plan,
 }
 
-/// The base scenario or one of its named overrides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Case {
-    Base,
-    Best,
-    Worst,
-}
-
-impl Case {
-    pub const ALL: [Case; 3] = [Case::Base, Case::Best, Case::Worst];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Case::Base => "base",
-            Case::Best => "best",
-            Case::Worst => "worst",
-        }
-    }
-
-    /// The multipliers of this case from the scenario's plan section.
-    pub fn multipliers(self, params: &ScenarioParams) -> Multipliers {
-        match self {
-            Case::Base => Multipliers::BASE,
-            Case::Best => params.plan.best,
-            Case::Worst => params.plan.worst,
-        }
-    }
-
-    /// The parameters simulated for this case (the plan section kept, so the
-    /// cost of the case uses the same prices and reserve; prices are scaled by
-    /// the case's price multiplier).
-    pub fn params(self, params: &ScenarioParams) -> ScenarioParams {
-        let multipliers = self.multipliers(params);
-        let mut out = multipliers.apply(params);
-        out.plan = params.plan.clone();
-        if let Some(price) = &mut out.plan.pricing.usd_per_gpu_hour {
-            *price *= multipliers.price;
-        }
-        out.plan.pricing.fixed_usd_per_month *= multipliers.price;
-        out
-    }
-}
-
 /// A message from the worker.
 #[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -100,7 +56,9 @@ pub enum WorkerMessage {
     Simulated {
         id: u64,
         case: Case,
-        result: Box<RunResult>,
+        /// The engine's summary of the run (its report without the
+        /// per-request records, with the configured fleet's cost).
+        result: Box<RunSummary>,
     },
     Planned {
         id: u64,
@@ -147,172 +105,3 @@ pub fn plan_options() -> PlanOptions {
 
 /// Arrivals simulated between two progress messages.
 pub const ARRIVALS_PER_CHUNK: u32 = 10_000;
-
-/// What the page shows of one simulation: the report without its records,
-/// with every non-finite number kept (JSON has none, see [`nonfinite`]).
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunResult {
-    pub scenario_name: String,
-    pub seed: u64,
-    pub replicas: u32,
-    #[serde_as(as = "NonFinite")]
-    pub horizon_s: f64,
-    #[serde_as(as = "NonFinite")]
-    pub warmup_s: f64,
-    #[serde_as(as = "NonFinite")]
-    pub end_s: f64,
-    /// The report's digest of every per-request time, as 16 hex digits.
-    pub digest: String,
-    pub overall: ClassResult,
-    pub classes: Vec<ClassResult>,
-    pub series: Vec<SeriesPoint>,
-    /// Fraction of the fleet's time spent executing steps.
-    #[serde(with = "nonfinite")]
-    pub utilization: f64,
-    #[serde(with = "nonfinite")]
-    pub rho: f64,
-    #[serde(with = "nonfinite")]
-    pub arrival_rate_per_s: f64,
-    #[serde(with = "nonfinite")]
-    pub saturation_rate_per_s: f64,
-    #[serde(with = "nonfinite")]
-    pub prefill_tokens_per_s: f64,
-    #[serde(with = "nonfinite")]
-    pub decode_tokens_per_s: f64,
-    pub warnings: Vec<String>,
-    /// Engine steps and events simulated.
-    pub steps: u64,
-    pub events: u64,
-    /// The configured fleet's cost (steady replicas plus the plan's reserve).
-    pub cost: ReportCost,
-}
-
-/// One class's statistics (or all classes'), as in [`ClassStats`].
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ClassResult {
-    pub name: String,
-    /// NaN for the overall row when the classes' deadlines differ.
-    #[serde(with = "nonfinite")]
-    pub deadline_s: f64,
-    pub arrived: u64,
-    pub met: u64,
-    pub late: u64,
-    pub rejected: u64,
-    pub timed_out: u64,
-    pub unfinished: u64,
-    #[serde(with = "nonfinite")]
-    pub p_miss: f64,
-    #[serde(with = "nonfinite_pair")]
-    pub p_miss_ci95: [f64; 2],
-    #[serde(with = "nonfinite")]
-    pub goodput_per_h: f64,
-    pub sojourn: QuantileResult,
-    pub queue_wait: QuantileResult,
-    pub ttft: QuantileResult,
-    pub tpot: QuantileResult,
-    /// (sojourn \[s\], fraction of arrivals done within it).
-    #[serde_as(as = "Vec<[NonFinite; 2]>")]
-    pub cdf: Vec<[f64; 2]>,
-    pub prefill_tokens: u64,
-    pub decode_tokens: u64,
-    pub preemptions: u64,
-}
-
-impl ClassResult {
-    fn of(stats: &ClassStats) -> ClassResult {
-        ClassResult {
-            name: stats.name.clone(),
-            deadline_s: stats.deadline_s,
-            arrived: stats.arrived,
-            met: stats.met,
-            late: stats.late,
-            rejected: stats.rejected,
-            timed_out: stats.timed_out,
-            unfinished: stats.unfinished,
-            p_miss: stats.p_miss,
-            p_miss_ci95: stats.p_miss_ci95,
-            goodput_per_h: stats.goodput_per_h,
-            sojourn: QuantileResult::of(&stats.sojourn),
-            queue_wait: QuantileResult::of(&stats.queue_wait),
-            ttft: QuantileResult::of(&stats.ttft),
-            tpot: QuantileResult::of(&stats.tpot),
-            cdf: stats
-                .cdf
-                .iter()
-                .copied()
-                .filter(|[t, f]| t.is_finite() && f.is_finite())
-                .collect(),
-            prefill_tokens: stats.prefill_tokens,
-            decode_tokens: stats.decode_tokens,
-            preemptions: stats.preemptions,
-        }
-    }
-}
-
-/// Percentiles of a time \[s\]; infinite where requests never got there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct QuantileResult {
-    pub count: u64,
-    #[serde(with = "nonfinite")]
-    pub mean: f64,
-    #[serde(with = "nonfinite")]
-    pub p50: f64,
-    #[serde(with = "nonfinite")]
-    pub p90: f64,
-    #[serde(with = "nonfinite")]
-    pub p99: f64,
-    #[serde(with = "nonfinite")]
-    pub p999: f64,
-    #[serde(with = "nonfinite")]
-    pub max: f64,
-}
-
-impl QuantileResult {
-    fn of(q: &Quantiles) -> QuantileResult {
-        QuantileResult {
-            count: q.count,
-            mean: q.mean,
-            p50: q.p50,
-            p90: q.p90,
-            p99: q.p99,
-            p999: q.p999,
-            max: q.max,
-        }
-    }
-}
-
-/// The configured fleet's cost over the measured window, attributed to the
-/// run's requests by the engine's cost model.
-impl RunResult {
-    /// The page's view of `report`, a run of `scenario`.
-    pub fn of(report: &Report, scenario: &Scenario) -> RunResult {
-        RunResult {
-            scenario_name: report.scenario_name.clone(),
-            seed: report.seed,
-            replicas: report.replicas,
-            horizon_s: report.horizon_s,
-            warmup_s: report.warmup_s,
-            end_s: report.end_s,
-            digest: format!("{:016x}", report.digest()),
-            overall: ClassResult::of(&report.overall),
-            classes: report.classes.iter().map(ClassResult::of).collect(),
-            series: report.series.clone(),
-            utilization: report.utilization,
-            rho: report.load.rho,
-            arrival_rate_per_s: report.load.arrival_rate_per_s,
-            saturation_rate_per_s: report.load.saturation_rate_per_s,
-            prefill_tokens_per_s: report.prefill_tokens_per_s,
-            decode_tokens_per_s: report.decode_tokens_per_s,
-            warnings: report.warnings.clone(),
-            steps: report.engine.steps,
-            events: report.engine.events,
-            cost: report_cost(report, scenario.params()),
-        }
-    }
-
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}

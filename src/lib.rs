@@ -2,9 +2,10 @@
 //!
 //! Components live in [`app`] (the page) and [`panels`] (one module per
 //! panel). What they compute lives in plain modules that build and test
-//! natively: [`link`] (share links), [`job`] (the worker protocol and its
-//! results), [`results`] and [`table`] (figures, tables, CSV), [`charts`]
-//! (SVG charts), [`form`] (reading inputs) and [`format`](mod@format) (numbers).
+//! natively: [`link`] (share links), [`job`] (the worker protocol),
+//! [`results`] (the page's figures; the tables, their CSV and every
+//! number's format are the engine's, shared with the CLI), [`charts`] (SVG
+//! charts), [`form`] (reading inputs) and [`format`](mod@format) (numbers).
 //! Simulations run in a Web Worker ([`worker`], driven by
 //! [`worker_client`]), never on the page's thread.
 
@@ -21,7 +22,6 @@ pub mod link;
 pub mod panels;
 pub mod results;
 pub mod state;
-pub mod table;
 pub mod worker;
 pub mod worker_client;
 

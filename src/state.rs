@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use sojourn_engine::{PlanResult, Scenario, ScenarioError, ScenarioParams};
+use sojourn_engine::{PlanResult, RunSummary, Scenario, ScenarioError, ScenarioParams};
 
 use crate::browser;
-use crate::job::{Case, JobRequest, RunResult, Stage, WorkerMessage};
+use crate::job::{Case, JobRequest, Stage, WorkerMessage};
 use crate::link;
 use crate::worker_client::WorkerClient;
 
@@ -71,9 +71,9 @@ impl RunStatus {
 pub struct Results {
     /// The scenario they are for.
     pub params: ScenarioParams,
-    pub base: RunResult,
-    /// "best" and "worst" on the configured fleet, as they arrive.
-    pub cases: BTreeMap<&'static str, RunResult>,
+    pub base: RunSummary,
+    /// The best and worst cases on the configured fleet, as they arrive.
+    pub cases: BTreeMap<Case, RunSummary>,
 }
 
 /// The planner's result, or where it is.
@@ -348,7 +348,7 @@ impl AppState {
                 })),
                 other => self.results.update(|results| {
                     if let Some(results) = results {
-                        results.cases.insert(other.label(), *result);
+                        results.cases.insert(other, *result);
                     }
                 }),
             },

@@ -7,15 +7,13 @@
 use std::cell::Cell;
 
 use js_sys::Promise;
-use sojourn_engine::{Report, RunOptions, Scenario, Simulation, plan_with_progress};
+use sojourn_engine::{Report, RunOptions, RunSummary, Scenario, Simulation, plan_with_progress};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::job::{
-    ARRIVALS_PER_CHUNK, Case, JobRequest, RunResult, Stage, WorkerMessage, plan_options,
-};
+use crate::job::{ARRIVALS_PER_CHUNK, Case, JobRequest, Stage, WorkerMessage, plan_options};
 
 /// Least time between two progress messages \[ms\].
 const PROGRESS_EVERY_MS: f64 = 100.0;
@@ -152,7 +150,7 @@ async fn run(job: JobRequest) {
             Ok(report) => post(&WorkerMessage::Simulated {
                 id,
                 case: *case,
-                result: Box::new(RunResult::of(&report, &scenario)),
+                result: Box::new(RunSummary::new(report, &scenario)),
             }),
             Err(error) => {
                 fail(error.to_string());

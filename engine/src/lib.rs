@@ -16,10 +16,10 @@
 
 // The layers, each depending only on those before it (checked by
 // `scripts/check-layers`): the foundations (error, rng, samplers, stats,
-// serde_float), then params -> model -> sim -> report -> plan. `bench` sits
-// on top. Every module is private: the `pub use` lists below are the whole
-// public API, and `unnameable_types` fails the build if a public item's type
-// is reachable but missing from them.
+// serde_float), then params -> model -> sim -> report -> plan -> present.
+// `bench` sits on top. Every module is private: the `pub use` lists below
+// are the whole public API, and `unnameable_types` fails the build if a
+// public item's type is reachable but missing from them.
 #![deny(unnameable_types)]
 
 mod bench;
@@ -27,6 +27,7 @@ mod error;
 mod model;
 mod params;
 mod plan;
+mod present;
 mod report;
 mod rng;
 mod samplers;
@@ -79,6 +80,23 @@ pub use plan::{
     Recommendation, ScenarioResult, SearchResult, Sensitivity, SensitivityRow, ServiceCurve,
     capacity_searches, check_budget, plan, plan_with_progress,
 };
+
+// How results read, for the page and the CLI: number formats, the run
+// summary the web worker sends, tables with CSV and text, the cases.
+pub use present::cases::{Case, decision_label};
+pub use present::format::{
+    MISSING, format_count, format_duration_s, format_gib, format_multiple, format_number,
+    format_or_missing, format_percent, format_percent_interval, format_percent_whole, format_usd,
+};
+pub use present::plan_tables::{
+    analytic_table, candidates_table, cases_table, checks_table, class_intervals_table,
+    curve_table, recommendation_details, sensitivity_table,
+};
+pub use present::run_tables::{
+    budget_table, cdf_table, class_table, cost_table, records_csv, series_table,
+};
+pub use present::summary::RunSummary;
+pub use present::table::{Cell, CellValue, Column, DataTable};
 
 // Benchmarks shared by the CLI's `bench` command and the performance log.
 pub use bench::{large as bench_large, plan as bench_plan, small as bench_small};

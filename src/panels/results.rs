@@ -1,25 +1,25 @@
 //! The results: headline figures, the sojourn-time CDF, cost, the fleet
-//! over time, the plan (candidates, cases, service curve, sensitivity) and
-//! the tables behind every chart, each downloadable.
+//! over time and the tables behind every chart, each downloadable; the
+//! plan's part is in `results/plan.rs`. The tables are the engine's
+//! (`sojourn_engine::DataTable`, the same the CLI prints).
+
+mod plan;
 
 use leptos::prelude::*;
-use sojourn_engine::PlanResult;
+use sojourn_engine::{
+    DataTable, PlanResult, analytic_table, class_table, cost_table, curve_table, sensitivity_table,
+    series_table,
+};
 
 use crate::browser;
-use crate::charts::{
-    Chart, Theme, TornadoMetric, cdf_chart, chart_width, series_chart, service_curve_chart,
-    tornado_chart, tornado_rows,
-};
+use crate::charts::{Chart, Theme, cdf_chart, chart_width, series_chart};
+use crate::format::format_count;
 use crate::help;
 use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
-use crate::results::{
-    Figure, analytic_table, candidates_table, cases_table, cdf_input, cdf_table, class_table,
-    cost_segments, cost_table, curve_table, plan_figures, run_figures, sensitivity_table,
-    series_table,
-};
+use crate::results::{Figure, cdf_input, cdf_points_table, cost_segments, run_figures};
 use crate::state::{AppState, PlanStatus, RunStatus};
-use crate::table::Table;
+use plan::{PlanHeadline, PlanResults};
 
 fn figure_help(label: &str) -> Option<&'static str> {
     Some(match label {
@@ -106,7 +106,7 @@ fn ChartFigure(
 
 /// A table with a CSV download.
 #[component]
-fn TableView(table: Table, #[prop(optional)] open: bool) -> impl IntoView {
+fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoView {
     let csv = table.to_csv();
     let file = format!("{}.csv", table.id);
     let id = format!("table-{}", table.id);
@@ -128,9 +128,9 @@ fn TableView(table: Table, #[prop(optional)] open: bool) -> impl IntoView {
                     <thead>
                         <tr>
                             {table
-                                .columns
-                                .iter()
-                                .map(|c| view! { <th scope="col">{c.clone()}</th> })
+                                .headers()
+                                .into_iter()
+                                .map(|header| view! { <th scope="col">{header}</th> })
                                 .collect_view()}
                         </tr>
                     </thead>
@@ -196,7 +196,9 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
     let series_svg = Signal::derive(move || {
         state.results.with(|r| {
             series_chart(
-                r.as_ref().map(|r| r.base.series.as_slice()).unwrap_or(&[]),
+                r.as_ref()
+                    .map(|r| r.base.report.series.as_slice())
+                    .unwrap_or(&[]),
                 &theme.get(),
                 width.get(),
             )
@@ -205,7 +207,7 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
     let warnings = Memo::new(move |_| {
         state.results.with(|r| {
             r.as_ref()
-                .map(|r| r.base.warnings.clone())
+                .map(|r| r.base.report.warnings.clone())
                 .unwrap_or_default()
         })
     });
@@ -220,11 +222,12 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
     let digest = move || {
         state.results.with(|r| {
             r.as_ref().map(|r| {
+                let report = &r.base.report;
                 format!(
                     "Seed {}, {} replicas, {} requests simulated; digest {}.",
-                    r.base.seed,
-                    r.base.replicas,
-                    crate::format::format_count(r.base.overall.arrived),
+                    report.seed,
+                    report.replicas,
+                    format_count(report.overall.arrived),
                     r.base.digest
                 )
             })
@@ -328,7 +331,7 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                                 .map(|r| {
                                     view! {
                                         <TableView table=class_table(&r.base) open=true />
-                                        <TableView table=cdf_table(&cdf.get_untracked()) />
+                                        <TableView table=cdf_points_table(&cdf.get_untracked()) />
                                         <TableView table=series_table(&r.base) />
                                     }
                                 })
@@ -396,7 +399,7 @@ fn CostBreakdown(state: AppState) -> impl IntoView {
                     Some(segments) => {
                         let label = segments
                             .iter()
-                            .map(|s| format!("{} {} ({})", s.label, crate::format::format_usd(s.usd), crate::format::format_percent_whole(s.share)))
+                            .map(|s| s.describe())
                             .collect::<Vec<_>>()
                             .join(", ");
                         view! {
@@ -426,12 +429,7 @@ fn CostBreakdown(state: AppState) -> impl IntoView {
                                         view! {
                                             <li>
                                                 <span class=format!("swatch cost-{}", s.key)></span>
-                                                {format!(
-                                                    "{} {} ({})",
-                                                    s.label,
-                                                    crate::format::format_usd(s.usd),
-                                                    crate::format::format_percent_whole(s.share),
-                                                )}
+                                                {s.describe()}
                                             </li>
                                         }
                                     })
@@ -459,298 +457,6 @@ fn CostBreakdown(state: AppState) -> impl IntoView {
                 "Cost breakdown" <Info topic="cost per success" text=help::COST_PER_SUCCESS />
             </h3>
             {view}
-        </section>
-    }
-}
-
-#[component]
-fn PlanHeadline(state: AppState) -> impl IntoView {
-    let figures = move || match state.plan.get() {
-        PlanStatus::Done { plan, .. } => plan_figures(&plan)
-            .into_iter()
-            .map(|figure| view! { <FigureCard figure /> })
-            .collect_view()
-            .into_any(),
-        PlanStatus::Running | PlanStatus::NotRun => {
-            let label = match state.run.get() {
-                RunStatus::Running {
-                    label,
-                    fraction,
-                    stage: crate::job::Stage::Plan,
-                } => format!("{label} ({:.0} %)", fraction * 100.0),
-                RunStatus::Running { .. } => "Waiting for the simulation".to_string(),
-                _ => "Not planned yet".to_string(),
-            };
-            view! {
-                <div class="metric">
-                    <dt>"Planned replicas"</dt>
-                    <dd>
-                        <span class="metric-value">"…"</span>
-                        <span class="metric-detail">{label.clone()}</span>
-                    </dd>
-                </div>
-                <div class="metric">
-                    <dt>"Planned cost per success"</dt>
-                    <dd>
-                        <span class="metric-value">"…"</span>
-                        <span class="metric-detail">{label}</span>
-                    </dd>
-                </div>
-            }
-            .into_any()
-        }
-        PlanStatus::Failed(message) => view! {
-            <div class="metric warn">
-                <dt>"Plan"</dt>
-                <dd>
-                    <span class="metric-value">"failed"</span>
-                    <span class="metric-detail">{message}</span>
-                </dd>
-            </div>
-        }
-        .into_any(),
-    };
-    let stale = Memo::new(move |_| {
-        let current = state.params.get();
-        state
-            .plan
-            .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
-    });
-    view! {
-        <h3>
-            "Cheapest fleet meeting the targets"
-            <span class="stale" class:shown=move || stale.get()>
-                "for earlier inputs: updating"
-            </span>
-        </h3>
-        <dl class="metrics plan-metrics">{figures}</dl>
-    }
-}
-
-#[component]
-fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl IntoView {
-    let plan = Memo::new(move |_| plan_of(&state));
-    let metric = RwSignal::new(TornadoMetric::CostPerSuccess);
-    let curve_svg = Signal::derive(move || {
-        plan.with(|p| {
-            p.as_ref()
-                .and_then(|p| p.service_curve.as_ref())
-                .map(|c| service_curve_chart(c, &theme.get(), width.get()))
-                .unwrap_or_else(|| {
-                    placeholder(
-                        "Service curve",
-                        "Service curve: waiting for the plan",
-                        &theme.get(),
-                        width.get(),
-                    )
-                })
-        })
-    });
-    let tornado_svg = Signal::derive(move || {
-        plan.with(|p| match p.as_ref().and_then(|p| p.sensitivity.as_ref()) {
-            Some(s) => {
-                let rows = tornado_rows(s, metric.get());
-                tornado_chart(
-                    &rows,
-                    metric.get(),
-                    s.delta,
-                    s.base_usd_per_success.is_some(),
-                    &theme.get(),
-                    width.get(),
-                )
-            }
-            None => {
-                // The height the tornado will have, so nothing moves when it comes.
-                let rows = state
-                    .params
-                    .with(|p| p.plan.sensitivity.inputs.len())
-                    .max(1);
-                placeholder_sized(
-                    "Sensitivity",
-                    "Sensitivity: waiting for the plan",
-                    &theme.get(),
-                    width.get(),
-                    crate::charts::tornado_height(rows),
-                )
-            }
-        })
-    });
-    let recommendation = move || {
-        plan.with(|p| {
-            p.as_ref().and_then(|p| p.recommendation.clone()).map(|r| {
-                let fmt = |v: Option<f64>| v.map(|v| crate::format::format_number(v, 3)).unwrap_or_else(|| "–".to_string());
-                view! {
-                    <dl class="plan-details">
-                        <div>
-                            <dt>"Fleet"</dt>
-                            <dd>
-                                {format!(
-                                    "{} steady + {} failure reserve + {} warm idle = {} replicas ({} GPUs) of {}",
-                                    r.steady_replicas,
-                                    r.failure_reserve_replicas,
-                                    r.warm_idle_replicas,
-                                    r.total_replicas,
-                                    r.total_gpus,
-                                    r.candidate,
-                                )}
-                            </dd>
-                        </div>
-                        <div>
-                            <dt>"Admission limit"</dt>
-                            <dd>
-                                {r
-                                    .admission_limit_per_replica
-                                    .map(|l| {
-                                        format!(
-                                            "{} waiting requests per replica",
-                                            crate::format::format_count(l),
-                                        )
-                                    })
-                                    .unwrap_or_else(|| "–".to_string())}
-                            </dd>
-                        </div>
-                        <div>
-                            <dt>"Scale up when"</dt>
-                            <dd>
-                                {format!(
-                                    "waiting per replica stays above {} or KV cache use above {}",
-                                    fmt(r.scale_up_queue_per_replica),
-                                    r
-                                        .scale_up_kv_utilization
-                                        .map(crate::format::format_percent_whole)
-                                        .unwrap_or_else(|| "–".to_string()),
-                                )}
-                            </dd>
-                        </div>
-                        <div>
-                            <dt>"Headroom"</dt>
-                            <dd>
-                                {format!(
-                                    "{}; {}",
-                                    r
-                                        .headroom_to_knee
-                                        .map(|h| {
-                                            format!(
-                                                "{} below the knee",
-                                                crate::format::format_percent_whole(h),
-                                            )
-                                        })
-                                        .unwrap_or_else(|| {
-                                            "no knee within the service curve".to_string()
-                                        }),
-                                    r
-                                        .headroom_to_sla_limit
-                                        .map(|h| {
-                                            format!(
-                                                "{} below the SLA limit",
-                                                crate::format::format_percent_whole(h),
-                                            )
-                                        })
-                                        .unwrap_or_else(|| {
-                                            "every point of the curve meets the targets".to_string()
-                                        }),
-                                )}
-                            </dd>
-                        </div>
-                        <div>
-                            <dt>"Cost basis"</dt>
-                            <dd>{r.budget.basis.label()}</dd>
-                        </div>
-                    </dl>
-                    <ul class="plan-notes">
-                        {r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
-                    </ul>
-                }
-            })
-        })
-    };
-    let plan_warnings = move || {
-        plan.with(|p| {
-            p.as_ref().filter(|p| !p.warnings.is_empty()).map(|p| view! {
-                <div class="warnings" role="note" aria-label="Warnings from the planner">
-                    <ul>
-                        {p.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
-                    </ul>
-                </div>
-            })
-        })
-    };
-    let summary = move || {
-        plan.with(|p| {
-            p.as_ref().map(|p| {
-                format!(
-                    "{} simulations ({} requests); {} replications per fleet, decided by the {}. Targets: {}.",
-                    p.simulations,
-                    crate::format::format_count(p.simulated_requests),
-                    p.replications,
-                    match p.decision {
-                        sojourn_engine::DecisionRule::Mean => "mean",
-                        sojourn_engine::DecisionRule::Upper95 => "upper end of the 95% interval",
-                    },
-                    p.targets.join("; ")
-                )
-            })
-        })
-    };
-    view! {
-        <section class="plan-results" aria-labelledby="plan-heading">
-            <h3 id="plan-heading">"Capacity plan"</h3>
-            <p class="run-meta">{summary}</p>
-            {recommendation}
-            {plan_warnings}
-            {move || {
-                let plan = plan.get();
-                state
-                    .results
-                    .with(|r| {
-                        r.as_ref()
-                            .map(|r| {
-                                view! {
-                                    <TableView
-                                        table=cases_table(&r.base, &r.cases, plan.as_ref())
-                                        open=true
-                                    />
-                                }
-                            })
-                    })
-            }}
-            {move || {
-                plan.get()
-                    .map(|plan| view! { <TableView table=candidates_table(&plan) open=true /> })
-            }}
-            <ChartFigure
-                id="curve-figure"
-                caption="Service curve and operating point"
-                help_text=help::SERVICE_CURVE
-                chart=curve_svg
-            />
-            <ChartFigure
-                id="tornado-figure"
-                caption="Sensitivity (tornado)"
-                help_text=help::TORNADO
-                chart=tornado_svg
-            >
-                <label class="inline-check">
-                    <select
-                        aria-label="What the tornado shows"
-                        on:change=move |e| {
-                            metric
-                                .set(
-                                    if event_target_value(&e) == "miss" {
-                                        TornadoMetric::MissProbability
-                                    } else {
-                                        TornadoMetric::CostPerSuccess
-                                    },
-                                );
-                        }
-                    >
-                        <option value="cost" selected=true>
-                            "Cost per success"
-                        </option>
-                        <option value="miss">"P(miss)"</option>
-                    </select>
-                </label>
-            </ChartFigure>
         </section>
     }
 }

@@ -7,16 +7,17 @@ use sojourn_app::charts::{
     Theme, TornadoMetric, cdf_chart, chart_width, series_chart, service_curve_chart, tornado_chart,
     tornado_rows,
 };
-use sojourn_app::job::RunResult;
+use sojourn_app::job::Case;
 use sojourn_app::results::cdf_input;
 use sojourn_engine::{
-    PlanOptions, RunOptions, RunParams, Scenario, ScenarioParams, SensitivityInput, plan, simulate,
+    PlanOptions, RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput,
+    plan, simulate,
 };
 
-fn run(params: ScenarioParams) -> RunResult {
+fn run(params: ScenarioParams) -> RunSummary {
     let scenario = Scenario::try_from(params).expect("valid");
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
-    RunResult::of(&report, &scenario)
+    RunSummary::new(report, &scenario)
 }
 
 fn hour() -> ScenarioParams {
@@ -74,7 +75,7 @@ fn per_class_and_case_curves_join_the_legend() {
     let mut worst_params = hour();
     worst_params.classes[1].batches_per_hour *= 1.3;
     let mut cases = BTreeMap::new();
-    cases.insert("worst", run(worst_params));
+    cases.insert(Case::Worst, run(worst_params));
     let input = cdf_input(&base, &cases, true);
     let svg = cdf_chart(&input, &Theme::LIGHT, 760).svg;
     for label in ["base (all classes)", "worst case", "nightly-batch", "api"] {
@@ -94,7 +95,7 @@ fn an_empty_run_says_so_instead_of_drawing_nothing() {
 #[test]
 fn the_series_chart_has_four_panels() {
     let result = run(hour());
-    let svg = series_chart(&result.series, &Theme::DARK, 760).svg;
+    let svg = series_chart(&result.report.series, &Theme::DARK, 760).svg;
     for panel in [
         "Waiting requests",
         "Running sequences",

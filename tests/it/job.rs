@@ -1,9 +1,10 @@
 //! The worker's messages survive their trip through JSON, non-finite
 //! numbers included, so the page shows exactly what the worker computed.
 
-use sojourn_app::job::{Case, JobRequest, RunResult, Stage, WorkerMessage};
+use sojourn_app::job::{Case, JobRequest, Stage, WorkerMessage};
 use sojourn_engine::{
-    PlanOptions, RunOptions, RunParams, Scenario, ScenarioParams, SensitivityInput, plan, simulate,
+    PlanOptions, RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput,
+    plan, simulate,
 };
 
 fn small_params() -> ScenarioParams {
@@ -32,10 +33,12 @@ fn round_trip(message: &WorkerMessage) -> WorkerMessage {
 fn a_run_result_reads_back_bit_for_bit() {
     let scenario = Scenario::try_from(small_params()).expect("valid");
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
-    let result = RunResult::of(&report, &scenario);
-    assert_eq!(result.digest, format!("{:016x}", report.digest()));
+    let digest = format!("{:016x}", report.digest());
+    let p_miss = report.overall.p_miss;
+    let result = RunSummary::new(report, &scenario);
+    assert_eq!(result.digest, digest);
     assert!(
-        result.overall.deadline_s.is_nan(),
+        result.report.overall.deadline_s.is_nan(),
         "the classes' deadlines differ"
     );
     let message = WorkerMessage::Simulated {
@@ -48,11 +51,12 @@ fn a_run_result_reads_back_bit_for_bit() {
     let WorkerMessage::Simulated { result, .. } = back else {
         panic!("a simulated message");
     };
-    assert!(result.overall.deadline_s.is_nan(), "NaN survives as null");
-    assert_eq!(
-        result.overall.p_miss.to_bits(),
-        report.overall.p_miss.to_bits()
+    assert!(
+        result.report.overall.deadline_s.is_nan(),
+        "NaN survives as null"
     );
+    assert!(result.report.records.is_empty(), "records never travel");
+    assert_eq!(result.report.overall.p_miss.to_bits(), p_miss.to_bits());
     assert!(
         result.cost.units.usd_per_success.is_some(),
         "a price gives USD"
@@ -67,7 +71,7 @@ fn infinite_percentiles_survive() {
     params.run.drain_s = Some(0.0);
     let scenario = Scenario::try_from(params).expect("valid");
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
-    let result = RunResult::of(&report, &scenario);
+    let result = RunSummary::new(report, &scenario);
     let message = WorkerMessage::Simulated {
         id: 1,
         case: Case::Worst,
@@ -77,8 +81,8 @@ fn infinite_percentiles_survive() {
         panic!("a simulated message");
     };
     assert_eq!(
-        back.overall.sojourn.p99.to_bits(),
-        result.overall.sojourn.p99.to_bits()
+        back.report.overall.sojourn.p99.to_bits(),
+        result.report.overall.sojourn.p99.to_bits()
     );
 }
 
@@ -123,19 +127,4 @@ fn jobs_and_small_messages_read_back() {
         assert_eq!(round_trip(&message), message);
     }
     assert_eq!(WorkerMessage::Ready.job_id(), None);
-}
-
-#[test]
-fn best_and_worst_cases_apply_their_multipliers_and_prices() {
-    let params = small_params();
-    let worst = Case::Worst.params(&params);
-    assert_eq!(
-        worst.classes[0].batches_per_hour,
-        params.classes[0].batches_per_hour * params.plan.worst.arrival_rate
-    );
-    assert_eq!(
-        worst.plan.pricing.usd_per_gpu_hour,
-        Some(2.5 * params.plan.worst.price)
-    );
-    assert_eq!(Case::Base.params(&params), params);
 }

@@ -2,8 +2,9 @@
 //!
 //! - Natively (`cargo test --workspace`): `determinism`, and the plain
 //!   modules the page is built on: `link` (share links), `job` (worker
-//!   messages), `results` (figures and tables), `table` (CSV), `charts`,
-//!   `form` and `format`.
+//!   messages), `results` (figures and the engine's tables of a real run),
+//!   `charts`, `form` and `format` (input boxes; the number formats and CSV
+//!   are the engine's, tested there).
 //! - In headless Chromium (`cargo test -p sojourn-app --target
 //!   wasm32-unknown-unknown`, run by wasm-bindgen-test-runner): `determinism`
 //!   again, under wasm32, against the same golden file, plus `browser`, which
@@ -36,5 +37,3 @@ mod job;
 mod link;
 #[cfg(not(target_arch = "wasm32"))]
 mod results;
-#[cfg(not(target_arch = "wasm32"))]
-mod table;

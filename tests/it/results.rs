@@ -2,13 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use sojourn_app::job::RunResult;
-use sojourn_app::results::{
-    LoadLevel, cdf_input, cdf_table, class_table, cost_segments, run_figures,
+use sojourn_app::results::{LoadLevel, cdf_input, cdf_points_table, cost_segments, run_figures};
+use sojourn_engine::{
+    RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, class_table, simulate,
 };
-use sojourn_engine::{RunOptions, RunParams, Scenario, ScenarioParams, simulate};
 
-fn run(price: Option<f64>) -> RunResult {
+fn run(price: Option<f64>) -> RunSummary {
     let mut params = ScenarioParams {
         run: RunParams {
             horizon_s: 3600.0,
@@ -19,7 +18,7 @@ fn run(price: Option<f64>) -> RunResult {
     params.plan.pricing.usd_per_gpu_hour = price;
     let scenario = Scenario::try_from(params).expect("valid");
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
-    RunResult::of(&report, &scenario)
+    RunSummary::new(report, &scenario)
 }
 
 #[test]
@@ -34,6 +33,15 @@ fn the_cost_breakdown_adds_up_to_the_total() {
     );
     let shares: f64 = segments.iter().map(|s| s.share).sum();
     assert!((shares - 1.0).abs() < 1e-9);
+    let idle = segments
+        .iter()
+        .find(|s| s.key == "idle")
+        .expect("idle capacity");
+    assert!(
+        idle.describe().starts_with("idle steady capacity $") && idle.describe().ends_with(" %)"),
+        "{}",
+        idle.describe()
+    );
     assert!(
         cost_segments(&run(None)).is_none(),
         "no price, no USD breakdown"
@@ -82,7 +90,7 @@ fn tables_hold_every_class_and_every_cdf_point() {
     let table = class_table(&result);
     assert_eq!(
         table.rows.len(),
-        result.classes.len() + 1,
+        result.report.classes.len() + 1,
         "each class and all classes"
     );
     assert_eq!(
@@ -93,5 +101,5 @@ fn tables_hold_every_class_and_every_cdf_point() {
     assert!(csv.starts_with("class,deadline [s],arrived,"), "{csv:.80}");
     let input = cdf_input(&result, &BTreeMap::new(), true);
     let points: usize = input.curves.iter().map(|c| c.points.len()).sum();
-    assert_eq!(cdf_table(&input).rows.len(), points);
+    assert_eq!(cdf_points_table(&input).rows.len(), points);
 }

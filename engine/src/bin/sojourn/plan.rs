@@ -1,0 +1,236 @@
+//! `sojourn plan`: the capacity plan of a scenario as text (or JSON), and
+//! `sojourn plan --bench`, which times the capacity searches of the
+//! benchmark scenario.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use sojourn_engine::{
+    DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, analytic_table, bench_plan,
+    budget_table, candidates_table, capacity_searches, cases_table, checks_table,
+    class_intervals_table, curve_table, decision_label, format_multiple, format_number,
+    format_or_missing, format_percent, format_usd, plan_with_progress, recommendation_details,
+    sensitivity_table,
+};
+
+use crate::args::PlanArgs;
+use crate::{load_scenario, pretty_json, write_table};
+
+pub fn plan(args: &PlanArgs) -> Result<(), String> {
+    let scenario = load_scenario(&args.path, args.seed)?;
+    let options = PlanOptions {
+        scenarios: !args.search_only,
+        service_curve: !args.search_only,
+        sensitivity: !args.search_only,
+        ..PlanOptions::default()
+    };
+    let start = Instant::now();
+    let mut show_progress = progress_printer();
+    let result = plan_with_progress(&scenario, &options, &mut show_progress);
+    eprint!("\r{:79}\r", "");
+    let result = result.map_err(|e| e.to_string())?;
+    if args.json {
+        say!("{}", pretty_json(&result)?);
+    } else {
+        say_raw!("{}", plan_summary(&result));
+        say!(
+            "{} simulations ({:.1} M requests) in {:.1} s",
+            result.simulations,
+            result.simulated_requests as f64 / 1e6,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// A progress line on stderr, rewritten in place when stderr is a terminal.
+fn progress_printer() -> impl FnMut(&PlanProgress) -> bool {
+    use std::io::IsTerminal;
+    let terminal = std::io::stderr().is_terminal();
+    let mut last = String::new();
+    move |p: &PlanProgress| {
+        if terminal {
+            let line = format!(
+                "{:>3.0}% {} ({} of ~{} simulations)",
+                100.0 * p.fraction,
+                p.phase,
+                p.simulations_done,
+                p.simulations_estimated
+            );
+            if line != last {
+                eprint!("\r{:79}\r{}", "", &line[..line.len().min(79)]);
+                last = line;
+            }
+        }
+        true
+    }
+}
+
+pub fn bench(json: bool) -> Result<(), String> {
+    let scenario = Scenario::try_from(bench_plan()).map_err(|e| e.to_string())?;
+    let options = PlanOptions::default();
+    say!(
+        "{}: about {:.0} requests per run, up to {} replicas, {} replications",
+        scenario.params().name,
+        scenario.expected_requests(),
+        scenario.params().plan.max_replicas,
+        scenario.params().plan.replications
+    );
+    let start = Instant::now();
+    let (searches, simulations) =
+        capacity_searches(&scenario, &options, &mut |_| true).map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    if json {
+        say!("{}", pretty_json(&searches)?);
+    }
+    for s in &searches {
+        say!(
+            "  {:<6} {:<60} ({} simulations, analytic guess {})",
+            s.case,
+            s.message,
+            s.simulations,
+            s.analytic_guess
+                .map_or("none".to_string(), |g| g.to_string())
+        );
+    }
+    say!(
+        "capacity search, base + best + worst: {wall:.2} s wall, {simulations} simulations ({:.2} s each)",
+        wall / simulations.max(1) as f64
+    );
+    Ok(())
+}
+
+/// A table as a section: a blank line, its title, its text indented.
+fn section(out: &mut String, table: &DataTable) {
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", table.title);
+    write_table(out, table, "  ");
+}
+
+/// The plan as text, section by section, from the same tables as the page.
+fn plan_summary(r: &PlanResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Plan for {} ({})", r.scenario_name, r.model);
+    let _ = writeln!(out, "  success: {}", r.success_criterion);
+    let _ = writeln!(
+        out,
+        "  targets ({} replications, decided by the {}):",
+        r.replications,
+        decision_label(r.decision)
+    );
+    for t in &r.targets {
+        let _ = writeln!(out, "    - {t}");
+    }
+    write_candidates(&mut out, r);
+    if let Some(p) = &r.recommendation {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "The plan: {}", p.candidate);
+        for (label, text) in recommendation_details(p) {
+            let _ = writeln!(out, "  {label}: {text}");
+        }
+        for note in &p.notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
+        section(&mut out, &budget_table(&p.budget));
+        section(&mut out, &checks_table(&p.evaluation));
+        section(&mut out, &class_intervals_table(&p.classes));
+    }
+    if !r.scenarios.is_empty() {
+        let steady = r.recommendation.as_ref().map_or(0, |p| p.steady_replicas);
+        let mut cases = cases_table(&[], Some(r)).select(&[
+            "case",
+            "smallest fleet meeting targets",
+            "meets targets on the planned fleet",
+            "worst check on the planned fleet",
+            "cost per success, planned fleet",
+            "GPU-h per success, planned fleet",
+        ]);
+        cases.title = format!("{} (the plan's fleet is {steady} replicas)", cases.title);
+        section(&mut out, &cases);
+    }
+    if let Some(c) = &r.service_curve
+        && let Some(table) = curve_table(r)
+    {
+        section(&mut out, &table);
+        let _ = writeln!(
+            out,
+            "  knee: {}; SLA limit: {}; operating point: {}",
+            c.knee_load
+                .map_or("beyond the curve".to_string(), format_multiple),
+            c.sla_limit_load
+                .map_or("beyond the curve".to_string(), format_multiple),
+            format_multiple(c.operating_load)
+        );
+    }
+    if let Some(s) = &r.sensitivity
+        && let Some(table) = sensitivity_table(r)
+    {
+        let table = table.select(&[
+            "input",
+            "cost per success low",
+            "cost per success high",
+            "cost swing",
+            "P(miss) low",
+            "P(miss) high",
+            "worst check low",
+            "worst check high",
+            "impact",
+        ]);
+        section(&mut out, &table);
+        let _ = writeln!(
+            out,
+            "  base: P(miss) {}, cost per success {}; worst check: the worst check's value / its threshold",
+            format_percent(s.base_p_miss),
+            format_or_missing(s.base_usd_per_success, format_usd)
+        );
+    }
+    if let Some(a) = &r.analytic
+        && let Some(table) = analytic_table(r)
+    {
+        section(&mut out, &table);
+        let e = &a.estimate;
+        let _ = writeln!(
+            out,
+            "  c = {} decode slots per replica; rho: prefill {}, decode {}, accelerator {}",
+            e.decode_slots_per_replica,
+            format_number(e.prefill.utilization, 3),
+            format_number(e.decode.utilization, 3),
+            format_number(e.accelerator_rho, 3)
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// Each candidate's search, the chosen one marked, and why a search found
+/// no fleet.
+fn write_candidates(out: &mut String, r: &PlanResult) {
+    let table = candidates_table(r);
+    let shown = table.select(&[
+        "candidate",
+        "smallest fleet",
+        "GPUs",
+        "USD per month",
+        "cost per success",
+        "simulations",
+    ]);
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", table.title);
+    let mut lines = shown.to_text().into_iter();
+    if let Some(header) = lines.next() {
+        let _ = writeln!(out, "  {header}");
+    }
+    for ((i, line), c) in lines.enumerate().zip(&r.candidates) {
+        let chosen = if r.chosen_candidate == Some(i) {
+            "  <- chosen"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  {line}{chosen}");
+        if c.search.found.is_none() {
+            let _ = writeln!(out, "    {}", c.search.message);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! How results read, on the page and in the CLI alike: number formats
+//! ([`format`]), the summary of a run the web worker sends ([`summary`]),
+//! tables with their CSV and plain text ([`table`], [`run_tables`],
+//! [`plan_tables`]), and the cases and decision rule in words ([`cases`]).
+//!
+//! A layer on top of `plan` (it names reports, costs and plans) and below
+//! `bench`. Like the rest of the engine it does no IO: it builds strings,
+//! and the page or the CLI puts them where they go.
+
+pub mod cases;
+pub mod format;
+pub mod plan_tables;
+pub mod run_tables;
+pub mod summary;
+pub mod table;
+
+#[cfg(test)]
+mod tests;

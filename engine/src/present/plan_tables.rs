@@ -1,0 +1,384 @@
+//! The tables of a plan: the cases (simulated on the configured fleet and
+//! planned), each candidate's capacity search, the service curve,
+//! sensitivity, the analytic estimate, the checks and class outcomes of the
+//! planned fleet; and the plan's details in words.
+
+use super::cases::Case;
+use super::format::{
+    MISSING, format_count, format_multiple, format_number, format_percent_points,
+    format_percent_whole, format_signed_s, yes_no,
+};
+use super::run_tables::{count_cell, gpu_hours_cell, percent_cell, seconds_cell, usd_cell};
+use super::summary::RunSummary;
+use super::table::{Cell, DataTable};
+use crate::plan::evaluate::{CheckMetric, Evaluation};
+use crate::plan::{ClassIntervals, Interval, PlanResult, Recommendation};
+
+/// A replica count that may be absent ("none" found).
+fn replicas_cell(replicas: Option<u32>) -> Cell {
+    Cell::maybe(replicas.map(f64::from), |v| format!("{v:.0}"))
+}
+
+/// The worst check's value over its threshold, marked when a check fails.
+fn ratio_cell(ratio: f64, meets: bool) -> Cell {
+    let fails = if meets { "" } else { " (fails)" };
+    Cell::number(ratio, format!("{}{fails}", format_multiple(ratio)))
+}
+
+/// Best, base and worst: simulated on the configured fleet (`runs`, as
+/// far as they have arrived) and, once planned, the fleet each needs and
+/// how the planned fleet fares in each.
+pub fn cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> DataTable {
+    let mut table = DataTable::new(
+        "scenarios",
+        "Best, base and worst cases",
+        &[
+            "case",
+            "P(miss), configured fleet",
+            "sojourn p99, configured fleet [s]",
+            "cost per success, configured fleet [USD]",
+            "smallest fleet meeting targets [replicas]",
+            "meets targets on the planned fleet",
+            "worst check on the planned fleet",
+            "cost per success, planned fleet [USD]",
+            "GPU-h per success, planned fleet",
+        ],
+    );
+    for case in Case::ALL {
+        let run = runs.iter().find(|(c, _)| *c == case).map(|(_, r)| r);
+        let planned = plan.and_then(|p| p.scenarios.iter().find(|s| s.name == case.label()));
+        let mut row = vec![Cell::text(case.label())];
+        match run {
+            Some(run) => row.extend([
+                percent_cell(run.report.overall.p_miss),
+                seconds_cell(run.report.overall.sojourn.p99),
+                usd_cell(run.cost.units.usd_per_success),
+            ]),
+            None => row.extend([Cell::empty(), Cell::empty(), Cell::empty()]),
+        }
+        match planned {
+            Some(s) => {
+                let units = &s.cost_at_plan_fleet.units;
+                row.extend([
+                    replicas_cell(s.search.found),
+                    Cell::text(yes_no(s.at_plan_fleet.meets)),
+                    ratio_cell(s.at_plan_fleet.worst_ratio, s.at_plan_fleet.meets),
+                    usd_cell(units.usd_per_success),
+                    gpu_hours_cell(units.gpu_hours_per_success),
+                ])
+            }
+            None => row.extend((0..5).map(|_| Cell::empty())),
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
+/// Each candidate's capacity search.
+pub fn candidates_table(plan: &PlanResult) -> DataTable {
+    let mut table = DataTable::new(
+        "candidates",
+        "Capacity search per candidate",
+        &[
+            "candidate",
+            "smallest fleet [replicas]",
+            "GPUs per replica",
+            "GPUs",
+            "USD per GPU-hour",
+            "USD per month",
+            "cost per success [USD]",
+            "simulations",
+            "outcome",
+        ],
+    );
+    for c in &plan.candidates {
+        let cost = c.search.cost.as_ref();
+        let gpus = c
+            .search
+            .found
+            .map(|n| u64::from(n) * u64::from(c.gpus_per_replica));
+        table.rows.push(vec![
+            Cell::text(&c.name),
+            replicas_cell(c.search.found),
+            count_cell(c.gpus_per_replica as u64),
+            gpus.map_or_else(Cell::empty, count_cell),
+            usd_cell(c.usd_per_gpu_hour),
+            usd_cell(cost.and_then(|c| c.fleet.usd_per_month)),
+            usd_cell(cost.and_then(|c| c.units.usd_per_success)),
+            count_cell(c.search.simulations),
+            Cell::text(&c.search.message),
+        ]);
+    }
+    table
+}
+
+/// The service curve's points.
+pub fn curve_table(plan: &PlanResult) -> Option<DataTable> {
+    let curve = plan.service_curve.as_ref()?;
+    let mut table = DataTable::new(
+        "service-curve",
+        format!(
+            "Service curve on {} replicas of {} (mean of {} seeds per point)",
+            curve.replicas, curve.candidate, curve.replications
+        ),
+        &[
+            "load [x base]",
+            "offered [req/s]",
+            "goodput [req/s]",
+            "P(miss)",
+            "busy fraction",
+            "meets targets",
+        ],
+    );
+    for p in &curve.points {
+        table.rows.push(vec![
+            Cell::number(p.load, format_multiple(p.load)),
+            Cell::number(p.offered_per_s, format_number(p.offered_per_s, 4)),
+            Cell::number(p.goodput_per_s, format_number(p.goodput_per_s, 4)),
+            percent_cell(p.p_miss),
+            Cell::number(p.busy_fraction, format_percent_whole(p.busy_fraction)),
+            Cell::text(yes_no(p.meets)),
+        ]);
+    }
+    Some(table)
+}
+
+/// The sensitivity rows, largest impact first.
+pub fn sensitivity_table(plan: &PlanResult) -> Option<DataTable> {
+    let s = plan.sensitivity.as_ref()?;
+    let mut table = DataTable::new(
+        "sensitivity",
+        format!(
+            "Sensitivity on {} replicas of {} (each input x{} and x{}, {} seeds)",
+            s.replicas,
+            s.candidate,
+            format_number(1.0 - s.delta, 3),
+            format_number(1.0 + s.delta, 3),
+            s.replications
+        ),
+        &[
+            "input",
+            "P(miss) low",
+            "P(miss) high",
+            "cost per success low [USD]",
+            "cost per success high [USD]",
+            "cost swing",
+            "GPU-h per success low",
+            "GPU-h per success high",
+            "worst check low",
+            "worst check high",
+            "impact",
+        ],
+    );
+    for row in &s.rows {
+        table.rows.push(vec![
+            Cell::text(&row.label),
+            percent_cell(row.p_miss_low),
+            percent_cell(row.p_miss_high),
+            usd_cell(row.usd_per_success_low),
+            usd_cell(row.usd_per_success_high),
+            percent_cell(row.cost_swing),
+            gpu_hours_cell(row.gpu_hours_per_success_low),
+            gpu_hours_cell(row.gpu_hours_per_success_high),
+            ratio_cell(row.worst_ratio_low, row.meets_low),
+            ratio_cell(row.worst_ratio_high, row.meets_high),
+            Cell::number(row.impact, format_number(row.impact, 3)),
+        ]);
+    }
+    Some(table)
+}
+
+/// The analytic two-stage estimate beside the simulation.
+pub fn analytic_table(plan: &PlanResult) -> Option<DataTable> {
+    let a = plan.analytic.as_ref()?;
+    let mut table = DataTable::new(
+        "analytic",
+        format!(
+            "Two-stage queue estimate vs simulation on {} replicas",
+            a.replicas
+        ),
+        &["class", "metric", "analytic", "simulated", "difference"],
+    );
+    for row in &a.rows {
+        let probability = row.metric.contains("P(miss)");
+        let show = |v: f64| value_cell(v, probability);
+        let difference = match (row.difference.is_finite(), probability) {
+            (false, _) => Cell::empty(),
+            (true, true) => Cell::number(row.difference, format_percent_points(row.difference)),
+            (true, false) => Cell::number(row.difference, format_signed_s(row.difference)),
+        };
+        table.rows.push(vec![
+            Cell::text(&row.class),
+            Cell::text(&row.metric),
+            show(row.analytic),
+            show(row.simulated),
+            difference,
+        ]);
+    }
+    Some(table)
+}
+
+/// A probability as a percentage, or a time as a duration.
+fn value_cell(value: f64, probability: bool) -> Cell {
+    if probability {
+        percent_cell(value)
+    } else {
+        seconds_cell(value)
+    }
+}
+
+/// The columns of a mean with its 95% interval.
+const INTERVAL_COLUMNS: [&str; 3] = ["mean", "95% low", "95% high"];
+
+fn interval_cells(mean: f64, ci95: Option<[f64; 2]>, probability: bool) -> [Cell; 3] {
+    let cell = |v: f64| value_cell(v, probability);
+    match ci95 {
+        Some([low, high]) => [cell(mean), cell(low), cell(high)],
+        None => [cell(mean), Cell::empty(), Cell::empty()],
+    }
+}
+
+/// Every check of one fleet, met or not, with its mean and interval over
+/// the replications.
+pub fn checks_table(evaluation: &Evaluation) -> DataTable {
+    let mut table = DataTable::new(
+        "checks",
+        format!(
+            "Checks on {} replicas ({} replications)",
+            evaluation.replicas, evaluation.replications
+        ),
+        &[
+            "check",
+            "outcome",
+            INTERVAL_COLUMNS[0],
+            INTERVAL_COLUMNS[1],
+            INTERVAL_COLUMNS[2],
+        ],
+    );
+    for check in &evaluation.checks {
+        let probability = matches!(
+            check.metric,
+            CheckMetric::MissProbability | CheckMetric::BusyFraction
+        );
+        let mut row = vec![Cell::text(&check.description)];
+        match &check.not_evaluated {
+            Some(reason) => {
+                row.push(Cell::text(format!("not evaluated: {reason}")));
+                row.extend([Cell::empty(), Cell::empty(), Cell::empty()]);
+            }
+            None => {
+                row.push(Cell::text(if check.met { "met" } else { "missed" }));
+                row.extend(interval_cells(check.mean, check.ci95, probability));
+            }
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
+/// Each class's P(miss) and percentiles over the replications, one row per
+/// class and measure.
+pub fn class_intervals_table(classes: &[ClassIntervals]) -> DataTable {
+    let mut table = DataTable::new(
+        "class-intervals",
+        "Classes: mean and 95% interval over the replications",
+        &[
+            "class",
+            "measure",
+            INTERVAL_COLUMNS[0],
+            INTERVAL_COLUMNS[1],
+            INTERVAL_COLUMNS[2],
+        ],
+    );
+    for class in classes {
+        let measures: [(&str, &Interval, bool); 4] = [
+            ("P(miss)", &class.p_miss, true),
+            ("sojourn p50", &class.sojourn_p50_s, false),
+            ("sojourn p99", &class.sojourn_p99_s, false),
+            ("TTFT p99", &class.ttft_p99_s, false),
+        ];
+        for (measure, interval, probability) in measures {
+            let mut row = vec![Cell::text(&class.class), Cell::text(measure)];
+            row.extend(interval_cells(interval.mean, interval.ci95, probability));
+            table.rows.push(row);
+        }
+    }
+    table
+}
+
+/// A load multiple, or where the curve never reaches it.
+fn load_or_beyond(load: Option<f64>) -> String {
+    load.map_or_else(|| "beyond the curve".to_string(), format_multiple)
+}
+
+/// The plan in words, (label, text) pairs: the fleet, admission limit,
+/// scaling thresholds, operating point, headroom and cost basis.
+pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String)> {
+    let or_missing = |text: Option<String>| text.unwrap_or_else(|| MISSING.to_string());
+    let mut details = vec![
+        (
+            "Fleet",
+            format!(
+                "{} steady ({} meet every target) + {} failure reserve + {} warm idle = {} replicas ({} GPUs) of {}",
+                rec.steady_replicas,
+                rec.min_replicas,
+                rec.failure_reserve_replicas,
+                rec.warm_idle_replicas,
+                rec.total_replicas,
+                rec.total_gpus,
+                rec.candidate,
+            ),
+        ),
+        (
+            "Admission limit",
+            or_missing(rec.admission_limit_per_replica.map(|limit| {
+                format!(
+                    "{} waiting requests per replica (deepest seen: {})",
+                    format_count(limit),
+                    format_number(rec.observed_peak_queue_per_replica, 4)
+                )
+            })),
+        ),
+        (
+            "Scale up when",
+            format!(
+                "waiting per replica stays above {}{} or KV cache use above {}",
+                or_missing(rec.scale_up_queue_per_replica.map(|q| format_number(q, 3))),
+                rec.normal_queue_per_replica_p99
+                    .map(|p| format!(" (busy but normal, p99: {})", format_number(p, 4)))
+                    .unwrap_or_default(),
+                or_missing(rec.scale_up_kv_utilization.map(format_percent_whole)),
+            ),
+        ),
+    ];
+    if let Some(operating) = rec.operating_load {
+        details.push((
+            "Operating point",
+            format!(
+                "{} the base load on {} replicas; knee {}, SLA limit {}",
+                format_multiple(operating),
+                rec.min_replicas,
+                load_or_beyond(rec.knee_load),
+                load_or_beyond(rec.sla_limit_load),
+            ),
+        ));
+    }
+    details.extend([
+        (
+            "Headroom",
+            format!(
+                "{}; {}",
+                rec.headroom_to_knee.map_or_else(
+                    || "no knee within the service curve".to_string(),
+                    |h| format!("{} below the knee", format_percent_whole(h))
+                ),
+                rec.headroom_to_sla_limit.map_or_else(
+                    || "every point of the curve meets the targets".to_string(),
+                    |h| format!("{} below the SLA limit", format_percent_whole(h))
+                ),
+            ),
+        ),
+        ("Cost basis", rec.budget.basis.label()),
+    ]);
+    details
+}
