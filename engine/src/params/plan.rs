@@ -443,6 +443,20 @@ impl Default for PlanParams {
     }
 }
 
+impl PricingParams {
+    /// These prices as a case with price multiplier `factor` pays them: the
+    /// GPU-hour price and the fixed monthly cost multiplied by it, the
+    /// pricing model, date and provider unchanged. The one rule by which
+    /// the planner and the page price best and worst cases.
+    pub fn scaled(&self, factor: f64) -> PricingParams {
+        PricingParams {
+            usd_per_gpu_hour: self.usd_per_gpu_hour.map(|p| p * factor),
+            fixed_usd_per_month: self.fixed_usd_per_month * factor,
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for PricingParams {
     fn default() -> Self {
         PricingParams {

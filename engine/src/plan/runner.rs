@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::model::analytic::QueueModel;
 use crate::model::scenario::Scenario;
-use crate::params::plan::{Multipliers, ResolvedCandidate, resolve_candidates};
+use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate, resolve_candidates};
 use crate::plan::cost::{self, CostBasis};
 use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, evaluate, mean_ci};
 use crate::plan::result::{ClassIntervals, CostSummary, Interval};
@@ -276,14 +276,19 @@ impl<'a> Runner<'a> {
     /// The cost basis of `case`, its prices multiplied by `price_factor`.
     pub fn basis_at_price(&self, case: usize, price_factor: f64) -> CostBasis {
         let candidate = self.candidate_of(case);
-        let pricing = &self.base.params().plan.pricing;
+        // The candidate's own GPU price, scaled like every case's prices.
+        let pricing = PricingParams {
+            usd_per_gpu_hour: candidate.usd_per_gpu_hour,
+            ..self.base.params().plan.pricing.clone()
+        }
+        .scaled(price_factor);
         CostBasis {
             model: self.base.params().model.name.clone(),
             hardware: candidate.params.hardware.name.clone(),
             gpus_per_replica: candidate.params.replica.gpus_per_replica,
-            usd_per_gpu_hour: candidate.usd_per_gpu_hour.map(|p| p * price_factor),
+            usd_per_gpu_hour: pricing.usd_per_gpu_hour,
             pricing_model: candidate.pricing_model,
-            fixed_usd_per_month: pricing.fixed_usd_per_month * price_factor,
+            fixed_usd_per_month: pricing.fixed_usd_per_month,
             price_date: pricing.price_date.clone(),
             provider_region: pricing.provider_region.clone(),
             success_criterion: cost::success_criterion(self.base.params()),

@@ -47,10 +47,7 @@ impl Case {
         let multipliers = self.multipliers(params);
         let mut out = multipliers.apply(params);
         out.plan = params.plan.clone();
-        if let Some(price) = &mut out.plan.pricing.usd_per_gpu_hour {
-            *price *= multipliers.price;
-        }
-        out.plan.pricing.fixed_usd_per_month *= multipliers.price;
+        out.plan.pricing = params.plan.pricing.scaled(multipliers.price);
         out
     }
 }
