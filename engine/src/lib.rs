@@ -24,6 +24,7 @@
 
 mod bench;
 mod error;
+mod format;
 mod model;
 mod params;
 mod plan;
@@ -83,11 +84,11 @@ pub use plan::{
 
 // How results read, for the page and the CLI: number formats, the run
 // summary the web worker sends, tables with CSV and text, the cases.
-pub use present::cases::{Case, decision_label};
-pub use present::format::{
+pub use format::{
     MISSING, format_count, format_duration_s, format_gib, format_multiple, format_number,
     format_or_missing, format_percent, format_percent_interval, format_percent_whole, format_usd,
 };
+pub use present::cases::{Case, decision_label};
 pub use present::plan_tables::{
     analytic_table, candidates_table, cases_table, checks_table, class_intervals_table,
     curve_table, recommendation_details, sensitivity_table,

@@ -21,9 +21,10 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
+use crate::format::duration;
 use crate::params::ScenarioParams;
 use crate::params::plan::PricingModel;
-use crate::plan::evaluate::{ClassTotals, RunSummary, duration, mean_ci};
+use crate::plan::evaluate::{ClassTotals, RunSummary, mean_ci};
 use crate::plan::result::CostSummary;
 use crate::report::Report;
 

@@ -4,6 +4,7 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
+use crate::format::{duration, percent, percentile_label};
 use crate::model::scenario::Scenario;
 use crate::params::plan::{DecisionRule, TargetMetric, TargetParams};
 use crate::report::{ClassStats, Quantiles, Report};
@@ -441,41 +442,5 @@ pub(crate) fn evaluate(
         meets: out.iter().all(|c| c.met),
         worst_ratio,
         checks: out,
-    }
-}
-
-/// "1%", "0.1%", "100%".
-pub(crate) fn percent(fraction: f64) -> String {
-    let p = fraction * 100.0;
-    if p >= 1.0 && p == p.round() {
-        format!("{p:.0}%")
-    } else {
-        let text = format!("{p:.3}");
-        format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
-    }
-}
-
-/// "p99", "p99.9", "p95".
-pub(crate) fn percentile_label(p: f64) -> String {
-    let text = format!("{:.3}", p * 100.0);
-    format!("p{}", text.trim_end_matches('0').trim_end_matches('.'))
-}
-
-/// A duration for messages: "850 ms", "30 s", "12.5 min", "24 h".
-pub(crate) fn duration(s: f64) -> String {
-    let trim = |x: f64| {
-        let text = format!("{x:.2}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    };
-    if !s.is_finite() {
-        "never".to_string()
-    } else if s < 1.0 {
-        format!("{} ms", trim(s * 1000.0))
-    } else if s < 120.0 {
-        format!("{} s", trim(s))
-    } else if s < 7200.0 {
-        format!("{} min", trim(s / 60.0))
-    } else {
-        format!("{} h", trim(s / 3600.0))
     }
 }

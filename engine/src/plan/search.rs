@@ -22,8 +22,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::format::{duration, percent};
 use crate::plan::analytic::analytic_guess;
-use crate::plan::evaluate::{CheckMetric, Evaluation, duration, percent};
+use crate::plan::evaluate::{CheckMetric, Evaluation};
 use crate::plan::result::SearchResult;
 use crate::plan::runner::{Halt, Runner};
 

@@ -1,5 +1,6 @@
 //! How results read, on the page and in the CLI alike: number formats
-//! ([`format`]), the summary of a run the web worker sends ([`summary`]),
+//! (in the foundation module `crate::format`, which the planner's messages
+//! use too), the summary of a run the web worker sends ([`summary`]),
 //! tables with their CSV and plain text ([`table`], [`run_tables`],
 //! [`plan_tables`]), and the cases and decision rule in words ([`cases`]).
 //!
@@ -8,7 +9,6 @@
 //! and the page or the CLI puts them where they go.
 
 pub mod cases;
-pub mod format;
 pub mod plan_tables;
 pub mod run_tables;
 pub mod summary;

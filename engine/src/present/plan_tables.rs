@@ -4,13 +4,13 @@
 //! planned fleet; and the plan's details in words.
 
 use super::cases::Case;
-use super::format::{
-    MISSING, format_count, format_multiple, format_number, format_percent_points,
-    format_percent_whole, format_signed_s, yes_no,
-};
 use super::run_tables::{count_cell, gpu_hours_cell, percent_cell, seconds_cell, usd_cell};
 use super::summary::RunSummary;
 use super::table::{Cell, DataTable};
+use crate::format::{
+    MISSING, format_count, format_multiple, format_number, format_percent_points,
+    format_percent_whole, format_signed_s, yes_no,
+};
 use crate::plan::evaluate::{CheckMetric, Evaluation};
 use crate::plan::{ClassIntervals, Interval, PlanResult, Recommendation};
 

@@ -4,12 +4,12 @@
 
 use std::fmt::Write as _;
 
-use super::format::{
+use super::summary::RunSummary;
+use super::table::{Cell, DataTable};
+use crate::format::{
     format_count, format_duration_s, format_number, format_percent, format_percent_whole,
     format_usd,
 };
-use super::summary::RunSummary;
-use super::table::{Cell, DataTable};
 use crate::plan::CostSummary;
 use crate::plan::cost::{FleetCost, UnitCosts};
 use crate::report::{ClassStats, Report};

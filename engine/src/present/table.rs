@@ -35,10 +35,10 @@ impl Cell {
         }
     }
 
-    /// A missing value, shown as [`MISSING`](super::format::MISSING).
+    /// A missing value, shown as [`MISSING`](crate::format::MISSING).
     pub fn empty() -> Cell {
         Cell {
-            text: super::format::MISSING.to_string(),
+            text: crate::format::MISSING.to_string(),
             value: CellValue::Empty,
         }
     }

@@ -1,7 +1,10 @@
-//! How numbers read, on the page and in the CLI alike: counts, percentages
-//! and their intervals, durations, money, plain numbers, multiples and
-//! sizes. One implementation, so the two never write the same number two
-//! ways. Magnitudes come from `libm::log10` (the engine calls no platform
+//! How numbers read, on the page, in the CLI and in the planner's messages:
+//! counts, percentages and their intervals, durations, money, plain
+//! numbers, multiples and sizes for tables and figures (`format_*`), and
+//! the shorter words of sentences (`duration`, `percent`,
+//! `percentile_label`). One implementation, so no two places write the same
+//! number two ways. A foundation module (no dependency on the rest of the
+//! engine), so the planner below `present` uses it too. Magnitudes come from `libm::log10` (the engine calls no platform
 //! maths).
 
 /// What a missing value reads as (an en dash, as on the page).
@@ -153,6 +156,45 @@ pub fn format_or_missing(value: Option<f64>, show: impl Fn(f64) -> String) -> St
 /// "yes" or "no".
 pub fn yes_no(value: bool) -> &'static str {
     if value { "yes" } else { "no" }
+}
+
+// Words for sentences (the planner's target descriptions and messages):
+// as short as the value allows, trailing zeros trimmed.
+
+/// "1%", "0.1%", "100%".
+pub fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if p >= 1.0 && p == p.round() {
+        format!("{p:.0}%")
+    } else {
+        let text = format!("{p:.3}");
+        format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+    }
+}
+
+/// "p99", "p99.9", "p95".
+pub fn percentile_label(p: f64) -> String {
+    let text = format!("{:.3}", p * 100.0);
+    format!("p{}", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// A duration for messages: "850 ms", "30 s", "12.5 min", "24 h".
+pub fn duration(s: f64) -> String {
+    let trim = |x: f64| {
+        let text = format!("{x:.2}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    if !s.is_finite() {
+        "never".to_string()
+    } else if s < 1.0 {
+        format!("{} ms", trim(s * 1000.0))
+    } else if s < 120.0 {
+        format!("{} s", trim(s))
+    } else if s < 7200.0 {
+        format!("{} min", trim(s / 60.0))
+    } else {
+        format!("{} h", trim(s / 3600.0))
+    }
 }
 
 #[cfg(test)]
