@@ -3,26 +3,37 @@
 //! [`Simulation`] runs a scenario in bounded amounts of work (`advance`, for
 //! progress bars and cancellation) and hands over a [`RunOutput`] (records,
 //! series, counters) that `crate::Report::build` turns into statistics; the
-//! simulator never names the report (`crate::simulate` does both). Both engines share this loop and differ only in how a
-//! replica executes its steps: [`reference`](mod@reference) one at a time, [`fast`](mod@fast) by
-//! skipping runs of identical decode steps in closed form.
+//! simulator never names the report (`crate::simulate` does both). Both
+//! engines share this loop and the step rules ([`rules`]) and differ only in
+//! how a replica executes its steps: [`reference`](mod@reference) one at a
+//! time, [`fast`](mod@fast) by skipping runs of identical decode steps in
+//! closed form. [`options`] holds what a run is told (engine, caps) and how
+//! it may be refused.
 
 mod due;
 pub mod fast;
+mod options;
 pub mod reference;
+mod rules;
 pub mod state;
+#[cfg(test)]
+mod testing;
 pub mod workload;
-
-use crate::serde_float::NonFinite;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Scenario};
+use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, Router};
+use crate::serde_float::NonFinite;
+use crate::sim::rules::{BlockSize, Pool};
 use crate::sim::state::{Active, ReqId};
 use crate::sim::workload::{RequestSpec, Workload};
+
+pub(crate) use options::max_series_points;
+pub use options::{
+    BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
+};
 
 /// How a request left the system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -75,60 +86,34 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// The record of a request as it arrives, before it is routed.
+    #[inline]
+    pub(crate) fn arriving(spec: &RequestSpec) -> RequestRecord {
+        RequestRecord {
+            class: spec.class,
+            replica: u16::MAX,
+            input_tokens: spec.input_tokens,
+            cached_tokens: spec.cached_tokens,
+            output_tokens: spec.output_tokens,
+            preemptions: 0,
+            arrival_s: spec.arrival_s,
+            admitted_s: f64::NAN,
+            first_token_s: f64::NAN,
+            end_s: f64::NAN,
+            busy_s: 0.0,
+            recomputed_tokens: 0,
+            status: Status::Pending,
+        }
+    }
+
     pub fn sojourn_s(&self) -> f64 {
         self.end_s - self.arrival_s
     }
 }
 
-/// Limits that keep a runaway scenario bounded.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunOptions {
-    /// Which replica engine to use.
-    pub engine: EngineKind,
-    /// Stop with an error beyond this many requests.
-    pub max_requests: u64,
-    /// Stop with an error beyond this many engine events (a skipped run of
-    /// decode steps or one general step each).
-    pub max_events: u64,
-    /// Keep every per-request record in the report (the planner drops them
-    /// to save memory when it only needs aggregates).
-    pub keep_records: bool,
-    /// Refuse a run whose memory estimate ([`run_bytes_estimate`])
-    /// is above this many bytes, before it starts.
-    pub max_bytes: u64,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            engine: EngineKind::Fast,
-            max_requests: DEFAULT_MAX_REQUESTS,
-            max_events: DEFAULT_MAX_EVENTS,
-            keep_records: true,
-            max_bytes: DEFAULT_MAX_BYTES,
-        }
-    }
-}
-
-/// Default cap on simulated requests per run.
-pub const DEFAULT_MAX_REQUESTS: u64 = 20_000_000;
-/// Default cap on engine events per run.
-pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
-/// Default memory budget of a run: 1 GiB, which a browser's Web Worker
-/// (wasm32, 4 GiB of address space at most) holds with room to spare.
-pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 /// The drain advances in at most about this many units of work (or in
 /// series intervals, when those are longer).
 const DRAIN_UNITS: f64 = 10_000.0;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EngineKind {
-    /// Event skipping: exact, fast.
-    Fast,
-    /// One step at a time: the oracle.
-    Reference,
-}
 
 /// The fleet's state at one instant, and the flows over the interval that
 /// ends there.
@@ -169,55 +154,6 @@ pub struct RunOutput<'s> {
     pub keep_records: bool,
 }
 
-/// Why a run stopped without a report.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub enum RunError {
-    /// The scenario expects more requests than the cap allows.
-    TooManyRequests { expected: f64, cap: u64 },
-    /// The run hit the event cap.
-    TooManyEvents { cap: u64, simulated_s: f64 },
-    /// The run's memory estimate is over the budget.
-    TooMuchMemory {
-        #[serde_as(as = "NonFinite")]
-        estimated_bytes: f64,
-        #[serde_as(as = "NonFinite")]
-        expected_requests: f64,
-        cap_bytes: u64,
-    },
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::TooManyRequests { expected, cap } => write!(
-                f,
-                "the scenario would simulate about {expected:.0} requests, more than the cap of {cap}; \
-                 shorten the horizon or lower the arrival rates"
-            ),
-            RunError::TooManyEvents { cap, simulated_s } => write!(
-                f,
-                "stopped after {cap} engine events at {:.1} h of simulated time; \
-                 the scenario is too large to simulate here (shorten the horizon, lower the rates or add replicas)",
-                simulated_s / 3600.0
-            ),
-            RunError::TooMuchMemory {
-                estimated_bytes,
-                expected_requests,
-                cap_bytes,
-            } => write!(
-                f,
-                "the scenario would need about {:.0} MB of memory for its {expected_requests:.0} expected requests, \
-                 more than the budget of {:.0} MB per run; shorten the horizon (run.horizon_s) or lower the arrival rates",
-                estimated_bytes / 1e6,
-                *cap_bytes as f64 / 1e6
-            ),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
-
 /// Numbers a replica needs, copied out of the scenario.
 #[derive(Clone, Debug)]
 pub(crate) struct ReplicaConfig {
@@ -225,7 +161,7 @@ pub(crate) struct ReplicaConfig {
     pub budget: u64,
     /// Per-request prefill limit per step (u64::MAX for none).
     pub threshold: u64,
-    pub block_size: u64,
+    pub block_size: BlockSize,
     pub total_blocks: u32,
     pub discipline: Discipline,
     /// Whether any class has a timeout.
@@ -244,7 +180,7 @@ impl ReplicaConfig {
             } else {
                 e.long_prefill_threshold as u64
             },
-            block_size: scenario.memory().block_size as u64,
+            block_size: BlockSize::new(scenario.memory().block_size as u64),
             total_blocks: scenario.memory().total_blocks,
             discipline: e.discipline,
             timeouts: scenario.classes().iter().any(|c| c.timeout_s.is_some()),
@@ -296,9 +232,15 @@ pub(crate) trait Replica {
     fn sync(&mut self, ctx: &mut Ctx);
     /// A request routed here at time `t` (after `advance_until(t)`).
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx);
-    fn waiting_len(&self) -> usize;
+    /// Its free blocks and waiting queue.
+    fn pool(&self) -> &Pool;
+    fn waiting_len(&self) -> usize {
+        self.pool().waiting.len()
+    }
     fn running_len(&self) -> usize;
-    fn used_blocks(&self) -> u32;
+    fn used_blocks(&self) -> u32 {
+        self.pool().used_blocks()
+    }
     /// Total duration of the steps executed \[s\].
     fn busy_s(&self) -> f64;
     /// When the last executed step ended (or the replica last became idle) \[s\].
@@ -332,8 +274,9 @@ struct Cluster<'s, R: Replica> {
     end_s: f64,
     now_s: f64,
     max_requests: u64,
-    /// The most series points this run takes ([`MAX_SERIES_POINTS`],
-    /// fewer with many replicas: [`MAX_REPLICA_SAMPLES`]).
+    /// The most series points this run takes
+    /// ([`crate::model::scenario::MAX_SERIES_POINTS`], fewer with many
+    /// replicas: [`crate::model::scenario::MAX_REPLICA_SAMPLES`]).
     max_series_points: usize,
     /// How far the drain advances per unit of work.
     drain_step_s: f64,
@@ -439,21 +382,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         let t = spec.arrival_s;
         let class = &self.scenario.classes()[spec.class as usize];
         let id = self.ctx.records.len() as ReqId;
-        self.ctx.records.push(RequestRecord {
-            class: spec.class,
-            replica: u16::MAX,
-            input_tokens: spec.input_tokens,
-            cached_tokens: spec.cached_tokens,
-            output_tokens: spec.output_tokens,
-            preemptions: 0,
-            arrival_s: t,
-            admitted_s: f64::NAN,
-            first_token_s: f64::NAN,
-            end_s: f64::NAN,
-            busy_s: 0.0,
-            recomputed_tokens: 0,
-            status: Status::Pending,
-        });
+        self.ctx.records.push(RequestRecord::arriving(&spec));
         let kv_tokens = spec.input_tokens as u64 + spec.output_tokens as u64 - 1;
         if kv_tokens > self.scenario.memory().max_seq_tokens {
             let r = &mut self.ctx.records[id as usize];
@@ -581,49 +510,6 @@ impl<'s, R: Replica> Cluster<'s, R> {
             keep_records: self.keep_records,
         })
     }
-}
-
-/// Memory a run holds per request \[bytes\]: its record, its state while it
-/// waits or runs (every request may be waiting at once), and the report's
-/// per-request samples (sojourn, time to first token, time per output token).
-pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<RequestRecord>()
-    + std::mem::size_of::<Active>()
-    + 3 * std::mem::size_of::<f64>()) as f64;
-
-/// Memory a run of `scenario` needs at most, roughly \[bytes\]: every
-/// request expected (plus five standard deviations) at
-/// [`BYTES_PER_REQUEST`], and the series. Checked against the run's budget
-/// before it starts ([`RunOptions::max_bytes`]).
-pub fn run_bytes_estimate(scenario: &Scenario) -> f64 {
-    let requests = scenario.expected_requests() + 5.0 * scenario.requests_sd();
-    let points = max_series_points(scenario.params().cluster.replicas as usize);
-    requests * BYTES_PER_REQUEST + (points * std::mem::size_of::<SeriesPoint>()) as f64
-}
-
-/// Refuses, before it starts, a run whose expected requests or memory
-/// estimate are over `options`' caps.
-pub fn check_run_budget(scenario: &Scenario, options: &RunOptions) -> Result<(), RunError> {
-    let expected = scenario.expected_requests();
-    if expected > options.max_requests as f64 {
-        return Err(RunError::TooManyRequests {
-            expected,
-            cap: options.max_requests,
-        });
-    }
-    let estimated_bytes = run_bytes_estimate(scenario);
-    if estimated_bytes > options.max_bytes as f64 {
-        return Err(RunError::TooMuchMemory {
-            estimated_bytes,
-            expected_requests: expected,
-            cap_bytes: options.max_bytes,
-        });
-    }
-    Ok(())
-}
-
-/// The most series points a run of `replicas` replicas takes.
-pub(crate) fn max_series_points(replicas: usize) -> usize {
-    (MAX_SERIES_POINTS as u64).min(MAX_REPLICA_SAMPLES / replicas.max(1) as u64) as usize
 }
 
 /// A run in progress. Call [`Simulation::advance`] until `done`, then

@@ -1,8 +1,8 @@
 //! The reference stepper: one engine step at a time, every request explicit.
 //! Simple and slow on purpose: it is the oracle the fast engine is checked
-//! against. The per-step rules live here (`schedule_step`, `apply_step`)
-//! and the fast engine calls them for the rare steps it cannot do in
-//! aggregate (preemptions).
+//! against. It applies the step rules of [`super::rules`] (which the fast
+//! engine shares) to one running list in admission order; everything the
+//! fast engine does in aggregate is written out here request by request.
 //!
 //! # One step (see docs/engine.md)
 //! 1. Timeouts due at the step's start are abandoned.
@@ -19,19 +19,18 @@
 //!    take effect at its end.
 
 use crate::model::step_time::StepShape;
-use crate::sim::state::{Active, WaitQueue, blocks_for, victim_index};
+use crate::sim::rules::{self, Pool, blocks_needed, victim_index};
+use crate::sim::state::Active;
 use crate::sim::{Ctx, ReplicaConfig, Status};
 
-/// Builds one step over an explicit running list (admission order). Marks
-/// the scheduled requests (`sched > 0`) and returns the step's shape and
-/// whether anything was preempted.
-/// Preempted requests go to `waiting`; admitted ones join `running`.
-pub(crate) fn schedule_step(
+/// Builds one step over an explicit running list (admission order): rules
+/// 2 to 5. Marks the scheduled requests (`sched > 0`) and returns the step's
+/// shape and whether anything was preempted. Preempted requests go back to
+/// the pool's waiting queue; admitted ones join the end of `running`.
+fn schedule_step(
     cfg: &ReplicaConfig,
     running: &mut Vec<Active>,
-    waiting: &mut WaitQueue,
-    free_blocks: &mut u32,
-    next_admit_seq: &mut u64,
+    pool: &mut Pool,
     now: f64,
     ctx: &mut Ctx,
 ) -> (StepShape, bool) {
@@ -51,15 +50,11 @@ pub(crate) fn schedule_step(
                 i += 1;
                 continue;
             }
-            let need = blocks_for(r.computed + tokens, cfg.block_size) - r.blocks;
+            let need = blocks_needed(r, tokens, cfg.block_size);
             let mut self_preempted = false;
-            while need > *free_blocks {
+            while need > pool.free_blocks {
                 let v = victim_index(running, cfg.discipline);
-                let mut victim = running.remove(v);
-                budget += victim.sched;
-                *free_blocks += victim.blocks;
-                victim.reset_for_recompute();
-                waiting.push_front(victim);
+                pool.preempt(running.remove(v), &mut budget);
                 preempted_any = true;
                 if v == i {
                     self_preempted = true;
@@ -73,35 +68,12 @@ pub(crate) fn schedule_step(
                 stopped = true;
                 break;
             }
-            let r = &mut running[i];
-            *free_blocks -= need;
-            r.blocks += need;
-            r.sched = tokens;
-            budget -= tokens;
+            pool.grant(&mut running[i], tokens, need, &mut budget);
             i += 1;
         }
     }
     if !preempted_any {
-        while budget > 0 && running.len() < cfg.max_num_seqs {
-            let Some(head) = waiting.peek() else { break };
-            let tokens = head.wanted_tokens(cfg.threshold, budget);
-            let need = blocks_for(head.computed + tokens, cfg.block_size);
-            if need > *free_blocks {
-                break;
-            }
-            let Some(mut r) = waiting.pop() else { break };
-            *free_blocks -= need;
-            r.blocks = need;
-            r.sched = tokens;
-            r.admit_seq = *next_admit_seq;
-            *next_admit_seq += 1;
-            budget -= tokens;
-            let record = &mut ctx.records[r.id as usize];
-            if record.admitted_s.is_nan() {
-                record.admitted_s = now;
-            }
-            running.push(r);
-        }
+        pool.admit(cfg, &mut budget, 0, running, now, ctx);
     }
     let mut shape = StepShape::default();
     for r in running.iter().filter(|r| r.sched > 0) {
@@ -115,11 +87,10 @@ pub(crate) fn schedule_step(
 }
 
 /// Applies a step of `dt` seconds ending at `end_s` to the scheduled requests
-/// of `list`: tokens computed, busy time attributed in proportion to tokens,
-/// first tokens and completions recorded. Completed requests leave `list`
-/// and free their blocks. Calls `on_decode_start` for each request that
-/// finished its prefill this step and goes on decoding.
-pub(crate) fn apply_step(
+/// of `list` (rule 6): tokens computed, busy time attributed in proportion to
+/// tokens, first tokens and completions recorded. Completed requests leave
+/// `list` and free their blocks.
+fn apply_step(
     list: &mut Vec<Active>,
     dt: f64,
     step_tokens: u64,
@@ -135,18 +106,9 @@ pub(crate) fn apply_step(
             i += 1;
             continue;
         }
-        let was_decoding = r.is_decoding();
-        r.busy_s += per_token_s * r.sched as f64;
-        r.computed += r.sched;
-        r.sched = 0;
-        if was_decoding || r.computed == r.target {
-            r.generated += 1;
-            let record = &mut ctx.records[r.id as usize];
-            if record.first_token_s.is_nan() {
-                record.first_token_s = end_s;
-            }
-        }
-        if r.generated >= r.output {
+        let tokens = std::mem::take(&mut r.sched);
+        rules::compute(r, tokens, per_token_s, end_s, ctx);
+        if rules::is_done(r) {
             let done = list.remove(i);
             *free_blocks += done.blocks;
             ctx.close(&done, Status::Completed, end_s);
@@ -164,13 +126,14 @@ pub(crate) struct RefReplica {
     /// The clock as a compensated (Neumaier) sum of step durations, so that
     /// millions of steps do not accumulate a rounding drift: the fast
     /// engine sums a run of steps in closed form, and the two must agree to
-    /// rounding however long the run (`oracle.rs`, long-run case).
+    /// rounding however long the run (`tests/engine/oracle.rs`,
+    /// `a_long_busy_run_agrees_to_rounding`).
     sum: f64,
+    /// The rounding error `sum` has lost so far.
     err: f64,
+    /// The running requests in admission order.
     running: Vec<Active>,
-    waiting: WaitQueue,
-    free_blocks: u32,
-    next_admit_seq: u64,
+    pool: Pool,
     busy_s: f64,
 }
 
@@ -188,15 +151,18 @@ impl RefReplica {
         self.clock
     }
 
+    /// Rule 1: the requests, waiting or running, whose client timeout has
+    /// passed by `now` are abandoned (ending at their timeout), and their
+    /// blocks freed.
     fn expire_timeouts(&mut self, now: f64, ctx: &mut Ctx) {
-        for r in self.waiting.drain_where(|r| r.timeout_at_s <= now) {
+        for r in self.pool.waiting.drain_where(|r| r.timeout_at_s <= now) {
             ctx.close(&r, Status::TimedOut, r.timeout_at_s);
         }
         let mut i = 0;
         while i < self.running.len() {
             if self.running[i].timeout_at_s <= now {
                 let r = self.running.remove(i);
-                self.free_blocks += r.blocks;
+                self.pool.free_blocks += r.blocks;
                 ctx.close(&r, Status::TimedOut, r.timeout_at_s);
             } else {
                 i += 1;
@@ -207,18 +173,12 @@ impl RefReplica {
     /// One step; false when nothing could be scheduled or preempted (a stall).
     fn step(&mut self, ctx: &mut Ctx) -> bool {
         let now = self.clock;
-        let (shape, preempted) = schedule_step(
-            &self.cfg,
-            &mut self.running,
-            &mut self.waiting,
-            &mut self.free_blocks,
-            &mut self.next_admit_seq,
-            now,
-            ctx,
-        );
+        let (shape, preempted) =
+            schedule_step(&self.cfg, &mut self.running, &mut self.pool, now, ctx);
         let tokens = shape.tokens();
         if tokens == 0 {
-            // Everything running was preempted (the next step re-admits), or a stall.
+            // Nothing was scheduled: everything that could run was preempted
+            // (the next step admits again), or a stall.
             return preempted;
         }
         let dt = self.cfg.step_time.step_s(&shape);
@@ -228,7 +188,7 @@ impl RefReplica {
             dt,
             tokens,
             end,
-            &mut self.free_blocks,
+            &mut self.pool.free_blocks,
             ctx,
         );
         self.busy_s += dt;
@@ -245,35 +205,46 @@ impl super::Replica for RefReplica {
             sum: 0.0,
             err: 0.0,
             running: Vec::new(),
-            waiting: WaitQueue::new(cfg.discipline, cfg.timeouts),
-            free_blocks: cfg.total_blocks,
-            next_admit_seq: 0,
+            pool: Pool::new(&cfg),
             busy_s: 0.0,
             cfg,
         }
     }
 
+    fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx) {
-        while self.clock < t && !(self.running.is_empty() && self.waiting.is_empty()) {
+        while self.clock < t && !(self.running.is_empty() && self.pool.waiting.is_empty()) {
             if ctx.over_budget() {
                 return;
             }
             self.expire_timeouts(self.clock, ctx);
-            if (self.running.is_empty() && self.waiting.is_empty()) || !self.step(ctx) {
+            if (self.running.is_empty() && self.pool.waiting.is_empty()) || !self.step(ctx) {
                 return;
             }
             #[cfg(debug_assertions)]
             {
                 let held: u64 = self.running.iter().map(|r| r.blocks as u64).sum();
                 assert_eq!(
-                    held + self.free_blocks as u64,
+                    held + self.pool.free_blocks as u64,
                     self.cfg.total_blocks as u64,
                     "KV blocks leaked"
                 );
+                let block_size = self.cfg.block_size.size();
                 assert!(
                     self.running
                         .iter()
-                        .all(|r| r.blocks == blocks_for(r.computed, self.cfg.block_size))
+                        .all(|r| r.blocks as u64 == r.computed.div_ceil(block_size)),
+                    "a request holds other than the blocks for its tokens"
+                );
+                // (The victim rule takes the last as the most recently admitted.)
+                assert!(
+                    self.running
+                        .windows(2)
+                        .all(|w| w[0].admit_seq < w[1].admit_seq),
+                    "running list out of admission order"
                 );
                 assert!(self.running.len() <= self.cfg.max_num_seqs);
             }
@@ -283,22 +254,15 @@ impl super::Replica for RefReplica {
     fn sync(&mut self, _ctx: &mut Ctx) {}
 
     fn enqueue(&mut self, request: Active, t: f64, _ctx: &mut Ctx) {
-        if self.running.is_empty() && self.waiting.is_empty() && t > self.clock {
+        // An idle replica's clock jumps to the arrival.
+        if self.running.is_empty() && self.pool.waiting.is_empty() && t > self.clock {
             (self.clock, self.sum, self.err) = (t, t, 0.0);
         }
-        self.waiting.push_back(request);
-    }
-
-    fn waiting_len(&self) -> usize {
-        self.waiting.len()
+        self.pool.waiting.push_back(request);
     }
 
     fn running_len(&self) -> usize {
         self.running.len()
-    }
-
-    fn used_blocks(&self) -> u32 {
-        self.cfg.total_blocks - self.free_blocks
     }
 
     fn busy_s(&self) -> f64 {
@@ -310,9 +274,9 @@ impl super::Replica for RefReplica {
     }
 
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {
-        for r in self.running.drain(..).chain(self.waiting.take_all()) {
+        for r in self.running.drain(..).chain(self.pool.waiting.take_all()) {
             ctx.close(&r, Status::Unfinished, end_s);
         }
-        self.free_blocks = self.cfg.total_blocks;
+        self.pool.free_blocks = self.cfg.total_blocks;
     }
 }

@@ -102,31 +102,6 @@ impl Active {
     }
 }
 
-/// Blocks needed to hold `tokens` tokens.
-pub fn blocks_for(tokens: u64, block_size: u64) -> u32 {
-    tokens.div_ceil(block_size) as u32
-}
-
-/// The running request to preempt: the least urgent (largest priority value,
-/// latest arrival) under the priority discipline, as vLLM does; otherwise the
-/// most recently admitted. Returns an index into `running`, which must not be
-/// empty and is in admission order.
-pub fn victim_index(running: &[Active], discipline: Discipline) -> usize {
-    match discipline {
-        Discipline::Priority => {
-            let mut best = 0;
-            for (i, r) in running.iter().enumerate() {
-                let b = &running[best];
-                if (r.priority, r.arrival_s, r.id) > (b.priority, b.arrival_s, b.id) {
-                    best = i;
-                }
-            }
-            best
-        }
-        _ => running.len() - 1,
-    }
-}
-
 /// Ordering key of a waiting request: smaller is served first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WaitKey(u64, i64);
@@ -310,24 +285,10 @@ impl WaitQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::scenario::Scenario;
-    use crate::params::ScenarioParams;
+    use crate::sim::testing::request;
 
     fn req(id: ReqId, priority: i32, deadline: f64, input: u64) -> Active {
-        let spec = RequestSpec {
-            class: 0,
-            arrival_s: id as f64,
-            input_tokens: input as u32,
-            cached_tokens: 0,
-            output_tokens: 1,
-        };
-        let mut a = Active::arriving(
-            id,
-            &spec,
-            &Scenario::try_from(ScenarioParams::overnight_batch())
-                .expect("valid")
-                .classes()[0],
-        );
+        let mut a = request(id, input, 1);
         a.priority = priority;
         a.deadline_at_s = deadline;
         a
@@ -367,12 +328,5 @@ mod tests {
             q.push_back(req(id, 0, 0.0, input));
         }
         assert_eq!(order(&mut q), vec![2, 3, 1]);
-    }
-
-    #[test]
-    fn victim_is_least_urgent_under_priority_else_most_recent() {
-        let running = vec![req(1, 0, 0.0, 1), req(2, 5, 0.0, 1), req(3, 1, 0.0, 1)];
-        assert_eq!(victim_index(&running, Discipline::Priority), 1);
-        assert_eq!(victim_index(&running, Discipline::Fcfs), 2);
     }
 }
