@@ -1,6 +1,6 @@
 //! Where a field's value sits in the scenario: an [`At`] names the engine's
 //! path of the value (which gives the field its id and its error message)
-//! and reads and writes it. [`at!`] makes one from a field of the scenario
+//! and reads and writes it. `at!` makes one from a field of the scenario
 //! or of an [`Item`] (a class, a target, a hardware option), so a panel
 //! states each place once.
 

@@ -53,10 +53,7 @@ fn wide_scenario(discipline: Discipline, router: Router) -> Scenario {
             mean: 2500.0,
             std_dev: 2000.0,
         }),
-        output_tokens: DistParams::new(Shape::LogNormal {
-            median: 300.0,
-            p90: 1500.0,
-        }),
+        output_tokens: DistParams::log_normal(300.0, 1500.0),
         priority: 0,
         deadline_s: 120.0,
         timeout_s: Some(90.0),

@@ -65,22 +65,16 @@ fn switching_a_distribution_family_keeps_its_typical_value() {
 
 #[test]
 fn the_preview_uses_the_engines_sampler_and_messages() {
-    let summary = dist_preview(&DistParams::new(Shape::LogNormal {
-        median: 1000.0,
-        p90: 3000.0,
-    }))
-    .expect("a valid distribution previews");
+    let summary = dist_preview(&DistParams::log_normal(1000.0, 3000.0))
+        .expect("a valid distribution previews");
     assert!(
         (summary.p50 - 1000.0).abs() < 100.0,
         "median {}",
         summary.p50
     );
     assert_eq!(summary.histogram.len(), 20);
-    let error = dist_preview(&DistParams::new(Shape::LogNormal {
-        median: 1000.0,
-        p90: 800.0,
-    }))
-    .expect_err("p90 below the median is invalid");
+    let error = dist_preview(&DistParams::log_normal(1000.0, 800.0))
+        .expect_err("p90 below the median is invalid");
     assert!(error.contains("greater than the median (1000)"), "{error}");
 }
 

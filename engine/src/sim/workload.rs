@@ -331,10 +331,7 @@ mod tests {
         // Pinned: a change here changes every shared link's numbers.
         let s = scenario(
             vec![ClassParams {
-                input_tokens: DistParams::new(Shape::LogNormal {
-                    median: 1000.0,
-                    p90: 4000.0,
-                }),
+                input_tokens: DistParams::log_normal(1000.0, 4000.0),
                 ..ClassParams::default()
             }],
             3600.0,
