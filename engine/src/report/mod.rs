@@ -28,7 +28,7 @@ pub use shape::{ClassStats, EngineStats, Quantiles, Report};
 
 use crate::model::analytic::load_estimate;
 use crate::model::scenario::Scenario;
-use crate::sim::{RequestRecord, RunError, RunOptions, RunOutput, Simulation};
+use crate::sim::{RunError, RunOptions, RunOutput, Simulation};
 use aggregate::{Accumulator, finish_rows};
 use census::Census;
 use warnings::warnings;
@@ -114,44 +114,36 @@ impl Report {
                 requests: records.len() as u64,
                 steps,
                 events,
-                digest: records_digest(&records),
             },
             records: if keep_records { records } else { Vec::new() },
         }
     }
 
     /// A hash of every per-request time and outcome (FNV-1a over their bits):
-    /// equal digests mean identical runs, natively or in wasm. Taken when
-    /// the report is built, so a report that keeps no records (the page's)
-    /// still has its run's digest.
+    /// equal digests mean identical runs, natively or in wasm.
     pub fn digest(&self) -> u64 {
-        self.engine.digest
-    }
-}
-
-/// FNV-1a over the bits of every record's times, lengths and outcome.
-fn records_digest(records: &[RequestRecord]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |x: u64| {
-        for byte in x.to_le_bytes() {
-            h ^= byte as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u64| {
+            for byte in x.to_le_bytes() {
+                h ^= byte as u64;
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
+        for r in &self.records {
+            eat(r.class as u64);
+            eat(r.replica as u64);
+            eat(r.input_tokens as u64);
+            eat(r.output_tokens as u64);
+            eat(r.preemptions as u64);
+            eat(r.arrival_s.to_bits());
+            eat(r.admitted_s.to_bits());
+            eat(r.first_token_s.to_bits());
+            eat(r.end_s.to_bits());
+            eat(r.busy_s.to_bits());
+            eat(r.status as u64);
         }
-    };
-    for r in records {
-        eat(r.class as u64);
-        eat(r.replica as u64);
-        eat(r.input_tokens as u64);
-        eat(r.output_tokens as u64);
-        eat(r.preemptions as u64);
-        eat(r.arrival_s.to_bits());
-        eat(r.admitted_s.to_bits());
-        eat(r.first_token_s.to_bits());
-        eat(r.end_s.to_bits());
-        eat(r.busy_s.to_bits());
-        eat(r.status as u64);
+        h
     }
-    h
 }
 
 #[cfg(test)]
@@ -163,29 +155,6 @@ mod tests {
         assert_same, assert_same_but_mean, cdf_by_search, quantiles_by_sorting,
     };
     use crate::sim::{RequestRecord, Status};
-
-    #[test]
-    fn a_report_without_records_keeps_its_runs_digest_through_json() {
-        // The page's runs keep no records: the digest is still the run's.
-        let mut params = crate::params::ScenarioParams::overnight_batch();
-        params.run.horizon_s = 1800.0;
-        let scenario = Scenario::try_from(params).expect("valid scenario");
-        let run = |keep_records| {
-            let options = crate::sim::RunOptions {
-                keep_records,
-                ..Default::default()
-            };
-            crate::report::simulate(&scenario, &options).expect("runs")
-        };
-        let (kept, dropped) = (run(true), run(false));
-        assert!(!kept.records.is_empty() && dropped.records.is_empty());
-        assert_eq!(kept.digest(), records_digest(&kept.records));
-        assert_eq!(dropped.digest(), kept.digest());
-        assert_ne!(dropped.digest(), records_digest(&[]));
-        let json = serde_json::to_string(&dropped).expect("serialises");
-        let back: Report = serde_json::from_str(&json).expect("reads");
-        assert_eq!(back.digest(), kept.digest());
-    }
 
     #[test]
     fn the_report_rows_are_those_of_every_record() {

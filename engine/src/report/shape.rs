@@ -86,7 +86,6 @@ pub struct ClassStats {
 }
 
 /// Counters of the engine's own work.
-#[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EngineStats {
     pub requests: u64,
@@ -94,12 +93,6 @@ pub struct EngineStats {
     pub steps: u64,
     /// Events processed: one per executed step or skipped run of steps.
     pub events: u64,
-    /// The run's digest (see [`Report::digest`]), taken from every record
-    /// whether or not the report keeps them; a decimal string in JSON, whose
-    /// numbers are doubles. 0 in reports written before it existed.
-    #[serde(default)]
-    #[serde_as(as = "serde_with::DisplayFromStr")]
-    pub digest: u64,
 }
 
 /// Everything a run produces.
