@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use sojourn_engine::NonFinite;
-use sojourn_engine::{PlanOptions, PlanResult, RunSummary, ScenarioParams};
+use sojourn_engine::{PlanOptions, PlanResult, RunOptions, RunSummary, ScenarioParams};
 
 /// The base, best and worst cases (the engine's, with the rule that prices
 /// them): the `case` of a `simulated` message.
@@ -101,6 +101,18 @@ impl WorkerMessage {
 /// plan section says the rest), so the CLI and the page agree.
 pub fn plan_options() -> PlanOptions {
     PlanOptions::default()
+}
+
+/// The options the page simulates with: the engine's defaults, records
+/// kept. The run holds every record anyway until its report is built;
+/// keeping them lets `RunSummary::new` take the run's digest from them (a
+/// report without records has the digest of no records), and the worker's
+/// JSON never carries them.
+pub fn run_options() -> RunOptions {
+    RunOptions {
+        keep_records: true,
+        ..RunOptions::default()
+    }
 }
 
 /// Arrivals simulated between two progress messages.

@@ -7,13 +7,15 @@
 use std::cell::Cell;
 
 use js_sys::Promise;
-use sojourn_engine::{Report, RunOptions, RunSummary, Scenario, Simulation, plan_with_progress};
+use sojourn_engine::{Report, RunSummary, Scenario, Simulation, plan_with_progress};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::job::{ARRIVALS_PER_CHUNK, Case, JobRequest, Stage, WorkerMessage, plan_options};
+use crate::job::{
+    ARRIVALS_PER_CHUNK, Case, JobRequest, Stage, WorkerMessage, plan_options, run_options,
+};
 
 /// Least time between two progress messages \[ms\].
 const PROGRESS_EVERY_MS: f64 = 100.0;
@@ -106,10 +108,7 @@ async fn run(job: JobRequest) {
                 return;
             }
         };
-        let options = RunOptions {
-            keep_records: false,
-            ..RunOptions::default()
-        };
+        let options = run_options();
         let mut simulation = match Simulation::new(&scenario, &options) {
             Ok(simulation) => simulation,
             Err(error) => {

@@ -1,7 +1,7 @@
 //! The worker's messages survive their trip through JSON, non-finite
 //! numbers included, so the page shows exactly what the worker computed.
 
-use sojourn_app::job::{Case, JobRequest, Stage, WorkerMessage};
+use sojourn_app::job::{Case, JobRequest, Stage, WorkerMessage, run_options};
 use sojourn_engine::{
     PlanOptions, RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput,
     plan, simulate,
@@ -32,11 +32,16 @@ fn round_trip(message: &WorkerMessage) -> WorkerMessage {
 #[test]
 fn a_run_result_reads_back_bit_for_bit() {
     let scenario = Scenario::try_from(small_params()).expect("valid");
-    let report = simulate(&scenario, &RunOptions::default()).expect("runs");
+    // The worker's options: the summary's digest is the run's, not the
+    // digest of no records (cbf29ce484222325), which the page once showed
+    // for every run.
+    let report = simulate(&scenario, &run_options()).expect("runs");
+    assert!(!report.records.is_empty());
     let digest = format!("{:016x}", report.digest());
     let p_miss = report.overall.p_miss;
     let result = RunSummary::new(report, &scenario);
     assert_eq!(result.digest, digest);
+    assert_ne!(result.digest, "cbf29ce484222325");
     assert!(
         result.report.overall.deadline_s.is_nan(),
         "the classes' deadlines differ"
