@@ -228,17 +228,17 @@ impl StandardNormal {
 
 /// The normal distribution with mean `mean` and standard deviation `sd`:
 /// `mean + sd · Z` with `Z` from [`StandardNormal`].
-#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Normal {
     mean: f64,
     sd: f64,
 }
 
-#[cfg(test)]
 impl Normal {
     /// `mean` must be finite; `sd` finite and at least 0 (0 gives `mean`
     /// always, as rand_distr's does; the draw still consumes the stream).
+    /// Only tests build one directly; the lognormal holds one.
+    #[cfg(test)]
     pub fn new(mean: f64, sd: f64) -> Result<Self, SamplerError> {
         Ok(Normal {
             mean: finite("Normal", "mean", mean)?,
@@ -258,8 +258,8 @@ impl Normal {
 /// `exp(mu)`, mean `exp(mu + sigma²/2)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LogNormal {
-    mu: f64,
-    sigma: f64,
+    /// The distribution of the logarithm: mean `mu`, deviation `sigma`.
+    log: Normal,
 }
 
 impl LogNormal {
@@ -268,15 +268,17 @@ impl LogNormal {
     /// deviation has `sigma` 0 after rounding).
     pub fn new(mu: f64, sigma: f64) -> Result<Self, SamplerError> {
         Ok(LogNormal {
-            mu: finite("LogNormal", "mu", mu)?,
-            sigma: finite_non_negative("LogNormal", "sigma", sigma)?,
+            log: Normal {
+                mean: finite("LogNormal", "mu", mu)?,
+                sd: finite_non_negative("LogNormal", "sigma", sigma)?,
+            },
         })
     }
 
     /// One draw.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        libm::exp(self.mu + self.sigma * StandardNormal.sample(rng))
+        libm::exp(self.log.sample(rng))
     }
 }
 
