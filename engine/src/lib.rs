@@ -38,9 +38,9 @@ mod stats;
 
 // Input: the permissive serde types, presets and the JSON entry point.
 pub use params::plan::{
-    CandidateParams, DEFAULT_EPSILON, DecisionRule, Multipliers, PlanParams, PricingModel,
-    PricingParams, ReserveParams, SensitivityInput, SensitivityParams, ServiceCurveParams,
-    TargetMetric, TargetParams,
+    CandidateParams, DEFAULT_EPSILON, DISCIPLINES, DecisionRule, Multipliers, PlanParams,
+    PricingModel, PricingParams, ReserveParams, SearchParams, SensitivityInput, SensitivityParams,
+    ServiceCurveParams, Setting, TargetMetric, TargetParams,
 };
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
@@ -53,7 +53,9 @@ pub use error::{FieldError, ScenarioError};
 
 // Limits on one scenario and one plan (each refused with a field message).
 pub use model::dist::MAX_COUNT;
-pub use model::plan_checks::{MAX_CANDIDATES, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS};
+pub use model::plan_checks::{
+    MAX_CANDIDATES, MAX_CONFIGURATIONS, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS,
+};
 pub use model::scenario::{
     MAX_CLASSES, MAX_HORIZON_S, MAX_REPLICA_SAMPLES, MAX_REPLICAS, MAX_SERIES_POINTS,
 };
@@ -75,11 +77,14 @@ pub use sim::{
 // The planner.
 pub use plan::cost::{CostBasis, FleetCost, ReportCost, UnitCosts, report_cost};
 pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
+pub use plan::space::{discipline_label, discipline_short, router_label};
 pub use plan::{
-    AnalyticComparison, CandidateResult, ClassIntervals, ComparisonRow, CostSummary, CurvePoint,
-    Interval, PlanError, PlanOptions, PlanProgress, PlanResult, PlanSession, PlanStep,
-    Recommendation, ScenarioResult, SearchResult, Sensitivity, SensitivityRow, ServiceCurve,
-    capacity_searches, check_budget, plan, plan_with_progress,
+    AnalyticComparison, ClassIntervals, ComparisonRow, ConfigurationResult, CostSummary, Cover,
+    CurvePoint, ExploredPoint, Interval, JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll,
+    PlanProgress, PlanResult, PlanSession, PlanStep, Recommendation, RunKey, ScenarioResult,
+    SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity, SensitivityRow,
+    ServiceCurve, Verdict, capacity_searches, check_budget, plan, plan_with_progress,
+    resolve_threads, run_batch,
 };
 
 // How results read, for the page and the CLI: number formats, the run
@@ -90,8 +95,8 @@ pub use format::{
 };
 pub use present::cases::{Case, decision_label};
 pub use present::plan_tables::{
-    analytic_table, candidates_table, cases_table, checks_table, class_intervals_table,
-    curve_table, recommendation_details, sensitivity_table,
+    analytic_table, cases_table, checks_table, class_intervals_table, configurations_table,
+    curve_table, explored_table, recommendation_details, sensitivity_table,
 };
 pub use present::run_tables::{
     budget_table, cdf_table, class_table, cost_table, records_csv, series_table,

@@ -36,13 +36,6 @@ pub fn wilson_interval(k: u64, n: u64, z: f64) -> (f64, f64) {
 /// Otherwise the ends are quantiles of Beta(k, n - k + 1) and Beta(k + 1,
 /// n - k), found by bisection on the regularized incomplete beta function.
 /// `(0, 1)` for no trials or an `alpha` outside (0, 1).
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the planner's decisions take it up next (issue 12)"
-    )
-)]
 pub fn clopper_pearson(k: u64, n: u64, alpha: f64) -> (f64, f64) {
     if n == 0 || !(alpha > 0.0 && alpha < 1.0) {
         return (0.0, 1.0);

@@ -18,6 +18,9 @@ pub const MAX_CURVE_POINTS: usize = 32;
 pub const MAX_TARGETS: usize = 64;
 /// At most this many hardware candidates (each gets a capacity search).
 pub const MAX_CANDIDATES: usize = 32;
+/// At most this many configurations (candidates x engine and cluster
+/// settings) in one plan's search space.
+pub const MAX_CONFIGURATIONS: usize = 256;
 
 /// Checks the plan section. `built` holds the validated classes and
 /// step-time model when the rest of the scenario is valid (the checks that
@@ -92,6 +95,17 @@ pub(crate) fn check_plan(
             }
         });
         check_count(c, "replications", plan.replications, MAX_REPLICATIONS);
+        check_count(c, "min_replications", plan.min_replications, MAX_REPLICATIONS);
+        if plan.min_replications > plan.replications {
+            c.fail(
+                "min_replications",
+                format!(
+                    "must be at most replications ({}), got {}",
+                    plan.replications, plan.min_replications
+                ),
+            );
+        }
+        c.at("search", |c| check_search(params, c));
         check_count(c, "max_replicas", plan.max_replicas, MAX_REPLICAS);
         if c.positive("max_busy_fraction", plan.max_busy_fraction) && plan.max_busy_fraction > 1.0
         {
@@ -104,6 +118,57 @@ pub(crate) fn check_plan(
             );
         }
     });
+}
+
+/// The search dimensions: each list non-empty, without repeats, with valid
+/// values, and the whole space within [`MAX_CONFIGURATIONS`].
+fn check_search(params: &ScenarioParams, check: &mut Checker) {
+    let search = &params.plan.search;
+    fn list<T: PartialEq>(check: &mut Checker, field: &str, values: Option<&Vec<T>>) {
+        let Some(values) = values else { return };
+        if values.is_empty() {
+            check.fail(
+                field,
+                "give at least one value, or leave it out to keep the default",
+            );
+        }
+        if let Some(i) = (1..values.len()).find(|&i| values[..i].contains(&values[i])) {
+            check.fail(
+                &format!("{field}[{i}]"),
+                "is listed twice; list each value once",
+            );
+        }
+    }
+    list(check, "disciplines", search.disciplines.as_ref());
+    list(check, "max_num_seqs", search.max_num_seqs.as_ref());
+    list(
+        check,
+        "max_num_batched_tokens",
+        search.max_num_batched_tokens.as_ref(),
+    );
+    list(check, "max_waiting", search.max_waiting.as_ref());
+    list(check, "routers", search.routers.as_ref());
+    for (field, values) in [
+        ("max_num_seqs", &search.max_num_seqs),
+        ("max_num_batched_tokens", &search.max_num_batched_tokens),
+    ] {
+        for (i, v) in values.iter().flatten().enumerate() {
+            if *v == 0 {
+                check.fail(&format!("{field}[{i}]"), "must be at least 1");
+            }
+        }
+    }
+    let candidates = params.plan.candidates.as_ref().map_or(1, Vec::len);
+    let settings = search.settings(params).len();
+    if candidates * settings > MAX_CONFIGURATIONS {
+        check.fail(
+            "",
+            format!(
+                "{candidates} candidates x {settings} engine settings make {} configurations; at most {MAX_CONFIGURATIONS} (pin a dimension or list fewer values)",
+                candidates * settings
+            ),
+        );
+    }
 }
 
 fn check_count(check: &mut Checker, field: &str, value: u32, max: u32) {

@@ -1,57 +1,118 @@
-//! The base, best and worst cases: the fleet each needs (its own capacity
-//! search) and how the planned fleet fares in it.
+//! Expected, low and high demand, read as a finance partner reads them:
+//! each case re-planned (its own cheapest configuration and fleet, from its
+//! own exploration of the whole space), beside what the plan's fleet does
+//! under it, and the fleet that covers high demand with what covering it
+//! costs.
 
-use crate::params::plan::Multipliers;
-use crate::plan::result::{ScenarioResult, SearchResult};
+use crate::params::plan::{Multipliers, PlanParams};
+use crate::plan::cost::FleetCost;
+use crate::plan::explore::Exploration;
+use crate::plan::result::{Cover, Recommendation, ScenarioResult, SearchResult};
 use crate::plan::runner::{Halt, Runner};
-use crate::plan::search::capacity_search;
 
-/// The base case on the planned fleet of `steady` replicas; its search is
-/// the chosen candidate's.
-pub(super) fn base(
-    runner: &mut Runner,
-    base_case: usize,
-    search: SearchResult,
-    steady: u32,
-) -> Result<ScenarioResult, Halt> {
-    let base = Multipliers::BASE;
-    at_plan_fleet(runner, ("base", base), base_case, search, steady)
+/// A case: the plan section's name for it, what it is, its multipliers.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Named {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub multipliers: Multipliers,
 }
 
-/// The best and worst cases of `candidate`: each one's capacity search, then
-/// the planned fleet of `steady` replicas under it.
-pub(super) fn best_and_worst(
-    runner: &mut Runner,
-    candidate: usize,
-    steady: u32,
-) -> Result<Vec<ScenarioResult>, Halt> {
-    let plan = &runner.base.params().plan;
-    let mut out = Vec::new();
-    for (name, m) in [("best", plan.best), ("worst", plan.worst)] {
-        let case = runner.case(candidate, m, name)?;
-        let search = capacity_search(runner, case)?;
-        runner.phase = format!("{name} case on the planned fleet");
-        out.push(at_plan_fleet(runner, (name, m), case, search, steady)?);
+impl Named {
+    pub fn expected() -> Named {
+        Named {
+            name: "base",
+            label: "expected demand",
+            multipliers: Multipliers::BASE,
+        }
     }
-    Ok(out)
+
+    pub fn low(plan: &PlanParams) -> Named {
+        Named {
+            name: "best",
+            label: "low demand",
+            multipliers: plan.best,
+        }
+    }
+
+    pub fn high(plan: &PlanParams) -> Named {
+        Named {
+            name: "worst",
+            label: "high demand",
+            multipliers: plan.worst,
+        }
+    }
 }
 
-/// `case` on the planned fleet, beside its own search, under the name and
-/// multipliers it was asked for by.
-fn at_plan_fleet(
+/// `case` (of the chosen configuration) on the plan's fleet of `steady`
+/// replicas, beside `search`, the case's own plan.
+pub(super) fn at_plan_fleet(
     runner: &mut Runner,
-    (name, multipliers): (&str, Multipliers),
+    named: Named,
     case: usize,
     search: SearchResult,
     steady: u32,
 ) -> Result<ScenarioResult, Halt> {
-    let replications = runner.replications();
+    runner.phase = format!("{} on the planned fleet", named.label);
+    let evaluation = runner.decide(case, steady)?;
+    let replications = evaluation.replications;
     Ok(ScenarioResult {
-        name: name.to_string(),
-        multipliers,
+        name: named.name.to_string(),
+        label: named.label.to_string(),
+        multipliers: named.multipliers,
         search,
-        at_plan_fleet: runner.evaluate(case, steady, replications)?,
+        at_plan_fleet: evaluation,
         classes_at_plan_fleet: runner.class_intervals(case, steady, replications),
         cost_at_plan_fleet: runner.cost_summary(case, steady, replications),
     })
+}
+
+/// A demand case re-planned by `exploration`, and the plan's fleet (the
+/// chosen configuration on `steady` replicas) under it.
+pub(super) fn replanned(
+    runner: &mut Runner,
+    named: Named,
+    exploration: &Exploration,
+    chosen: usize,
+    steady: u32,
+) -> Result<ScenarioResult, Halt> {
+    let own = exploration
+        .best_search()
+        .or(exploration.searches.last())
+        .cloned()
+        .expect("a space has a configuration");
+    let case = runner.case(chosen, named.multipliers, named.label)?;
+    at_plan_fleet(runner, named, case, own, steady)
+}
+
+/// The fleet the high-demand case's own plan needs, at base prices, and
+/// what it costs beyond the plan (none when high demand has no plan).
+pub(super) fn cover(
+    runner: &mut Runner,
+    high: &Exploration,
+    plan: &Recommendation,
+) -> Result<Option<Cover>, Halt> {
+    let (Some(config), Some(search)) = (high.best_config(), high.best_search()) else {
+        return Ok(None);
+    };
+    let Some(n) = search.found else {
+        return Ok(None);
+    };
+    let reserve = runner.reserve_replicas();
+    let case = runner.case(config, Multipliers::BASE, "expected demand")?;
+    let fleet = FleetCost::new(&runner.basis(case), n, reserve, 1.0);
+    let planned = &plan.budget.fleet;
+    Ok(Some(Cover {
+        case: "high demand".to_string(),
+        configuration: runner.configs[config].label.clone(),
+        steady_replicas: n,
+        total_replicas: n + reserve,
+        total_gpus: fleet.gpus,
+        usd_per_month: fleet.usd_per_month,
+        extra_usd_per_month: fleet
+            .usd_per_month
+            .zip(planned.usd_per_month)
+            .map(|(a, b)| a - b),
+        extra_gpus: fleet.gpus as i64 - planned.gpus as i64,
+    }))
 }

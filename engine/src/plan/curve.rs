@@ -42,7 +42,7 @@ pub(super) fn service_curve(
         (None, None) => last,
     };
     Ok(ServiceCurve {
-        candidate: runner.candidates[candidate].name.clone(),
+        candidate: runner.configs[candidate].label.clone(),
         replicas,
         points,
         knee_load,
@@ -78,9 +78,7 @@ pub(super) fn operating_state(
         &format!("base at {load:.2}x load (operating point)"),
     )?;
     let reps = runner.curve_replications();
-    for r in 0..reps {
-        runner.run(case, replicas, r)?;
-    }
+    runner.evaluate(case, replicas, reps)?;
     let runs = runner.runs(case, replicas, reps);
     Ok(OperatingState {
         goodput_per_replica_per_s: mean(&runs, &|r| {

@@ -10,17 +10,19 @@ use crate::params::plan::{DecisionRule, TargetMetric, TargetParams};
 use crate::report::{ClassStats, Quantiles, Report};
 use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
-use crate::stats::mean_and_half_width;
+use crate::stats::{clopper_pearson, mean_and_half_width};
 
 /// The standard percentiles a report computes; others need the records.
 const REPORT_PERCENTILES: [f64; 5] = [0.5, 0.9, 0.95, 0.99, 0.999];
 
 /// Totals of one class (or all classes) in one run.
-#[derive(Clone, Debug, PartialEq)]
+#[serde_with::serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClassTotals {
     pub arrived: u64,
     pub met: u64,
     pub completed: u64,
+    #[serde_as(as = "NonFinite")]
     pub p_miss: f64,
     pub sojourn: Quantiles,
     pub ttft: Quantiles,
@@ -28,8 +30,11 @@ pub(crate) struct ClassTotals {
     pub prefill_tokens: u64,
     /// Output tokens of completed requests (the first one included).
     pub output_tokens: u64,
+    #[serde_as(as = "NonFinite")]
     pub busy_s: f64,
+    #[serde_as(as = "NonFinite")]
     pub busy_s_missed: f64,
+    #[serde_as(as = "NonFinite")]
     pub busy_s_recomputed: f64,
 }
 
@@ -58,30 +63,40 @@ impl ClassTotals {
     }
 }
 
-/// What the planner keeps of one run: aggregates, not records.
-#[derive(Clone, Debug, PartialEq)]
+/// What the planner keeps of one run: aggregates, not records (what a
+/// worker sends back for a [`super::PlanJob`]).
+#[serde_with::serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RunSummary {
     pub replicas: u32,
     /// Measured window: horizon - warm-up \[s\].
+    #[serde_as(as = "NonFinite")]
     pub window_s: f64,
     pub classes: Vec<ClassTotals>,
     pub overall: ClassTotals,
     /// Requests simulated (warm-up included).
     pub requests: u64,
     /// Accelerator work of the measured requests / (replicas x window).
+    #[serde_as(as = "NonFinite")]
     pub busy_fraction: f64,
     /// Largest sampled waiting queue per replica.
+    #[serde_as(as = "NonFinite")]
     pub peak_waiting_per_replica: f64,
     /// 99th percentile of the sampled waiting queue per replica.
+    #[serde_as(as = "NonFinite")]
     pub p99_waiting_per_replica: f64,
     /// 99th percentile of the sampled KV utilization.
+    #[serde_as(as = "NonFinite")]
     pub p99_kv_utilization: f64,
     /// Replica-seconds per prompt token and per output token at saturation
     /// (the load estimate's), for splitting cost between them.
+    #[serde_as(as = "NonFinite")]
     pub prefill_s_per_token: f64,
+    #[serde_as(as = "NonFinite")]
     pub decode_s_per_token: f64,
     /// Percentiles a report does not compute, from the records:
     /// (check index, value).
+    #[serde_as(as = "Vec<(_, NonFinite)>")]
     pub extra_percentiles: Vec<(usize, f64)>,
 }
 
@@ -138,7 +153,7 @@ pub enum CheckMetric {
 
 /// One target applied to one class (a target without a class becomes one
 /// check per class), or the sustainability check.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct CheckSpec {
     pub metric: CheckMetric,
     /// Class index (None for the fleet-wide busy-fraction check).
@@ -337,6 +352,31 @@ fn completed_or_inf(r: &RequestRecord, x: f64) -> f64 {
     }
 }
 
+/// What replications say about a target (or a fleet: the worst of its
+/// checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The upper 95% bound is within the threshold (under the `mean` rule:
+    /// the mean is).
+    Met,
+    /// The interval straddles the threshold: more replications may decide.
+    Uncertain,
+    /// The lower 95% bound is beyond the threshold (under the `mean` rule:
+    /// the mean is), or the value is undefined.
+    NotMet,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Met => "met",
+            Verdict::Uncertain => "uncertain",
+            Verdict::NotMet => "not met",
+        }
+    }
+}
+
 /// One check over R replications.
 #[serde_with::serde_as]
 #[serde_with::skip_serializing_none]
@@ -355,6 +395,18 @@ pub struct TargetCheck {
     /// or an infinite value.
     #[serde_as(as = "Option<[NonFinite; 2]>")]
     pub ci95: Option<[f64; 2]>,
+    /// For a miss probability: the exact (Clopper-Pearson) 95% upper bound
+    /// from the misses and requests pooled over the replications, which is
+    /// not zero when no request missed.
+    #[serde_as(as = "Option<NonFinite>")]
+    pub exact_upper: Option<f64>,
+    /// The bounds the decision uses: the largest of the interval's upper
+    /// end, the exact bound and the mean; the interval's lower end (the mean
+    /// with one replication, or under the `mean` rule: both the mean).
+    #[serde_as(as = "[NonFinite; 2]")]
+    pub bounds: [f64; 2],
+    pub verdict: Verdict,
+    /// `verdict` is [`Verdict::Met`].
     pub met: bool,
     /// Why the check could not be evaluated (its value is undefined in some
     /// replication: e.g. no request of the class arrived, or a percentile
@@ -368,6 +420,8 @@ pub struct TargetCheck {
 pub struct Evaluation {
     pub replicas: u32,
     pub replications: u32,
+    /// Not met when a check is not met, else uncertain when one is, else met.
+    pub verdict: Verdict,
     /// Every check met.
     pub meets: bool,
     /// The largest judged value / threshold over the checks (at most 1
@@ -392,6 +446,18 @@ pub(crate) fn mean_ci(values: &[f64]) -> (f64, Option<[f64; 2]>) {
 }
 
 /// Judges runs (one per replication) against every check.
+///
+/// The decision rule (`upper95`, the default): a check is met when the upper
+/// end of its 95% interval is within the threshold, not met when the lower
+/// end is beyond it, and uncertain in between. The interval is Student's t
+/// over the replications; for a miss probability its upper end is at least
+/// the exact Clopper-Pearson bound of the misses pooled over the
+/// replications, so no misses among n requests still bounds P(miss) by
+/// about 3.7 / n, not 0. With one replication there is no t interval: the
+/// mean stands for both ends (with the exact bound above it), so a single
+/// run can show a check met or not met but never rule out chance; the
+/// planner decides only on `min_replications` or more. Under `mean` the mean
+/// alone decides and nothing is uncertain.
 pub(crate) fn evaluate(
     checks: &[CheckSpec],
     runs: &[&RunSummary],
@@ -412,17 +478,36 @@ pub(crate) fn evaluate(
         } else {
             mean_ci(&values)
         };
-        let judged = match (decision, ci95) {
-            (DecisionRule::Upper95, Some([_, hi])) => hi,
-            _ => mean,
+        let exact_upper = match (spec.metric, spec.class) {
+            (CheckMetric::MissProbability, Some(k)) if not_evaluated.is_none() => {
+                let (misses, arrived) = runs.iter().fold((0, 0), |(m, n), r| {
+                    let c = &r.classes[k];
+                    (m + c.arrived - c.met, n + c.arrived)
+                });
+                Some(clopper_pearson(misses, arrived, 0.05).1)
+            }
+            _ => None,
         };
-        let met = not_evaluated.is_none() && judged <= spec.threshold;
-        // Judged like `met`, so that ratio <= 1 exactly when met (an
+        let bounds = match decision {
+            DecisionRule::Mean => [mean, mean],
+            DecisionRule::Upper95 => {
+                let [lo, hi] = ci95.unwrap_or([mean, mean]);
+                [lo.min(mean), hi.max(mean).max(exact_upper.unwrap_or(0.0))]
+            }
+        };
+        let verdict = if not_evaluated.is_some() || bounds[0] > spec.threshold {
+            Verdict::NotMet
+        } else if bounds[1] <= spec.threshold {
+            Verdict::Met
+        } else {
+            Verdict::Uncertain
+        };
+        // Judged on the upper bound, so that ratio <= 1 exactly when met (an
         // unevaluated check is infinitely far from met).
         let ratio = if not_evaluated.is_some() {
             f64::INFINITY
         } else {
-            judged / spec.threshold
+            bounds[1] / spec.threshold
         };
         worst_ratio = worst_ratio.max(ratio);
         out.push(TargetCheck {
@@ -432,14 +517,19 @@ pub(crate) fn evaluate(
             threshold: spec.threshold,
             mean,
             ci95,
-            met,
+            exact_upper,
+            bounds,
+            verdict,
+            met: verdict == Verdict::Met,
             not_evaluated,
         });
     }
+    let verdict = out.iter().map(|c| c.verdict).max().unwrap_or(Verdict::Met);
     Evaluation {
         replicas: runs.first().map_or(0, |r| r.replicas),
         replications: runs.len() as u32,
-        meets: out.iter().all(|c| c.met),
+        verdict,
+        meets: verdict == Verdict::Met,
         worst_ratio,
         checks: out,
     }

@@ -1,28 +1,33 @@
 //! The capacity planner: from a scenario and its plan section to a decision
-//! (how many replicas of which hardware, at what cost, with what risk).
+//! (which configuration: hardware, parallelism, service discipline and
+//! engine settings; how many replicas; at what cost, with what risk).
 //!
-//! [`plan`] (or [`plan_with_progress`], for a progress bar and Cancel) runs,
-//! in order:
-//! 1. a **capacity search** per candidate hardware option (`search.rs`): the
-//!    smallest fleet meeting every SLA target, found by galloping from the
-//!    analytic estimate and bisecting with one seed, then confirmed at the
-//!    boundary with R seeds; the cheapest candidate is chosen;
-//! 2. the chosen fleet's **service curve** (`curve.rs`: goodput and P(miss)
-//!    against offered load), its knee and an operating point below it;
-//! 3. the **plan** (`recommend.rs`): steady and reserve replicas, admission
-//!    limit, scaling thresholds, headroom and budget;
-//! 4. **best and worst cases** (`cases.rs`): their own capacity searches and
-//!    how the planned fleet fares in them;
-//! 5. one-at-a-time **sensitivity** (`sensitivity.rs`) of cost per success
-//!    and P(miss);
+//! [`plan`] (or [`plan_with_progress`], or a [`PlanSession`] driven job by
+//! job) runs, in order:
+//! 1. **explorations** (`explore.rs`): branch and bound over the
+//!    configuration space (`space.rs`), each configuration's smallest fleet
+//!    found by a capacity search (`search.rs`: one seed to bracket,
+//!    sequential replications to decide); the same over the scenario's own
+//!    settings alone (the baseline a replicas-only search finds); and the
+//!    low- and high-demand cases re-planned over the whole space;
+//! 2. the chosen configuration's **service curve** (`curve.rs`);
+//! 3. the **plan** (`recommend.rs`), and what made the difference against
+//!    the baseline, with the cost versus P(miss) frontier (`explain.rs`);
+//! 4. the **cases** on the planned fleet (`cases.rs`) and the fleet that
+//!    covers high demand;
+//! 5. **sensitivity** (`sensitivity.rs`) on the fixed fleet, re-planned for
+//!    the inputs that matter most;
 //! 6. the **analytic two-stage estimate** (`analytic.rs`) beside the
 //!    simulated result.
 //!
-//! This module holds the entry points and the order of the phases; each
-//! phase is a function of the `Runner` they share (`runner.rs`),
-//! which caches every simulation by (case, replicas, seed). Replication r
-//! of every case uses seed + r, so cases compare like with like (common
-//! random numbers). `evaluate.rs` judges runs against the targets,
+//! This module holds the entry points, the driver and the order of the
+//! phases. A pass over the phases (`runner.rs`) runs no simulation: it
+//! records the runs it lacks, and the driver runs them as a batch (on
+//! rayon's threads natively, on a pool of Web Workers in the page) and
+//! repeats the pass. Every run's seed follows from its replication alone
+//! (common random numbers across configurations and cases), and a pass's
+//! decisions from the cached results alone, so the plan is the same for any
+//! number of workers. `evaluate.rs` judges runs against the targets,
 //! `cost.rs` prices them and `result.rs` holds what a plan returns. No IO,
 //! no clock: like the engine, the planner gives the same result natively
 //! and in wasm32.
@@ -33,11 +38,15 @@ pub mod evaluate;
 mod analytic;
 mod cases;
 mod curve;
+mod explain;
+mod explore;
+mod jobs;
 mod recommend;
 mod result;
 mod runner;
 mod search;
 mod sensitivity;
+pub(crate) mod space;
 
 use std::fmt;
 
@@ -46,14 +55,17 @@ use serde::{Deserialize, Serialize};
 use crate::error::ScenarioError;
 use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, SensitivityInput};
-use crate::plan::runner::{Halt, PlanState, Runner};
+pub use crate::plan::evaluate::Verdict;
+pub use crate::plan::jobs::{JobOutput, PlanJob, RunKey, resolve_threads, run_batch};
+use crate::plan::runner::{Gather, Halt, PlanState, Runner};
 use crate::serde_float::NonFinite;
 use crate::sim::{RunError, RunOptions};
 
 pub use crate::plan::result::{
-    AnalyticComparison, CandidateResult, ClassIntervals, ComparisonRow, CostSummary, CurvePoint,
-    Interval, PlanResult, Recommendation, ScenarioResult, SearchResult, Sensitivity,
-    SensitivityRow, ServiceCurve,
+    AnalyticComparison, ClassIntervals, ComparisonRow, ConfigurationResult, CostSummary, Cover,
+    CurvePoint, ExploredPoint, Interval, PlanResult, Recommendation, ScenarioResult,
+    SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity, SensitivityRow,
+    ServiceCurve,
 };
 
 /// How the planner runs (what the scenario's plan section does not say).
@@ -71,6 +83,10 @@ pub struct PlanOptions {
     pub sensitivity: bool,
     /// Report progress after this many arrivals of a run.
     pub progress_every_requests: u32,
+    /// Threads that run simulations natively: 0 for every core (one without
+    /// the engine's `parallel` feature, and in wasm32, where the page runs
+    /// a pool of Web Workers instead). The result does not depend on it.
+    pub threads: u32,
 }
 
 impl Default for PlanOptions {
@@ -84,6 +100,7 @@ impl Default for PlanOptions {
             service_curve: true,
             sensitivity: true,
             progress_every_requests: 20_000,
+            threads: 0,
         }
     }
 }
@@ -116,6 +133,8 @@ pub enum PlanError {
     Run { case: String, error: RunError },
     /// The progress callback asked to stop.
     Cancelled { simulations: u64 },
+    /// The simulation threads could not start.
+    Threads(String),
 }
 
 impl fmt::Display for PlanError {
@@ -128,6 +147,7 @@ impl fmt::Display for PlanError {
             PlanError::Cancelled { simulations } => {
                 write!(f, "cancelled after {simulations} simulations")
             }
+            PlanError::Threads(e) => write!(f, "could not start the simulation threads: {e}"),
         }
     }
 }
@@ -149,10 +169,11 @@ pub fn plan(scenario: &Scenario, options: &PlanOptions) -> Result<PlanResult, Pl
     plan_with_progress(scenario, options, &mut |_| true)
 }
 
-/// [`plan`], calling `on_progress` every `progress_every_requests` arrivals
-/// of every simulation; returning `false` from it stops the plan with
-/// [`PlanError::Cancelled`]. (In a Web Worker, post each progress message
-/// from the callback; or drive a [`PlanSession`] step by step instead.)
+/// [`plan`], calling `on_progress` as simulations finish (every
+/// `progress_every_requests` arrivals of every simulation when it runs on
+/// one thread); returning `false` from it stops the plan with
+/// [`PlanError::Cancelled`]. (In a Web Worker, drive a [`PlanSession`]
+/// instead.)
 pub fn plan_with_progress(
     scenario: &Scenario,
     options: &PlanOptions,
@@ -160,8 +181,60 @@ pub fn plan_with_progress(
 ) -> Result<PlanResult, PlanError> {
     check_budget(scenario, options)?;
     let mut state = PlanState::default();
-    let mut runner = Runner::new(scenario, options, on_progress, &mut state, None);
-    run_plan(&mut runner).map_err(|halt| runner.failure(halt))
+    drive(scenario, options, &mut state, on_progress, run_plan)
+}
+
+/// Repeats `pass` until it needs no more runs, running each batch of the
+/// runs it lacks on `options.threads` threads.
+fn drive<T>(
+    scenario: &Scenario,
+    options: &PlanOptions,
+    state: &mut PlanState,
+    on_progress: &mut dyn FnMut(&PlanProgress) -> bool,
+    pass: fn(&mut Runner) -> Result<T, Halt>,
+) -> Result<T, PlanError> {
+    let threads = resolve_threads(options.threads);
+    loop {
+        state.pending.clear();
+        let mut runner = Runner::new(scenario, options, state);
+        let (jobs, progress) = match pass(&mut runner) {
+            Ok(result) => return Ok(result),
+            Err(Halt::Failed(e)) => return Err(e),
+            Err(Halt::Pending) => {
+                let jobs = runner
+                    .state
+                    .pending
+                    .iter()
+                    .map(|&key| runner.job(key))
+                    .collect::<Result<Vec<_>, _>>()?;
+                (jobs, runner.progress(0.0))
+            }
+        };
+        let total = jobs.len().max(1) as f64;
+        let done_before = progress.simulations_done;
+        let outputs = run_batch(&jobs, threads, &mut |done, run_fraction| {
+            let fraction_of_batch = (done as f64 + run_fraction) / total;
+            let estimated = progress.simulations_estimated as f64;
+            let p = PlanProgress {
+                simulations_done: done_before + done as u64,
+                fraction: ((done_before as f64 + fraction_of_batch * total) / estimated)
+                    .clamp(0.0, 1.0),
+                run_fraction,
+                ..progress.clone()
+            };
+            on_progress(&p)
+        })
+        .map_err(|e| match e {
+            PlanError::Cancelled { .. } => PlanError::Cancelled {
+                simulations: state.simulations,
+            },
+            e => e,
+        })?;
+        for output in outputs {
+            let (key, summary) = output.into_parts();
+            state.insert(key, summary);
+        }
+    }
 }
 
 /// Checks, before the first simulation, that every simulation the plan may
@@ -217,9 +290,9 @@ pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), Pl
     Ok(())
 }
 
-/// Only the capacity searches of the base, best and worst cases on the
-/// first candidate, and the number of simulations they ran (what
-/// `sojourn plan --bench` times).
+/// Only the explorations of the base, best and worst cases over the whole
+/// configuration space (their cheapest configurations' searches), and the
+/// number of simulations they ran (what `sojourn plan --bench` times).
 pub fn capacity_searches(
     scenario: &Scenario,
     options: &PlanOptions,
@@ -227,41 +300,54 @@ pub fn capacity_searches(
 ) -> Result<(Vec<SearchResult>, u64), PlanError> {
     check_budget(scenario, options)?;
     let mut state = PlanState::default();
-    let mut runner = Runner::new(scenario, options, on_progress, &mut state, None);
-    runner.estimated = SEARCH_RUNS_GUESS * runner.replications() as u64;
-    let plan = &scenario.params().plan;
-    let mut out = Vec::new();
-    for (name, m) in [
-        ("base", Multipliers::BASE),
-        ("best", plan.best),
-        ("worst", plan.worst),
-    ] {
-        let search = runner
-            .case(0, m, name)
-            .and_then(|case| search::capacity_search(&mut runner, case))
-            .map_err(|halt| runner.failure(halt))?;
-        out.push(search);
-    }
-    Ok((out, runner.state.simulations))
+    let searches = drive(scenario, options, &mut state, on_progress, |runner| {
+        let plan = runner.base.params().plan.clone();
+        let all: Vec<usize> = (0..runner.configs.len()).collect();
+        let mut waiting = runner::Gather::default();
+        let mut out = Vec::new();
+        for (name, m) in [
+            ("expected demand", Multipliers::BASE),
+            ("low demand", plan.best),
+            ("high demand", plan.worst),
+        ] {
+            if let Some(e) = waiting.take(explore::explore(runner, &all, m, name))? {
+                out.push(
+                    e.best_search()
+                        .or(e.searches.last())
+                        .cloned()
+                        .expect("a space has a configuration"),
+                );
+            }
+        }
+        waiting.finish(out)
+    })?;
+    Ok((searches, state.simulations))
 }
 
-/// A plan run one simulation at a time, for a caller that must keep
-/// control between simulations (a Web Worker's event loop: a progress bar,
-/// and Cancel by no longer calling [`PlanSession::step`]).
+/// A plan driven from outside, for a caller that must keep control between
+/// simulations and may run them on several workers (the page: a pool of Web
+/// Workers, a progress bar, and Cancel by no longer driving it).
 ///
-/// Each step repeats the plan's logic from the start on the results
-/// gathered so far (cheap: only simulations cost) and runs the one
-/// simulation it needs next. The result equals [`plan`]'s.
+/// [`PlanSession::poll`] replays the plan's logic on the results so far
+/// (cheap: only simulations cost) and returns either the result or the jobs
+/// it needs next. The jobs are independent: run them anywhere, in any order,
+/// [`PlanSession::submit`] each output, and poll again. The result equals
+/// [`plan`]'s, whatever ran the jobs.
 ///
 /// ```no_run
 /// use sojourn_engine::{Scenario, ScenarioParams};
-/// use sojourn_engine::{PlanOptions, PlanSession, PlanStep};
+/// use sojourn_engine::{PlanOptions, PlanPoll, PlanSession};
 /// let scenario = Scenario::try_from(ScenarioParams::overnight_batch()).expect("valid");
 /// let mut session = PlanSession::new(scenario, PlanOptions::default());
 /// let result = loop {
-///     match session.step().expect("plans") {
-///         PlanStep::Running(progress) => println!("{:.0}%", 100.0 * progress.fraction),
-///         PlanStep::Done(result) => break result,
+///     match session.poll().expect("plans") {
+///         PlanPoll::Jobs(jobs) => {
+///             for job in jobs {
+///                 let output = job.run(&mut |_| true).expect("runs");
+///                 session.submit(output);
+///             }
+///         }
+///         PlanPoll::Done(result) => break result,
 ///     }
 /// };
 /// println!("{} simulations", result.simulations);
@@ -271,6 +357,21 @@ pub struct PlanSession {
     options: PlanOptions,
     state: PlanState,
     result: Option<Box<PlanResult>>,
+    /// Jobs handed out by the last poll and not yet submitted, for
+    /// [`PlanSession::step`].
+    queue: Vec<PlanJob>,
+    /// The last pass's phase and estimate.
+    phase: String,
+    estimated: u64,
+}
+
+/// What one [`PlanSession::poll`] found.
+#[derive(Clone, Debug)]
+pub enum PlanPoll {
+    /// These simulations are needed next.
+    Jobs(Vec<PlanJob>),
+    /// The plan is complete.
+    Done(Box<PlanResult>),
 }
 
 /// What one [`PlanSession::step`] did.
@@ -290,33 +391,87 @@ impl PlanSession {
             options,
             state: PlanState::default(),
             result: None,
+            queue: Vec::new(),
+            phase: String::new(),
+            estimated: 1,
         }
     }
 
-    /// Runs at most one simulation. After `Done`, returns the result again.
-    pub fn step(&mut self) -> Result<PlanStep, PlanError> {
+    /// The result, or every simulation the plan needs next (those already
+    /// submitted are never asked for again).
+    pub fn poll(&mut self) -> Result<PlanPoll, PlanError> {
         if let Some(result) = &self.result {
-            return Ok(PlanStep::Done(result.clone()));
+            return Ok(PlanPoll::Done(result.clone()));
         }
         if self.state.simulations == 0 {
             check_budget(&self.scenario, &self.options)?;
         }
-        let mut ignore = |_: &PlanProgress| true;
-        let mut runner = Runner::new(
-            &self.scenario,
-            &self.options,
-            &mut ignore,
-            &mut self.state,
-            Some(1),
-        );
-        match run_plan(&mut runner) {
+        self.state.pending.clear();
+        let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
+        let outcome = run_plan(&mut runner);
+        self.phase = runner.phase.clone();
+        self.estimated = runner.estimated;
+        match outcome {
             Ok(result) => {
                 let result = Box::new(result);
                 self.result = Some(result.clone());
-                Ok(PlanStep::Done(result))
+                Ok(PlanPoll::Done(result))
             }
-            Err(Halt::Paused) => Ok(PlanStep::Running(runner.progress(0.0))),
             Err(Halt::Failed(e)) => Err(e),
+            Err(Halt::Pending) => {
+                let runner = Runner::new(&self.scenario, &self.options, &mut self.state);
+                let jobs = runner
+                    .state
+                    .pending
+                    .iter()
+                    .map(|&key| runner.job(key))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(PlanPoll::Jobs(jobs))
+            }
+        }
+    }
+
+    /// Stores a job's output (one this session asked for; others are
+    /// ignored).
+    pub fn submit(&mut self, output: JobOutput) {
+        let (key, summary) = output.into_parts();
+        if key.case < self.state.cases.len() {
+            self.state.insert(key, summary);
+        }
+    }
+
+    /// Runs at most one simulation itself (for a caller with one worker).
+    /// After `Done`, returns the result again.
+    pub fn step(&mut self) -> Result<PlanStep, PlanError> {
+        if self.queue.is_empty() {
+            match self.poll()? {
+                PlanPoll::Done(result) => return Ok(PlanStep::Done(result)),
+                PlanPoll::Jobs(mut jobs) => {
+                    jobs.reverse();
+                    self.queue = jobs;
+                }
+            }
+        }
+        if let Some(job) = self.queue.pop() {
+            let output = job.run(&mut |_| true)?;
+            self.submit(output);
+        }
+        Ok(PlanStep::Running(self.progress()))
+    }
+
+    /// Where the plan stands.
+    pub fn progress(&self) -> PlanProgress {
+        let done = self.state.simulations;
+        let estimated = self
+            .estimated
+            .max(done + self.state.pending.len() as u64)
+            .max(1);
+        PlanProgress {
+            phase: self.phase.clone(),
+            simulations_done: done,
+            simulations_estimated: estimated,
+            fraction: (done as f64 / estimated as f64).clamp(0.0, 1.0),
+            run_fraction: 0.0,
         }
     }
 
@@ -327,80 +482,71 @@ impl PlanSession {
 }
 
 /// A rough number of runs per capacity search, for the progress estimate.
-const SEARCH_RUNS_GUESS: u64 = 14;
+const SEARCH_RUNS_GUESS: u64 = 8;
 
 /// One pass over the whole plan, phase by phase (see the module docs).
 fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let plan = runner.base.params().plan.clone();
     runner.estimated = estimate_simulations(runner);
+    let all: Vec<usize> = (0..runner.configs.len()).collect();
+    let own: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&c| runner.configs[c].baseline)
+        .collect();
 
-    // 1. Capacity search per candidate; the cheapest that meets wins.
-    let mut candidates = Vec::new();
-    for i in 0..runner.candidates.len() {
-        let label = format!("base on {}", runner.candidates[i].name);
-        let case = runner.case(i, Multipliers::BASE, &label)?;
-        let search = search::capacity_search(runner, case)?;
-        let candidate = &runner.candidates[i];
-        candidates.push(CandidateResult {
-            name: candidate.name.clone(),
-            hardware: candidate.params.hardware.name.clone(),
-            gpus_per_replica: candidate.params.replica.gpus_per_replica,
-            usd_per_gpu_hour: candidate.usd_per_gpu_hour,
-            pricing_model: candidate.pricing_model,
-            search,
-        });
-    }
-    let chosen = recommend::cheapest(&candidates, &plan.reserve);
-    let mut result = PlanResult {
-        scenario_name: runner.base.params().name.clone(),
-        model: runner.base.params().model.name.clone(),
-        success_criterion: cost::success_criterion(runner.base.params()),
-        targets: runner
-            .checks
-            .iter()
-            .map(|c| c.description.clone())
-            .collect(),
-        replications: plan.replications,
-        decision: plan.decision,
-        candidates,
-        chosen_candidate: chosen,
-        recommendation: None,
-        scenarios: Vec::new(),
-        service_curve: None,
-        sensitivity: None,
-        analytic: None,
-        simulations: 0,
-        simulated_requests: 0,
-        warnings: Vec::new(),
+    // 1. The explorations, independent of each other.
+    let mut branches = Gather::default();
+    let base = branches.take(explore::explore(runner, &all, Multipliers::BASE, EXPECTED))?;
+    let baseline = if own.len() < all.len() {
+        branches.take(explore::explore(runner, &own, Multipliers::BASE, EXPECTED))?
+    } else {
+        None
     };
-    let Some(chosen) = chosen else {
+    let demand_cases = if runner.options.scenarios {
+        let low = branches.take(explore::explore(runner, &all, plan.best, LOW))?;
+        let high = branches.take(explore::explore(runner, &all, plan.worst, HIGH))?;
+        low.zip(high)
+    } else {
+        None
+    };
+    let Some(base) = base else {
+        return Err(Halt::Pending);
+    };
+    let mut result = explain::skeleton(runner, &base);
+    let Some(chosen) = base.best_config() else {
         result.warnings.push(format!(
-            "No candidate meets every target with up to {} replicas; there is no plan. {}",
+            "No configuration meets every target with up to {} replicas; there is no plan. {}",
             plan.max_replicas,
-            result
-                .candidates
-                .iter()
-                .map(|c| format!("{}: {}", c.name, c.search.message))
-                .collect::<Vec<_>>()
-                .join(" ")
+            explain::unattainable_summary(&base)
         ));
         return Ok(finish(runner, result));
     };
-    let base_case = runner.case(chosen, Multipliers::BASE, "base")?;
-    let min_replicas = result.candidates[chosen]
-        .search
-        .found
+    // The baseline's choice: None while its exploration still runs.
+    let best_of = |e: &explore::Exploration| e.best.map(|i| (e.configs[i], e.searches[i].clone()));
+    let baseline_best = match &baseline {
+        Some(b) => Some(best_of(b)),
+        None if own.len() == all.len() => Some(best_of(&base)),
+        None => None,
+    };
+    let base_case = runner.case(chosen, Multipliers::BASE, EXPECTED)?;
+    let min_replicas = base
+        .best_search()
+        .and_then(|s| s.found)
         .unwrap_or(plan.max_replicas);
 
     // 2. Service curve at the minimum fleet.
     let curve = if runner.options.service_curve && !plan.service_curve.load_multipliers.is_empty() {
-        Some(curve::service_curve(runner, chosen, min_replicas)?)
+        match branches.take(curve::service_curve(runner, chosen, min_replicas))? {
+            Some(c) => Some(c),
+            None => return Err(Halt::Pending),
+        }
     } else {
         None
     };
 
     // 3. The plan.
-    let recommendation = recommend::recommend(
+    let Some(recommendation) = branches.take(recommend::recommend(
         runner,
         recommend::Chosen {
             candidate: chosen,
@@ -408,25 +554,56 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
             min_replicas,
             curve: curve.as_ref(),
         },
-    )?;
+    ))?
+    else {
+        return Err(Halt::Pending);
+    };
     let steady = recommendation.steady_replicas;
     result.service_curve = curve;
-
-    // 4. Base, best and worst.
-    let base_search = result.candidates[chosen].search.clone();
-    result
-        .scenarios
-        .push(cases::base(runner, base_case, base_search, steady)?);
-    if runner.options.scenarios {
-        result
-            .scenarios
-            .extend(cases::best_and_worst(runner, chosen, steady)?);
+    if let Some(baseline_best) = baseline_best {
+        explain::explain(runner, &mut result, chosen, baseline_best);
     }
 
-    // 5. Sensitivity at the planned fleet.
-    if runner.options.sensitivity && !plan.sensitivity.inputs.is_empty() {
-        result.sensitivity = Some(sensitivity::sensitivity(runner, chosen, steady)?);
+    // 4. The cases on the planned fleet, and 5. sensitivity, independent.
+    let base_search = base.best_search().cloned().expect("a chosen configuration");
+    let expected = branches.take(cases::at_plan_fleet(
+        runner,
+        cases::Named::expected(),
+        base_case,
+        base_search,
+        steady,
+    ))?;
+    let mut scenarios = vec![expected];
+    if let Some((low, high)) = &demand_cases {
+        for (named, exploration) in [
+            (cases::Named::low(&plan), low),
+            (cases::Named::high(&plan), high),
+        ] {
+            scenarios.push(branches.take(cases::replanned(
+                runner,
+                named,
+                exploration,
+                chosen,
+                steady,
+            ))?);
+        }
     }
+    let sensitivity = if runner.options.sensitivity && !plan.sensitivity.inputs.is_empty() {
+        branches.take(sensitivity::sensitivity(
+            runner,
+            chosen,
+            steady,
+            min_replicas,
+        ))?
+    } else {
+        None
+    };
+    let mut result = branches.finish(result)?;
+    result.scenarios = scenarios.into_iter().flatten().collect();
+    if let Some((_, high)) = &demand_cases {
+        result.worst_case_cover = cases::cover(runner, high, &recommendation)?;
+    }
+    result.sensitivity = sensitivity;
 
     // 6. The analytic estimate beside the simulation.
     result.analytic = Some(analytic::comparison(runner, base_case, steady));
@@ -434,12 +611,19 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     Ok(finish(runner, result))
 }
 
+/// The names of the three cases.
+const EXPECTED: &str = "expected demand";
+const LOW: &str = "low demand";
+const HIGH: &str = "high demand";
+
 /// How many simulations a whole plan is expected to run, for progress
 /// (searches decide as they go how many they need).
 fn estimate_simulations(runner: &Runner) -> u64 {
     let plan = &runner.base.params().plan;
     let options = runner.options;
-    let r = runner.replications() as u64;
+    let r = runner.min_replications() as u64;
+    let explorations = (runner.configs.len() as u64).min(explore::WIDTH as u64 + 1);
+    let search = explorations * SEARCH_RUNS_GUESS * r / 2;
     let curve_points =
         (plan.service_curve.load_multipliers.len() as u64 + 1) * runner.curve_replications() as u64;
     let sensitivity_runs = plan
@@ -450,9 +634,9 @@ fn estimate_simulations(runner: &Runner) -> u64 {
         .count() as u64
         * 2
         * plan.sensitivity.replications as u64;
-    runner.candidates.len() as u64 * SEARCH_RUNS_GUESS * r / 3
+    search * 2
         + if options.scenarios {
-            2 * SEARCH_RUNS_GUESS * r / 3 + 2 * r
+            2 * search + 2 * r
         } else {
             0
         }
@@ -462,7 +646,7 @@ fn estimate_simulations(runner: &Runner) -> u64 {
             0
         }
         + if options.sensitivity {
-            sensitivity_runs
+            sensitivity_runs + 4 * SEARCH_RUNS_GUESS
         } else {
             0
         }

@@ -3,35 +3,10 @@
 //! the admission limit, scaling thresholds, headroom and budget, with notes
 //! in words where a figure needs a caveat.
 
-use crate::params::plan::{PricingModel, ReserveParams};
+use crate::params::plan::PricingModel;
 use crate::plan::curve::{OperatingState, operating_state};
-use crate::plan::result::{CandidateResult, Recommendation, ServiceCurve};
+use crate::plan::result::{Recommendation, ServiceCurve};
 use crate::plan::runner::{Halt, Runner};
-
-/// The index of the cheapest candidate that meets every target: by total
-/// cost with reserve when every such candidate has a price, else by GPUs.
-pub(super) fn cheapest(candidates: &[CandidateResult], reserve: &ReserveParams) -> Option<usize> {
-    let k = reserve.failure_reserve_replicas + reserve.warm_idle_replicas;
-    let feasible: Vec<usize> = (0..candidates.len())
-        .filter(|&i| candidates[i].search.found.is_some())
-        .collect();
-    let all_priced = feasible
-        .iter()
-        .all(|&i| candidates[i].usd_per_gpu_hour.is_some());
-    let key = |i: usize| -> f64 {
-        let c = &candidates[i];
-        let n = c.search.found.unwrap_or(0) + k;
-        let gpus = (n * c.gpus_per_replica) as f64;
-        if all_priced {
-            gpus * c.usd_per_gpu_hour.unwrap_or(0.0)
-        } else {
-            gpus
-        }
-    };
-    feasible
-        .into_iter()
-        .min_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)))
-}
 
 /// Where the recommendation starts: the chosen candidate's base case, the
 /// smallest fleet its search found, and its service curve when one was run.
@@ -73,7 +48,8 @@ pub(super) fn recommend(runner: &mut Runner, chosen: Chosen) -> Result<Recommend
         _ => min_replicas,
     };
     runner.phase = "planned fleet".to_string();
-    let evaluation = runner.evaluate(base_case, steady, plan.replications)?;
+    let evaluation = runner.decide(base_case, steady)?;
+    let replications = evaluation.replications;
     if !evaluation.meets {
         notes.push(format!(
             "The recommended {steady} replicas do not meet every target in all replications (worst check at {:.2}x its threshold).",
@@ -87,7 +63,7 @@ pub(super) fn recommend(runner: &mut Runner, chosen: Chosen) -> Result<Recommend
         _ => None,
     };
     let observed_peak = runner
-        .runs(base_case, steady, plan.replications)
+        .runs(base_case, steady, replications)
         .iter()
         .map(|r| r.peak_waiting_per_replica)
         .fold(0.0, f64::max);
@@ -101,7 +77,8 @@ pub(super) fn recommend(runner: &mut Runner, chosen: Chosen) -> Result<Recommend
     let admission = curve.map(|c| admission_limit(c, longest_deadline, observed_peak));
     let scale_up_queue =
         at_operating_point.map(|o| scale_up_queue(&o, tightest_deadline, &mut notes));
-    let resolved = &runner.candidates[candidate];
+    let resolved = &runner.candidates[runner.configs[candidate].candidate];
+    let configuration = runner.configs[candidate].label.clone();
     if plan.pricing.usd_per_gpu_hour.is_none() && resolved.usd_per_gpu_hour.is_none() {
         notes.push("No price was given: costs are in GPU-hours only.".to_string());
     }
@@ -118,7 +95,7 @@ pub(super) fn recommend(runner: &mut Runner, chosen: Chosen) -> Result<Recommend
     let base_load = min_replicas as f64 / steady as f64;
     let reserve = runner.reserve_replicas();
     Ok(Recommendation {
-        candidate: resolved.name.clone(),
+        candidate: configuration,
         min_replicas,
         steady_replicas: steady,
         failure_reserve_replicas: plan.reserve.failure_reserve_replicas,
@@ -135,9 +112,9 @@ pub(super) fn recommend(runner: &mut Runner, chosen: Chosen) -> Result<Recommend
         operating_load: operating,
         headroom_to_knee: knee.map(|k| 1.0 - base_load / k),
         headroom_to_sla_limit: sla_limit.map(|s| 1.0 - base_load / s),
-        classes: runner.class_intervals(base_case, steady, plan.replications),
+        classes: runner.class_intervals(base_case, steady, replications),
         evaluation,
-        budget: runner.cost_summary(base_case, steady, plan.replications),
+        budget: runner.cost_summary(base_case, steady, replications),
         notes,
     })
 }

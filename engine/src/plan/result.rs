@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::analytic::QueueEstimate;
 use crate::params::plan::{DecisionRule, Multipliers, PricingModel, SensitivityInput};
+use crate::params::{Discipline, Router};
 use crate::plan::cost::{CostBasis, FleetCost, UnitCosts};
-use crate::plan::evaluate::Evaluation;
+use crate::plan::evaluate::{Evaluation, Verdict};
 use crate::serde_float::nonfinite;
 
 /// Everything a plan produces.
@@ -22,69 +23,189 @@ pub struct PlanResult {
     pub success_criterion: String,
     /// Every check the fleet must pass, one line each.
     pub targets: Vec<String>,
+    /// Most replications per decided evaluation.
     pub replications: u32,
+    /// Replications every decided evaluation starts with.
+    pub min_replications: u32,
     pub decision: DecisionRule,
-    /// The capacity search of the base case on each candidate.
-    pub candidates: Vec<CandidateResult>,
-    /// Index into `candidates` of the cheapest that meets every target.
-    pub chosen_candidate: Option<usize>,
-    /// The plan; absent when no candidate meets the targets.
+    /// The decision rule in words, stated beside every plan.
+    pub decision_rule: String,
+    /// The dimensions searched, with their values.
+    pub search_space: Vec<SearchDimension>,
+    /// Every configuration's capacity search under the base case, pruned
+    /// ones included, in the order of the space (candidate by candidate).
+    pub configurations: Vec<ConfigurationResult>,
+    /// Index into `configurations` of the cheapest that meets every target.
+    pub chosen: Option<usize>,
+    /// The next cheapest configurations that meet every target (found
+    /// before pruning ruled out the rest), cheapest first.
+    pub runner_ups: Vec<usize>,
+    /// The cheapest configuration with every engine and cluster setting as
+    /// configured (what a replicas-only search finds), for comparison.
+    pub baseline: Option<usize>,
+    /// What made the difference between the chosen configuration and the
+    /// baseline, in words.
+    pub explanation: String,
+    /// Every fleet the base search decided, with its cost and P(miss); the
+    /// cost versus P(miss) Pareto frontier is marked.
+    pub explored: Vec<ExploredPoint>,
+    /// The plan; absent when no configuration meets the targets.
     pub recommendation: Option<Recommendation>,
-    /// Base, best and worst cases on the chosen candidate (only the base
-    /// when the plan's options leave the best and worst cases out; none
+    /// Expected, low-demand and high-demand cases, each re-planned (only
+    /// the expected one when the plan's options leave the others out; none
     /// without a plan).
     pub scenarios: Vec<ScenarioResult>,
+    /// The fleet that covers the high-demand case, and what covering it
+    /// costs beyond the plan.
+    pub worst_case_cover: Option<Cover>,
     pub service_curve: Option<ServiceCurve>,
     pub sensitivity: Option<Sensitivity>,
     pub analytic: Option<AnalyticComparison>,
     /// Simulations run (cached repeats not counted).
     pub simulations: u64,
     pub simulated_requests: u64,
+    /// How much the search's pruning and sequential stopping saved.
+    pub search_effort: SearchEffort,
     pub warnings: Vec<String>,
 }
 
+/// One dimension of the search space.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchDimension {
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+/// One configuration (a candidate and its engine and cluster settings) and
+/// its capacity search.
 #[serde_with::serde_as]
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CandidateResult {
+pub struct ConfigurationResult {
+    /// "H100 SXM x1, priority".
     pub name: String,
+    pub candidate: String,
     pub hardware: String,
     pub gpus_per_replica: u32,
     #[serde_as(as = "Option<NonFinite>")]
     pub usd_per_gpu_hour: Option<f64>,
     pub pricing_model: PricingModel,
+    pub discipline: Discipline,
+    pub max_num_seqs: u32,
+    pub max_num_batched_tokens: u32,
+    pub max_waiting: Option<u32>,
+    pub router: Router,
+    /// Every setting as the scenario configures it.
+    pub baseline: bool,
     pub search: SearchResult,
+}
+
+/// How a capacity search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchStatus {
+    /// A fleet meets every target.
+    Found,
+    /// No fleet up to `max_replicas` does.
+    Unattainable,
+    /// Stopped because it could not beat a configuration already found.
+    Pruned,
+}
+
+/// One decided fleet of the base search, for the cost versus P(miss) chart.
+#[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExploredPoint {
+    /// Index into [`PlanResult::configurations`].
+    pub configuration: usize,
+    pub replicas: u32,
+    /// With the reserve.
+    pub total_gpus: u32,
+    #[serde_as(as = "Option<NonFinite>")]
+    pub usd_per_month: Option<f64>,
+    /// The largest class P(miss), mean over the replications.
+    #[serde_as(as = "NonFinite")]
+    pub p_miss: f64,
+    /// The largest class P(miss) upper bound (as the decision rule reads it).
+    #[serde_as(as = "NonFinite")]
+    pub p_miss_upper: f64,
+    pub replications: u32,
+    pub verdict: Verdict,
+    /// No other explored point is both cheaper (or as cheap) and less likely
+    /// to miss.
+    pub on_frontier: bool,
+}
+
+/// What the search did against a plain one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchEffort {
+    pub configurations: u32,
+    /// Configurations whose search pruning stopped or never started.
+    pub pruned: u32,
+    /// Simulations of the base case's search.
+    pub simulations: u64,
+    /// What a plain search would run: a bisection over 1..max_replicas for
+    /// every configuration, every probe with `replications` seeds.
+    pub plain_simulations: u64,
+    /// `plain_simulations` - `simulations` (at least 0).
+    pub saved: u64,
+}
+
+/// The fleet that covers the high-demand case.
+#[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cover {
+    pub case: String,
+    pub configuration: String,
+    pub steady_replicas: u32,
+    pub total_replicas: u32,
+    pub total_gpus: u32,
+    /// At base prices, with the reserve.
+    #[serde_as(as = "Option<NonFinite>")]
+    pub usd_per_month: Option<f64>,
+    /// Beyond the plan's budget (at base prices).
+    #[serde_as(as = "Option<NonFinite>")]
+    pub extra_usd_per_month: Option<f64>,
+    pub extra_gpus: i64,
 }
 
 /// One capacity search: the smallest fleet meeting every check.
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchResult {
-    /// Which case ("base on H100 SXM x1", "worst").
+    /// Which case ("expected", "high demand").
     pub case: String,
     pub candidate: String,
-    /// The smallest fleet meeting every check; absent when none up to
+    /// The configuration searched ("H100 SXM x1, priority").
+    pub configuration: String,
+    pub status: SearchStatus,
+    /// The smallest fleet meeting every check; absent when none within
     /// `max_replicas` does.
     pub found: Option<u32>,
-    /// The outcome in words, e.g. "no configuration up to 512 replicas
-    /// meets api: p99 sojourn <= 30 s; the best reaches 41 s (at 512
-    /// replicas, 5 replications)".
+    /// The outcome in words, e.g. "no fleet up to 512 replicas meets api:
+    /// p99 sojourn <= 30 s; the best reaches 41 s (at 512 replicas, 5
+    /// replications)".
     pub message: String,
     /// Where the two-stage estimate put the answer (the search's start;
-    /// absent when the estimate finds no fleet, and the search starts at
-    /// `max_replicas`).
+    /// absent when the estimate finds no fleet).
     pub analytic_guess: Option<u32>,
+    /// Smaller fleets fail the analytic bound and were not simulated.
+    pub floor: u32,
+    /// The largest fleet considered (below the plan's `max_replicas` when
+    /// pruning capped it).
     pub max_replicas: u32,
     /// Every evaluation, in the order the search made them (one seed while
-    /// bracketing, R seeds while confirming; `at_answer` is apart).
+    /// bracketing, sequential replications while deciding).
     pub evaluations: Vec<Evaluation>,
-    /// The R-seed evaluation at the answer (at `max_replicas` when none).
-    pub at_answer: Evaluation,
-    /// Cost of the fleet of `at_answer`, with the reserve (a planner's
-    /// search always gives it).
+    /// The decided evaluation at the answer (at `max_replicas` when none;
+    /// the last one-seed evaluation, or none, when pruned).
+    pub at_answer: Option<Evaluation>,
+    /// Cost of the fleet of `at_answer`, with the reserve.
     pub cost: Option<CostSummary>,
     /// Simulations behind `evaluations` (each counted once; some may have
-    /// been run first by an earlier part of the plan).
+    /// been run first by another part of the plan).
     pub simulations: u64,
 }
 
@@ -167,12 +288,17 @@ pub struct Recommendation {
     pub notes: Vec<String>,
 }
 
-/// One of base, best and worst.
+/// One of the expected, low-demand and high-demand cases.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioResult {
+    /// "base", "best" or "worst" (the plan section's names).
     pub name: String,
+    /// What the case is: "expected demand", "low demand", "high demand".
+    pub label: String,
     pub multipliers: Multipliers,
-    /// The smallest fleet this case needs.
+    /// The case re-planned: the search of the cheapest configuration that
+    /// meets every target under it (its own fleet and cost; the last
+    /// configuration tried when none does).
     pub search: SearchResult,
     /// The recommended steady fleet under this case.
     pub at_plan_fleet: Evaluation,
@@ -241,8 +367,12 @@ pub struct CurvePoint {
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sensitivity {
+    /// How to read it: each input moved on the plan's fixed fleet, and for
+    /// the inputs with the largest impact, the fleet re-planned.
+    pub reading: String,
     /// Prices, dates and the success criterion behind the cost columns.
     pub basis: CostBasis,
+    /// The configuration (fixed fleet) it was measured on.
     pub candidate: String,
     pub replicas: u32,
     #[serde_as(as = "NonFinite")]
@@ -302,6 +432,15 @@ pub struct SensitivityRow {
     /// check's ratio (ratios above 10 count as 10).
     #[serde_as(as = "NonFinite")]
     pub impact: f64,
+    /// The fleet re-planned at each end (the chosen configuration's own
+    /// capacity search), for the inputs with the largest impact: steady
+    /// replicas and USD per month with the reserve (GPUs without a price).
+    pub replanned_replicas_low: Option<u32>,
+    pub replanned_replicas_high: Option<u32>,
+    #[serde_as(as = "Option<NonFinite>")]
+    pub replanned_usd_per_month_low: Option<f64>,
+    #[serde_as(as = "Option<NonFinite>")]
+    pub replanned_usd_per_month_high: Option<f64>,
 }
 
 /// The two-stage estimate beside the simulation.

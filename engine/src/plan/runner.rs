@@ -1,29 +1,41 @@
-//! What every phase of the planner shares: the cases it simulates, the cache
-//! of runs keyed by (case, replicas, replication), and the [`Runner`] that
-//! runs a simulation when the cache lacks it, reports progress and stops for
-//! Cancel or for want of simulations (a [`super::PlanSession`] step).
+//! What every phase of the planner shares: the configurations and cases it
+//! simulates, the cache of runs keyed by (case, replicas, replication), and
+//! the [`Runner`], one pass over the plan's logic on the runs so far.
 //!
-//! Replication r of every case uses the scenario's seed + r, so cases
-//! compare like with like (common random numbers), and a phase that asks
-//! again for a run an earlier phase made gets it from the cache.
+//! A pass never simulates. When it needs a run the cache lacks, it records
+//! the run as pending and the branch that needed it stops with
+//! [`Halt::Pending`]; independent branches (the searches of several
+//! configurations, the cases) go on and record theirs. The driver
+//! (`mod.rs`) then runs every pending simulation, on as many threads or Web
+//! Workers as it has, and repeats the pass. A pass's decisions depend only on
+//! the cached results, and each run's result only on its key, so the plan
+//! is the same whatever the number of workers and whatever order they
+//! finish in.
+//!
+//! Replication r of every case uses the scenario's seed + r, so every
+//! configuration and case sees the same arrivals and token lengths (common
+//! random numbers), and a phase that asks again for a run an earlier phase
+//! made gets it from the cache.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::analytic::QueueModel;
 use crate::model::scenario::Scenario;
-use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate, resolve_candidates};
+use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
 use crate::plan::cost::{self, CostBasis};
-use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, evaluate, mean_ci};
+use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate, mean_ci};
+use crate::plan::jobs::{PlanJob, RunKey};
 use crate::plan::result::{ClassIntervals, CostSummary, Interval};
+use crate::plan::space::{Configuration, configurations};
 use crate::plan::{PlanError, PlanOptions, PlanProgress};
-use crate::report::Report;
-use crate::sim::{RunOptions, Simulation};
+use crate::sim::RunOptions;
 
-/// A scenario the planner simulates: a candidate with multipliers applied.
+/// A scenario the planner simulates: a configuration with multipliers
+/// applied.
 pub(super) struct Case {
     /// The label it was first asked for by, naming it in messages.
     pub label: String,
-    pub candidate: usize,
+    pub config: usize,
     /// The multipliers it was built with (the price among them prices its
     /// runs; cases differing only in price share one [`Case`]).
     pub multipliers: Multipliers,
@@ -32,24 +44,37 @@ pub(super) struct Case {
     pub queue: Option<QueueModel>,
 }
 
-/// What a plan has computed: kept across the steps of a
-/// [`super::PlanSession`].
+/// What a plan has computed: kept across passes.
 #[derive(Default)]
 pub(super) struct PlanState {
     pub cases: Vec<Case>,
     /// Every run so far, by (case, replicas, replication).
-    runs: BTreeMap<(usize, u32, u32), RunSummary>,
+    runs: BTreeMap<RunKey, RunSummary>,
+    /// Runs the last pass needed and the cache lacks.
+    pub pending: BTreeSet<RunKey>,
     /// The two-stage estimate's starting point per case.
     pub analytic_guesses: BTreeMap<usize, Option<u32>>,
     pub simulations: u64,
     pub simulated_requests: u64,
 }
 
+impl PlanState {
+    /// Stores the result of a run the plan asked for.
+    pub fn insert(&mut self, key: RunKey, summary: RunSummary) {
+        if self.runs.insert(key, summary).is_none() {
+            self.simulations += 1;
+            self.simulated_requests += self.runs[&key].requests;
+        }
+        self.pending.remove(&key);
+    }
+}
+
 /// Why a pass over the plan stopped early.
 pub(super) enum Halt {
     Failed(PlanError),
-    /// The pass used up its simulations (a [`super::PlanSession`] step).
-    Paused,
+    /// A branch needs runs the cache lacks (recorded in
+    /// [`PlanState::pending`]).
+    Pending,
 }
 
 impl From<PlanError> for Halt {
@@ -58,22 +83,52 @@ impl From<PlanError> for Halt {
     }
 }
 
+/// How a pass runs independent branches: a failure stops the pass; a branch
+/// that needs runs is remembered and the pass goes on with the others, so
+/// that each records what it needs before the pass stops.
+#[derive(Default)]
+pub(super) struct Gather {
+    waiting: bool,
+}
+
+impl Gather {
+    /// A branch's value, or `None` when it needs runs.
+    pub fn take<T>(&mut self, outcome: Result<T, Halt>) -> Result<Option<T>, Halt> {
+        match outcome {
+            Ok(value) => Ok(Some(value)),
+            Err(Halt::Pending) => {
+                self.waiting = true;
+                Ok(None)
+            }
+            Err(failed) => Err(failed),
+        }
+    }
+
+    /// `value` when no branch needs runs, else `Pending`.
+    pub fn finish<T>(self, value: T) -> Result<T, Halt> {
+        if self.waiting {
+            Err(Halt::Pending)
+        } else {
+            Ok(value)
+        }
+    }
+}
+
 /// One pass over the plan's logic. Its decisions depend only on the runs'
-/// results, which the state caches, so a pass that pauses for want of
-/// simulations can be repeated later and takes the same path.
+/// results, which the state caches, so a pass that stops for want of runs
+/// can be repeated once they are in and takes the same path.
 pub(super) struct Runner<'a> {
     pub base: &'a Scenario,
     pub options: &'a PlanOptions,
     /// The hardware options, resolved from the plan section.
     pub candidates: Vec<ResolvedCandidate>,
+    /// Every configuration of the search space.
+    pub configs: Vec<Configuration>,
     /// Every check a fleet must pass.
     pub checks: Vec<CheckSpec>,
     pub state: &'a mut PlanState,
-    on_progress: &'a mut dyn FnMut(&PlanProgress) -> bool,
-    /// New simulations this pass may still run (`None`: any number).
-    run_budget: Option<u32>,
     keep_records: bool,
-    /// Simulations the whole pass is expected to run, for progress.
+    /// Simulations the whole plan is expected to run, for progress.
     pub estimated: u64,
     /// What is being done, for progress.
     pub phase: String,
@@ -83,34 +138,40 @@ impl<'a> Runner<'a> {
     pub fn new(
         base: &'a Scenario,
         options: &'a PlanOptions,
-        on_progress: &'a mut dyn FnMut(&PlanProgress) -> bool,
         state: &'a mut PlanState,
-        run_budget: Option<u32>,
     ) -> Runner<'a> {
         let checks = CheckSpec::all(base);
+        let (candidates, configs) = configurations(base.params());
         Runner {
             base,
             options,
-            candidates: resolve_candidates(base.params()),
+            candidates,
+            configs,
             keep_records: checks.iter().any(CheckSpec::needs_records),
             checks,
             state,
-            on_progress,
-            run_budget,
             estimated: 1,
             phase: String::new(),
         }
     }
 
-    /// Replications of every judgement of a fleet.
+    /// Most replications of any judgement of a fleet.
     pub fn replications(&self) -> u32 {
         self.base.params().plan.replications
+    }
+
+    /// Replications every decided judgement starts with.
+    pub fn min_replications(&self) -> u32 {
+        let plan = &self.base.params().plan;
+        plan.min_replications.clamp(1, plan.replications)
     }
 
     /// Replications of each service-curve point.
     pub fn curve_replications(&self) -> u32 {
         let plan = &self.base.params().plan;
-        plan.service_curve.replications.unwrap_or(plan.replications)
+        plan.service_curve
+            .replications
+            .unwrap_or_else(|| self.min_replications())
     }
 
     /// Reserve replicas (failure reserve and warm idle) beside every fleet.
@@ -119,30 +180,31 @@ impl<'a> Runner<'a> {
         reserve.failure_reserve_replicas + reserve.warm_idle_replicas
     }
 
-    /// The case for `candidate` with `multipliers` (built once; price does
-    /// not change the simulated system, so cases differing only in price
-    /// share their runs).
+    /// The case for `config` with `multipliers` (built once; price does not
+    /// change the simulated system, so cases differing only in price share
+    /// their runs).
     pub fn case(
         &mut self,
-        candidate: usize,
+        config: usize,
         multipliers: Multipliers,
         label: &str,
     ) -> Result<usize, Halt> {
-        if let Some(i) =
-            self.state.cases.iter().position(|c| {
-                c.candidate == candidate && c.multipliers.same_system_as(&multipliers)
-            })
+        if let Some(i) = self
+            .state
+            .cases
+            .iter()
+            .position(|c| c.config == config && c.multipliers.same_system_as(&multipliers))
         {
             return Ok(i);
         }
-        let params = multipliers.apply(&self.candidates[candidate].params);
+        let params = multipliers.apply(&self.configs[config].params);
         let scenario = Scenario::try_from(params).map_err(|error| PlanError::InvalidCase {
-            case: label.to_string(),
+            case: format!("{label} ({})", self.configs[config].label),
             error,
         })?;
         self.state.cases.push(Case {
             label: label.to_string(),
-            candidate,
+            config,
             multipliers,
             scenario,
             queue: None,
@@ -150,79 +212,45 @@ impl<'a> Runner<'a> {
         Ok(self.state.cases.len() - 1)
     }
 
-    /// The candidate `case` runs on.
-    pub fn candidate_of(&self, case: usize) -> &ResolvedCandidate {
-        &self.candidates[self.state.cases[case].candidate]
+    /// The configuration `case` runs.
+    pub fn config_of(&self, case: usize) -> &Configuration {
+        &self.configs[self.state.cases[case].config]
     }
 
-    /// Where the plan stands, `run_fraction` into its current simulation.
-    pub fn progress(&self, run_fraction: f64) -> PlanProgress {
-        let done = self.state.simulations as f64 + run_fraction;
-        let estimated = self.estimated.max(self.state.simulations + 1);
+    /// The candidate `case` runs on.
+    pub fn candidate_of(&self, case: usize) -> &ResolvedCandidate {
+        &self.candidates[self.config_of(case).candidate]
+    }
+
+    /// Where the plan stands: runs done, and those pending counted as
+    /// `running_fraction` done.
+    pub fn progress(&self, running_fraction: f64) -> PlanProgress {
+        let pending = self.state.pending.len() as u64;
+        let done = self.state.simulations as f64 + running_fraction * pending as f64;
+        let estimated = self.estimated.max(self.state.simulations + pending).max(1);
         PlanProgress {
             phase: self.phase.clone(),
             simulations_done: self.state.simulations,
             simulations_estimated: estimated,
             fraction: (done / estimated as f64).clamp(0.0, 1.0),
-            run_fraction,
+            run_fraction: running_fraction,
         }
     }
 
-    /// The error a public entry point reports for `halt` (a pass without a
-    /// simulation budget never pauses; if it did, it stopped early).
-    pub fn failure(&self, halt: Halt) -> PlanError {
-        match halt {
-            Halt::Failed(e) => e,
-            Halt::Paused => PlanError::Cancelled {
-                simulations: self.state.simulations,
-            },
-        }
-    }
-
-    fn report_progress(&mut self, run_fraction: f64) -> Result<(), Halt> {
-        let progress = self.progress(run_fraction);
-        if (self.on_progress)(&progress) {
-            Ok(())
-        } else {
-            Err(Halt::Failed(PlanError::Cancelled {
-                simulations: self.state.simulations,
-            }))
-        }
-    }
-
-    /// Runs (or recalls) replication `replication` of `case` on `replicas`.
-    pub fn run(
-        &mut self,
-        case: usize,
-        replicas: u32,
-        replication: u32,
-    ) -> Result<&RunSummary, Halt> {
-        let key = (case, replicas, replication);
-        if !self.state.runs.contains_key(&key) {
-            let summary = self.simulate(case, replicas, replication)?;
-            self.state.runs.insert(key, summary);
-        }
-        Ok(&self.state.runs[&key])
-    }
-
-    fn simulate(
-        &mut self,
-        case: usize,
-        replicas: u32,
-        replication: u32,
-    ) -> Result<RunSummary, Halt> {
-        match &mut self.run_budget {
-            Some(0) => return Err(Halt::Paused),
-            Some(left) => *left -= 1,
-            None => {}
-        }
-        let label = self.state.cases[case].label.clone();
-        let seed = self.base.params().run.seed.wrapping_add(replication as u64);
-        let scenario = self.state.cases[case]
+    /// The job that runs `key` (which must name a case of this plan).
+    pub fn job(&self, key: RunKey) -> Result<PlanJob, PlanError> {
+        let case = &self.state.cases[key.case];
+        let seed = self
+            .base
+            .params()
+            .run
+            .seed
+            .wrapping_add(key.replication as u64);
+        let scenario = case
             .scenario
-            .with_replicas_and_seed(replicas, seed)
+            .with_replicas_and_seed(key.replicas, seed)
             .map_err(|error| PlanError::InvalidCase {
-                case: label.clone(),
+                case: case.label.clone(),
                 error,
             })?;
         let run_options = RunOptions {
@@ -232,32 +260,49 @@ impl<'a> Runner<'a> {
             keep_records: self.keep_records,
             ..RunOptions::default()
         };
-        let run_error = |error| PlanError::Run {
-            case: format!("{label}, {replicas} replicas, seed {seed}"),
-            error,
-        };
-        let mut simulation = Simulation::new(&scenario, &run_options).map_err(run_error)?;
-        self.report_progress(0.0)?;
-        loop {
-            let progress = simulation
-                .advance(self.options.progress_every_requests.max(1))
-                .map_err(run_error)?;
-            if progress.done {
-                break;
-            }
-            self.report_progress(progress.fraction)?;
-        }
-        let report = Report::build(simulation.finish().map_err(run_error)?);
-        self.state.simulations += 1;
-        self.state.simulated_requests += report.engine.requests;
-        Ok(RunSummary::of(&report, &self.checks))
+        Ok(PlanJob::new(
+            key,
+            format!(
+                "{} ({}), {} replicas, seed {seed}",
+                case.label, self.configs[case.config].label, key.replicas
+            ),
+            scenario,
+            run_options,
+            self.checks.clone(),
+            self.options.progress_every_requests,
+        ))
     }
 
-    /// Evaluates `case` on `replicas` with replications 0..count, running
-    /// those not yet run.
+    /// Replication `replication` of `case` on `replicas`, or `Pending`
+    /// (and the run recorded as pending) when it has not run yet.
+    pub fn run(
+        &mut self,
+        case: usize,
+        replicas: u32,
+        replication: u32,
+    ) -> Result<&RunSummary, Halt> {
+        let key = RunKey {
+            case,
+            replicas,
+            replication,
+        };
+        if self.state.runs.contains_key(&key) {
+            Ok(&self.state.runs[&key])
+        } else {
+            self.state.pending.insert(key);
+            Err(Halt::Pending)
+        }
+    }
+
+    /// Evaluates `case` on `replicas` with replications 0..count (all of
+    /// them recorded as pending when any is missing).
     pub fn evaluate(&mut self, case: usize, replicas: u32, count: u32) -> Result<Evaluation, Halt> {
+        let mut missing = false;
         for r in 0..count {
-            self.run(case, replicas, r)?;
+            missing |= self.run(case, replicas, r).is_err();
+        }
+        if missing {
+            return Err(Halt::Pending);
         }
         Ok(evaluate(
             &self.checks,
@@ -266,10 +311,32 @@ impl<'a> Runner<'a> {
         ))
     }
 
+    /// Decides `case` on `replicas` by sequential stopping: starts with
+    /// `min_replications` seeds and doubles them (up to `replications`)
+    /// only while the evaluation is uncertain: some check's interval
+    /// straddles its threshold and none is clearly not met.
+    pub fn decide(&mut self, case: usize, replicas: u32) -> Result<Evaluation, Halt> {
+        let max = self.replications();
+        let mut count = self.min_replications();
+        loop {
+            let e = self.evaluate(case, replicas, count)?;
+            if e.verdict != Verdict::Uncertain || count >= max {
+                return Ok(e);
+            }
+            count = (count * 2).min(max);
+        }
+    }
+
     /// The runs so far among replications 0..count of `case` on `replicas`.
     pub fn runs(&self, case: usize, replicas: u32, count: u32) -> Vec<&RunSummary> {
         (0..count)
-            .filter_map(|r| self.state.runs.get(&(case, replicas, r)))
+            .filter_map(|replication| {
+                self.state.runs.get(&RunKey {
+                    case,
+                    replicas,
+                    replication,
+                })
+            })
             .collect()
     }
 

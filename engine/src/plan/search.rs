@@ -24,21 +24,73 @@ use std::collections::BTreeSet;
 
 use crate::format::{duration, percent};
 use crate::plan::analytic::analytic_guess;
-use crate::plan::evaluate::{CheckMetric, Evaluation};
-use crate::plan::result::SearchResult;
+use crate::plan::evaluate::{CheckMetric, Evaluation, Verdict};
+use crate::plan::result::{SearchResult, SearchStatus};
 use crate::plan::runner::{Halt, Runner};
 
-/// The capacity search for one case: the smallest fleet meeting every check
-/// with R replications, and the evaluations that found it.
-pub(super) fn capacity_search(runner: &mut Runner, case: usize) -> Result<SearchResult, Halt> {
+/// The fleet sizes one capacity search may consider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Bounds {
+    /// Smaller fleets are known to fail (the analytic bound).
+    pub floor: u32,
+    /// Larger fleets cannot beat the best configuration found so far (or
+    /// `max_replicas`).
+    pub ceiling: u32,
+}
+
+/// The capacity search for one case: the smallest fleet within `bounds`
+/// meeting every check, decided with sequential replications, and the
+/// evaluations that found it.
+pub(super) fn capacity_search(
+    runner: &mut Runner,
+    case: usize,
+    bounds: Bounds,
+) -> Result<SearchResult, Halt> {
     let label = runner.state.cases[case].label.clone();
-    runner.phase = format!("capacity search: {label}");
-    let max = runner.base.params().plan.max_replicas;
-    let replications = runner.replications();
+    let configuration = runner.config_of(case).label.clone();
+    runner.phase = format!("capacity search: {label}, {configuration}");
+    let max_replicas = runner.base.params().plan.max_replicas;
+    let max = bounds.ceiling.min(max_replicas);
+    let pruned = max < max_replicas;
     let analytic_guess = analytic_guess(runner, case);
+    let candidate = runner.candidate_of(case).name.clone();
+    let mut result = SearchResult {
+        case: label,
+        candidate,
+        configuration,
+        status: SearchStatus::Pruned,
+        found: None,
+        message: String::new(),
+        analytic_guess,
+        floor: bounds.floor,
+        max_replicas: max,
+        evaluations: Vec::new(),
+        at_answer: None,
+        cost: None,
+        simulations: 0,
+    };
+    if max < bounds.floor.max(1) {
+        result.message = format!(
+            "pruned without a run: it needs at least {} replicas, which cost at least as much as a configuration already found",
+            bounds.floor
+        );
+        return Ok(result);
+    }
+    let floor = bounds.floor.max(1);
     let mut evaluations: Vec<Evaluation> = Vec::new();
-    let mut probe_with = |runner: &mut Runner, n: u32, count: u32| -> Result<Probe, Halt> {
-        let e = runner.evaluate(case, n, count)?;
+    let mut probe_with = |runner: &mut Runner, n: u32, decided: bool| -> Result<Probe, Halt> {
+        if n < floor {
+            // Below the analytic bound: known to fail, without a run.
+            return Ok(Probe {
+                meets: false,
+                ratio: f64::INFINITY,
+            });
+        }
+        let e = if decided {
+            runner.decide(case, n)?
+        } else {
+            runner.evaluate(case, n, 1)?
+        };
         let p = Probe {
             meets: e.meets,
             ratio: e.worst_ratio,
@@ -46,45 +98,72 @@ pub(super) fn capacity_search(runner: &mut Runner, case: usize) -> Result<Search
         evaluations.push(e);
         Ok(p)
     };
-    // Bracket with one seed, starting at the analytic guess (or, when the
-    // estimate finds no fleet, at the largest allowed).
-    let start = analytic_guess.unwrap_or(max);
-    let single = smallest_meeting(start, max, None, &mut |n| probe_with(runner, n, 1))?;
-    // Confirm the boundary with R seeds (reusing the first), moving on
-    // with R seeds if the replications disagree with the first seed; the
-    // one-seed curve's slope predicts how far.
-    let confirmed = if replications == 1 {
-        single.found
-    } else {
-        let start = single.found.unwrap_or(max);
-        smallest_meeting(start, max, single.slope, &mut |n| {
-            probe_with(runner, n, replications)
-        })?
-        .found
-    };
+    // Bracket with one seed, starting at the analytic guess (within the
+    // bounds; at the ceiling when the estimate finds no fleet).
+    let start = analytic_guess.unwrap_or(max).clamp(floor, max);
+    let single = smallest_meeting(start, max, None, &mut |n| probe_with(runner, n, false))?;
+    if single.found.is_none() && pruned {
+        result.message = format!(
+            "pruned: fails with one seed up to {max} replicas, and more would cost at least as much as a configuration already found"
+        );
+        result.simulations = distinct_runs(&evaluations);
+        result.at_answer = evaluations.last().cloned();
+        result.evaluations = evaluations;
+        return Ok(result);
+    }
+    // Decide the boundary with sequential replications (reusing the first
+    // seed), moving on if they disagree with it; the one-seed curve's slope
+    // predicts how far.
+    let start = single.found.unwrap_or(max);
+    let confirmed = smallest_meeting(start, max, single.slope, &mut |n| {
+        probe_with(runner, n, true)
+    })?
+    .found;
     let at = confirmed.unwrap_or(max);
-    let at_answer = runner.evaluate(case, at, replications)?;
-    let candidate = runner.candidate_of(case).name.clone();
-    let message = match confirmed {
-        Some(n) => {
-            format!("{n} replicas of {candidate} meet every target ({replications} replications)")
-        }
+    let at_answer = runner.decide(case, at)?;
+    let replications = at_answer.replications;
+    let uncertain: Vec<u32> = evaluations
+        .iter()
+        .filter(|e| e.verdict == Verdict::Uncertain && e.replications > 1)
+        .map(|e| e.replicas)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    result.message = match confirmed {
+        Some(n) => format!(
+            "{n} replicas of {} meet every target ({replications} replications){}",
+            result.configuration,
+            uncertain_note(&uncertain, runner.replications())
+        ),
+        None if pruned => format!(
+            "pruned: no fleet up to {max} replicas meets every target, and more would cost at least as much as a configuration already found"
+        ),
         None => unattainable_message(max, &at_answer),
     };
-    let cost = Some(runner.cost_summary(case, at, replications));
-    let simulations = distinct_runs(&evaluations);
-    Ok(SearchResult {
-        case: label,
-        candidate,
-        found: confirmed,
-        message,
-        analytic_guess,
-        max_replicas: max,
-        evaluations,
-        at_answer,
-        cost,
-        simulations,
-    })
+    result.status = match confirmed {
+        Some(_) => SearchStatus::Found,
+        None if pruned => SearchStatus::Pruned,
+        None => SearchStatus::Unattainable,
+    };
+    result.found = confirmed;
+    result.cost = Some(runner.cost_summary(case, at, replications));
+    result.simulations = distinct_runs(&evaluations);
+    result.evaluations = evaluations;
+    result.at_answer = Some(at_answer);
+    Ok(result)
+}
+
+/// " (10 replicas stayed uncertain after 5 replications and count as not
+/// meeting)", or nothing.
+fn uncertain_note(sizes: &[u32], max: u32) -> String {
+    if sizes.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = sizes.iter().map(u32::to_string).collect();
+    format!(
+        "; {} replicas stayed uncertain after {max} replications and count as not meeting",
+        list.join(", ")
+    )
 }
 
 /// The simulations behind a list of evaluations (replication r of size n
@@ -116,7 +195,7 @@ fn unattainable_message(max: u32, at_max: &Evaluation) -> String {
         })
         .collect();
     format!(
-        "no configuration up to {max} replicas meets {} (at {max} replicas, {} replications)",
+        "no fleet up to {max} replicas meets {} (at {max} replicas, {} replications)",
         failing.join(", and "),
         at_max.replications
     )

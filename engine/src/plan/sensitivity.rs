@@ -1,25 +1,48 @@
-//! One-at-a-time sensitivity of the planned fleet: each input moved down and
-//! up by the plan's delta, and how far cost per success, P(miss) and the
-//! worst check move (the data behind a tornado chart).
+//! One-at-a-time sensitivity, read two ways: on the plan's fixed fleet, each
+//! input moved down and up by the plan's delta, and how far cost per
+//! success, P(miss) and the worst check move (the data behind a tornado
+//! chart); and, for the inputs with the largest impact, the fleet
+//! re-planned at each end (the chosen configuration's own capacity search)
+//! and its monthly cost.
 
-use crate::params::plan::Multipliers;
-use crate::plan::cost;
+use crate::params::plan::{Multipliers, SensitivityInput};
+use crate::plan::cost::{self, FleetCost};
 use crate::plan::evaluate::CheckMetric;
+use crate::plan::explore::floor;
 use crate::plan::result::{Sensitivity, SensitivityRow};
-use crate::plan::runner::{Halt, Runner};
+use crate::plan::runner::{Gather, Halt, Runner};
+use crate::plan::search::{Bounds, capacity_search};
 
-/// The sensitivity of `replicas` of a candidate, rows sorted by impact.
+/// Inputs (besides price, which needs no run) re-planned at both ends.
+const REPLANNED_INPUTS: usize = 2;
+
+/// The sensitivity of `replicas` of configuration `candidate` (whose
+/// smallest fleet is `min_replicas`), rows sorted by impact.
 pub(super) fn sensitivity(
     runner: &mut Runner,
     candidate: usize,
     replicas: u32,
+    min_replicas: u32,
 ) -> Result<Sensitivity, Halt> {
     let settings = runner.base.params().plan.sensitivity.clone();
     let reps = settings.replications;
     let delta = settings.delta;
     runner.phase = "sensitivity".to_string();
-    let base_case = runner.case(candidate, Multipliers::BASE, "base")?;
-    let base = point(runner, base_case, Multipliers::BASE, replicas, reps)?;
+    let base_case = runner.case(candidate, Multipliers::BASE, "expected demand")?;
+    // Every point is independent: gather them all before stopping.
+    let mut points = Gather::default();
+    let base = points.take(point(runner, base_case, Multipliers::BASE, replicas, reps))?;
+    let mut all_ends = Vec::new();
+    for &input in &settings.inputs {
+        for factor in [1.0 - delta, 1.0 + delta] {
+            let m = Multipliers::BASE.with(input, factor);
+            let case = runner.case(candidate, m, &format!("{} x{factor}", input.label()))?;
+            all_ends.push(points.take(point(runner, case, m, replicas, reps))?);
+        }
+    }
+    points.finish(())?;
+    let base = base.expect("gathered");
+    let mut all_ends = all_ends.into_iter().flatten();
     // P(miss) swings count relative to the base P(miss), or, when the
     // base has no misses, to the tightest miss target (1% without one).
     let tightest_epsilon = runner
@@ -34,15 +57,10 @@ pub(super) fn sensitivity(
         tightest_epsilon
     };
     let mut rows = Vec::new();
-    for input in settings.inputs {
-        runner.phase = format!("sensitivity: {}", input.label());
-        let mut ends = Vec::new();
-        for factor in [1.0 - delta, 1.0 + delta] {
-            let m = Multipliers::BASE.with(input, factor);
-            let case = runner.case(candidate, m, &format!("{} x{factor}", input.label()))?;
-            ends.push(point(runner, case, m, replicas, reps)?);
-        }
-        let (low, high) = (ends[0], ends[1]);
+    for &input in &settings.inputs {
+        let (Some(low), Some(high)) = (all_ends.next(), all_ends.next()) else {
+            break;
+        };
         let relative = |a: Option<f64>, b: Option<f64>, base: Option<f64>| match (a, b, base) {
             (Some(a), Some(b), Some(base)) if base > 0.0 => Some((b - a).abs() / base),
             _ => None,
@@ -80,6 +98,10 @@ pub(super) fn sensitivity(
                 .unwrap_or(0.0)
                 .max((high.p_miss - low.p_miss).abs() / p_miss_scale)
                 .max(ratio_swing(low.worst_ratio, high.worst_ratio)),
+            replanned_replicas_low: None,
+            replanned_replicas_high: None,
+            replanned_usd_per_month_low: None,
+            replanned_usd_per_month_high: None,
         });
     }
     rows.sort_by(|a, b| {
@@ -88,9 +110,15 @@ pub(super) fn sensitivity(
             .then(b.cost_swing.total_cmp(&a.cost_swing))
             .then(a.input.cmp(&b.input))
     });
+    replan(runner, candidate, min_replicas, delta, &mut rows)?;
+    let label = runner.configs[candidate].label.clone();
     Ok(Sensitivity {
+        reading: format!(
+            "On the fixed fleet: {replicas} replicas of {label}, each input moved by {} with the others at their base values. Re-planned: for price and the {REPLANNED_INPUTS} other inputs with the largest impact, the smallest fleet of {label} meeting every target at each end ({min_replicas} at the base) and its monthly cost with the reserve.",
+            crate::format::percent(delta)
+        ),
         basis: runner.basis(base_case),
-        candidate: runner.candidates[candidate].name.clone(),
+        candidate: runner.configs[candidate].label.clone(),
         replicas,
         delta,
         replications: reps,
@@ -99,6 +127,57 @@ pub(super) fn sensitivity(
         base_gpu_hours_per_success: base.gpu_hours_per_success,
         rows,
     })
+}
+
+/// Fills in the re-planned fleets of price (the base fleet at the moved
+/// price: no run) and of the `REPLANNED_INPUTS` other rows with the largest
+/// impact (rows are sorted by it).
+fn replan(
+    runner: &mut Runner,
+    config: usize,
+    min_replicas: u32,
+    delta: f64,
+    rows: &mut [SensitivityRow],
+) -> Result<(), Halt> {
+    let reserve = runner.reserve_replicas();
+    let max = runner.base.params().plan.max_replicas;
+    let mut searches = Gather::default();
+    let mut others = 0;
+    for row in rows.iter_mut() {
+        let is_price = row.input == SensitivityInput::Price;
+        if !is_price {
+            if others == REPLANNED_INPUTS {
+                continue;
+            }
+            others += 1;
+        }
+        for (factor, low) in [(1.0 - delta, true), (1.0 + delta, false)] {
+            let m = Multipliers::BASE.with(row.input, factor);
+            let case = runner.case(config, m, &format!("{} x{factor}", row.input.label()))?;
+            let found = if is_price {
+                Some(min_replicas)
+            } else {
+                let bounds = Bounds {
+                    floor: floor(runner, case),
+                    ceiling: max,
+                };
+                searches
+                    .take(capacity_search(runner, case, bounds))?
+                    .and_then(|s| s.found)
+            };
+            let Some(n) = found else { continue };
+            let basis = runner.basis_at_price(case, m.price);
+            let usd = FleetCost::new(&basis, n, reserve, 1.0).usd_per_month;
+            if low {
+                row.replanned_replicas_low = Some(n);
+                row.replanned_usd_per_month_low = usd;
+            } else {
+                row.replanned_replicas_high = Some(n);
+                row.replanned_usd_per_month_high = usd;
+            }
+        }
+    }
+    searches.finish(())
 }
 
 /// One end of a sensitivity row (or the base it is compared with).

@@ -20,13 +20,23 @@ pub enum Case {
 impl Case {
     pub const ALL: [Case; 3] = [Case::Base, Case::Best, Case::Worst];
 
-    /// "base", "best", "worst": also the names of the plan's
-    /// [`ScenarioResult`](crate::ScenarioResult)s.
-    pub fn label(self) -> &'static str {
+    /// "base", "best", "worst": the plan section's names, also the names of
+    /// the plan's [`ScenarioResult`](crate::ScenarioResult)s.
+    pub fn name(self) -> &'static str {
         match self {
             Case::Base => "base",
             Case::Best => "best",
             Case::Worst => "worst",
+        }
+    }
+
+    /// What the case is, as tables and charts name it: "expected demand",
+    /// "low demand", "high demand".
+    pub fn label(self) -> &'static str {
+        match self {
+            Case::Base => "expected demand",
+            Case::Best => "low demand",
+            Case::Worst => "high demand",
         }
     }
 
@@ -80,8 +90,10 @@ mod tests {
         assert_eq!(worst.plan.pricing.fixed_usd_per_month, 150.0);
         assert_eq!(worst.plan.reserve, params.plan.reserve);
         assert_eq!(Case::Base.params(&params), params);
+        let names: Vec<&str> = Case::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names, ["base", "best", "worst"]);
         let labels: Vec<&str> = Case::ALL.iter().map(|c| c.label()).collect();
-        assert_eq!(labels, ["base", "best", "worst"]);
+        assert_eq!(labels, ["expected demand", "low demand", "high demand"]);
         assert_eq!(decision_label(DecisionRule::Mean), "mean");
     }
 }

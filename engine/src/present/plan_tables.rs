@@ -12,7 +12,8 @@ use crate::format::{
     format_percent_whole, format_signed_s, yes_no,
 };
 use crate::plan::evaluate::{CheckMetric, Evaluation};
-use crate::plan::{ClassIntervals, Interval, PlanResult, Recommendation};
+use crate::plan::space::discipline_short;
+use crate::plan::{ClassIntervals, Interval, PlanResult, Recommendation, SearchStatus};
 
 /// A replica count that may be absent ("none" found).
 fn replicas_cell(replicas: Option<u32>) -> Cell {
@@ -25,28 +26,31 @@ fn ratio_cell(ratio: f64, meets: bool) -> Cell {
     Cell::number(ratio, format!("{}{fails}", format_multiple(ratio)))
 }
 
-/// Best, base and worst: simulated on the configured fleet (`runs`, as
-/// far as they have arrived) and, once planned, the fleet each needs and
-/// how the planned fleet fares in each.
+/// Expected, low and high demand: simulated on the configured fleet
+/// (`runs`, as far as they have arrived) and, once planned, each case's own
+/// plan (re-planned over the whole space) and how the plan's fleet fares in
+/// it.
 pub fn cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> DataTable {
     let mut table = DataTable::new(
         "scenarios",
-        "Best, base and worst cases",
+        "Expected, low and high demand",
         &[
             "case",
             "P(miss), configured fleet",
             "sojourn p99, configured fleet [s]",
             "cost per success, configured fleet [USD]",
-            "smallest fleet meeting targets [replicas]",
-            "meets targets on the planned fleet",
-            "worst check on the planned fleet",
-            "cost per success, planned fleet [USD]",
-            "GPU-h per success, planned fleet",
+            "own plan: configuration",
+            "own plan: steady replicas",
+            "own plan: USD per month",
+            "own plan: cost per success [USD]",
+            "plan's fleet: targets",
+            "plan's fleet: worst check",
+            "plan's fleet: cost per success [USD]",
         ],
     );
     for case in Case::ALL {
         let run = runs.iter().find(|(c, _)| *c == case).map(|(_, r)| r);
-        let planned = plan.and_then(|p| p.scenarios.iter().find(|s| s.name == case.label()));
+        let planned = plan.and_then(|p| p.scenarios.iter().find(|s| s.name == case.name()));
         let mut row = vec![Cell::text(case.label())];
         match run {
             Some(run) => row.extend([
@@ -58,55 +62,107 @@ pub fn cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> D
         }
         match planned {
             Some(s) => {
+                let own = s.search.cost.as_ref().filter(|_| s.search.found.is_some());
                 let units = &s.cost_at_plan_fleet.units;
                 row.extend([
+                    Cell::text(if s.search.found.is_some() {
+                        s.search.configuration.as_str()
+                    } else {
+                        "none meets the targets"
+                    }),
                     replicas_cell(s.search.found),
-                    Cell::text(yes_no(s.at_plan_fleet.meets)),
+                    usd_cell(own.and_then(|c| c.fleet.usd_per_month)),
+                    usd_cell(own.and_then(|c| c.units.usd_per_success)),
+                    Cell::text(s.at_plan_fleet.verdict.label()),
                     ratio_cell(s.at_plan_fleet.worst_ratio, s.at_plan_fleet.meets),
                     usd_cell(units.usd_per_success),
-                    gpu_hours_cell(units.gpu_hours_per_success),
                 ])
             }
-            None => row.extend((0..5).map(|_| Cell::empty())),
+            None => row.extend((0..7).map(|_| Cell::empty())),
         }
         table.rows.push(row);
     }
     table
 }
 
-/// Each candidate's capacity search.
-pub fn candidates_table(plan: &PlanResult) -> DataTable {
+/// Every configuration's capacity search under expected demand.
+pub fn configurations_table(plan: &PlanResult) -> DataTable {
     let mut table = DataTable::new(
-        "candidates",
-        "Capacity search per candidate",
+        "configurations",
+        "Capacity search per configuration",
         &[
-            "candidate",
+            "configuration",
+            "discipline",
+            "outcome",
             "smallest fleet [replicas]",
-            "GPUs per replica",
-            "GPUs",
-            "USD per GPU-hour",
+            "GPUs with reserve",
             "USD per month",
             "cost per success [USD]",
             "simulations",
-            "outcome",
+            "details",
         ],
     );
-    for c in &plan.candidates {
-        let cost = c.search.cost.as_ref();
-        let gpus = c
-            .search
-            .found
-            .map(|n| u64::from(n) * u64::from(c.gpus_per_replica));
+    for (i, c) in plan.configurations.iter().enumerate() {
+        let cost = c.search.cost.as_ref().filter(|_| c.search.found.is_some());
+        let outcome = if plan.chosen == Some(i) {
+            "chosen"
+        } else if plan.runner_ups.contains(&i) {
+            "runner-up"
+        } else {
+            match c.search.status {
+                SearchStatus::Found => "meets",
+                SearchStatus::Unattainable => "unattainable",
+                SearchStatus::Pruned => "pruned",
+            }
+        };
         table.rows.push(vec![
             Cell::text(&c.name),
+            Cell::text(discipline_short(c.discipline)),
+            Cell::text(outcome),
             replicas_cell(c.search.found),
-            count_cell(c.gpus_per_replica as u64),
-            gpus.map_or_else(Cell::empty, count_cell),
-            usd_cell(c.usd_per_gpu_hour),
+            cost.map_or_else(Cell::empty, |c| count_cell(c.fleet.gpus as u64)),
             usd_cell(cost.and_then(|c| c.fleet.usd_per_month)),
             usd_cell(cost.and_then(|c| c.units.usd_per_success)),
             count_cell(c.search.simulations),
             Cell::text(&c.search.message),
+        ]);
+    }
+    table
+}
+
+/// Every decided fleet of the search: cost against P(miss), the frontier
+/// marked.
+pub fn explored_table(plan: &PlanResult) -> DataTable {
+    let mut table = DataTable::new(
+        "explored",
+        "Cost against P(miss) of every fleet the search decided",
+        &[
+            "configuration",
+            "replicas",
+            "GPUs with reserve",
+            "USD per month",
+            "worst class P(miss)",
+            "upper bound",
+            "replications",
+            "targets",
+            "on the frontier",
+        ],
+    );
+    for p in &plan.explored {
+        let name = plan
+            .configurations
+            .get(p.configuration)
+            .map_or(MISSING, |c| c.name.as_str());
+        table.rows.push(vec![
+            Cell::text(name),
+            count_cell(p.replicas as u64),
+            count_cell(p.total_gpus as u64),
+            usd_cell(p.usd_per_month),
+            percent_cell(p.p_miss),
+            percent_cell(p.p_miss_upper),
+            count_cell(p.replications as u64),
+            Cell::text(p.verdict.label()),
+            Cell::text(yes_no(p.on_frontier)),
         ]);
     }
     table

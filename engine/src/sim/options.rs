@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Scenario};
 use crate::serde_float::NonFinite;
@@ -12,7 +12,7 @@ use crate::sim::state::Active;
 use crate::sim::{RequestRecord, SeriesPoint};
 
 /// Limits that keep a runaway scenario bounded.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunOptions {
     /// Which replica engine to use.
     pub engine: EngineKind,
@@ -48,7 +48,7 @@ pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
 /// Default memory budget of a run: 1 GiB, which a browser's Web Worker
 /// (wasm32, 4 GiB of address space at most) holds with room to spare.
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// Event skipping: exact, fast.

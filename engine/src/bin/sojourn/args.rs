@@ -9,16 +9,18 @@ use sojourn_engine::EngineKind;
 pub const USAGE: &str = "\
 usage:
   sojourn run SCENARIO.json [--seed N] [--json] [--engine fast|reference] [--records FILE.csv]
-  sojourn plan SCENARIO.json [--json] [--seed N] [--search-only]
-  sojourn plan --bench
+  sojourn plan SCENARIO.json [--json] [--seed N] [--search-only] [--threads N]
+  sojourn plan --bench [--threads N]
   sojourn bench [--quick]
   sojourn example
 
 run      simulate a scenario and print a summary (or the report as JSON)
-plan     capacity plan from the scenario's plan section: the smallest fleet
-         meeting the SLA targets per candidate, the cheapest, its service
-         curve, base/best/worst cases and sensitivity (or all of it as JSON);
-         --bench times the capacity searches of a fixed 24 h scenario
+plan     capacity plan from the scenario's plan section: the cheapest
+         configuration (hardware, discipline, engine settings) and fleet
+         meeting the SLA targets, why, its service curve, expected/low/high
+         demand re-planned and sensitivity (or all of it as JSON), on
+         --threads N threads (default: every core; the result is the same);
+         --bench times the searches of a fixed 24 h scenario
 bench    time the fast engine on a fixed day of 1M+ requests on 8 replicas,
          and the reference stepper on a smaller one for the speedup
 example  print the example scenario (the overnight batch case of the source
@@ -36,6 +38,7 @@ pub enum Command {
     /// `plan --bench`: time the capacity searches of the benchmark scenario.
     PlanBench {
         json: bool,
+        threads: u32,
     },
     Bench {
         quick: bool,
@@ -62,13 +65,15 @@ pub struct PlanArgs {
     pub json: bool,
     /// Only the capacity searches: no cases, service curve or sensitivity.
     pub search_only: bool,
+    /// Simulation threads (0: every core).
+    pub threads: u32,
 }
 
 /// Each command and the flags it takes; run and plan also take a scenario
 /// file.
 const COMMANDS: [(&str, &[&str]); 4] = [
     ("run", &["seed", "json", "engine", "records"]),
-    ("plan", &["seed", "json", "bench", "search-only"]),
+    ("plan", &["seed", "json", "bench", "search-only", "threads"]),
     ("bench", &["quick"]),
     ("example", &[]),
 ];
@@ -84,6 +89,7 @@ struct Flags {
     bench: bool,
     search_only: bool,
     quick: bool,
+    threads: u32,
 }
 
 /// Parses the arguments after the program's name.
@@ -109,6 +115,12 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
                 flags.seed = Some(value.parse::<u64>().map_err(|e| format!("--seed: {e}"))?);
             }
             Long("json") if takes("json") => flags.json = true,
+            Long("threads") if takes("threads") => {
+                let value = parser.value().map_err(text)?;
+                flags.threads = value
+                    .parse::<u32>()
+                    .map_err(|e| format!("--threads: {e}"))?;
+            }
             Long("engine") if takes("engine") => {
                 let value = parser.value().map_err(text)?.string().map_err(text)?;
                 flags.engine = Some(match value.as_str() {
@@ -143,7 +155,10 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
             engine: flags.engine.unwrap_or(EngineKind::Fast),
             records: flags.records,
         }),
-        "plan" if flags.bench => Command::PlanBench { json: flags.json },
+        "plan" if flags.bench => Command::PlanBench {
+            json: flags.json,
+            threads: flags.threads,
+        },
         "plan" => Command::Plan(PlanArgs {
             path: flags
                 .path
@@ -151,6 +166,7 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
             seed: flags.seed,
             json: flags.json,
             search_only: flags.search_only,
+            threads: flags.threads,
         }),
         "bench" => Command::Bench { quick: flags.quick },
         _ => Command::Example,
@@ -208,7 +224,20 @@ mod tests {
                 search_only: true,
             })),
         );
-        check(&["plan", "--bench"], Ok(Command::PlanBench { json: false }));
+        check(
+            &["plan", "--bench"],
+            Ok(Command::PlanBench {
+                json: false,
+                threads: 0,
+            }),
+        );
+        check(
+            &["plan", "--bench", "--threads", "2"],
+            Ok(Command::PlanBench {
+                json: false,
+                threads: 2,
+            }),
+        );
         check(&["bench", "--quick"], Ok(Command::Bench { quick: true }));
         check(&["example"], Ok(Command::Example));
         check(&[], Ok(Command::Help));

@@ -77,7 +77,7 @@ fn execute(command: Command) -> Result<(), String> {
         }
         Command::Run(args) => run::run(&args),
         Command::Plan(args) => plan::plan(&args),
-        Command::PlanBench { json } => plan::bench(json),
+        Command::PlanBench { json, threads } => plan::bench(json, threads),
         Command::Bench { quick } => bench::bench(quick),
     }
 }

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use sojourn_engine::{
     DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, analytic_table, bench_plan,
-    budget_table, candidates_table, capacity_searches, cases_table, checks_table,
-    class_intervals_table, curve_table, decision_label, format_multiple, format_number,
+    budget_table, capacity_searches, cases_table, checks_table, class_intervals_table,
+    configurations_table, curve_table, decision_label, format_multiple, format_number,
     format_or_missing, format_percent, format_usd, plan_with_progress, recommendation_details,
     sensitivity_table,
 };
@@ -22,6 +22,7 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
         scenarios: !args.search_only,
         service_curve: !args.search_only,
         sensitivity: !args.search_only,
+        threads: args.threads,
         ..PlanOptions::default()
     };
     let start = Instant::now();
@@ -66,15 +67,19 @@ fn progress_printer() -> impl FnMut(&PlanProgress) -> bool {
     }
 }
 
-pub fn bench(json: bool) -> Result<(), String> {
+pub fn bench(json: bool, threads: u32) -> Result<(), String> {
     let scenario = Scenario::try_from(bench_plan()).map_err(|e| e.to_string())?;
-    let options = PlanOptions::default();
+    let options = PlanOptions {
+        threads,
+        ..PlanOptions::default()
+    };
     say!(
-        "{}: about {:.0} requests per run, up to {} replicas, {} replications",
+        "{}: about {:.0} requests per run, up to {} replicas, {} replications, {} threads",
         scenario.params().name,
         scenario.expected_requests(),
         scenario.params().plan.max_replicas,
-        scenario.params().plan.replications
+        scenario.params().plan.replications,
+        sojourn_engine::resolve_threads(threads)
     );
     let start = Instant::now();
     let (searches, simulations) =
@@ -85,7 +90,7 @@ pub fn bench(json: bool) -> Result<(), String> {
     }
     for s in &searches {
         say!(
-            "  {:<6} {:<60} ({} simulations, analytic guess {})",
+            "  {:<16} {:<60} ({} simulations, analytic guess {})",
             s.case,
             s.message,
             s.simulations,
@@ -94,7 +99,7 @@ pub fn bench(json: bool) -> Result<(), String> {
         );
     }
     say!(
-        "capacity search, base + best + worst: {wall:.2} s wall, {simulations} simulations ({:.2} s each)",
+        "explorations, expected + low + high demand: {wall:.2} s wall, {simulations} simulations ({:.2} s each)",
         wall / simulations.max(1) as f64
     );
     Ok(())
@@ -114,14 +119,30 @@ fn plan_summary(r: &PlanResult) -> String {
     let _ = writeln!(out, "  success: {}", r.success_criterion);
     let _ = writeln!(
         out,
-        "  targets ({} replications, decided by the {}):",
+        "  targets ({} to {} replications, decided by the {}):",
+        r.min_replications,
         r.replications,
         decision_label(r.decision)
     );
     for t in &r.targets {
         let _ = writeln!(out, "    - {t}");
     }
-    write_candidates(&mut out, r);
+    let _ = writeln!(out, "  decision rule: {}", r.decision_rule);
+    let _ = writeln!(out, "  searched:");
+    for d in &r.search_space {
+        let _ = writeln!(out, "    - {}: {}", d.name, d.values.join(", "));
+    }
+    write_configurations(&mut out, r);
+    let e = &r.search_effort;
+    let _ = writeln!(
+        out,
+        "  {} configurations, {} pruned; {} simulations, {} fewer than a plain search ({}: bisection over 1..max_replicas, every probe with {} replications)",
+        e.configurations, e.pruned, e.simulations, e.saved, e.plain_simulations, r.replications
+    );
+    if !r.explanation.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Why: {}", r.explanation);
+    }
     if let Some(p) = &r.recommendation {
         let _ = writeln!(out);
         let _ = writeln!(out, "The plan: {}", p.candidate);
@@ -139,14 +160,31 @@ fn plan_summary(r: &PlanResult) -> String {
         let steady = r.recommendation.as_ref().map_or(0, |p| p.steady_replicas);
         let mut cases = cases_table(&[], Some(r)).select(&[
             "case",
-            "smallest fleet meeting targets",
-            "meets targets on the planned fleet",
-            "worst check on the planned fleet",
-            "cost per success, planned fleet",
-            "GPU-h per success, planned fleet",
+            "own plan: configuration",
+            "own plan: steady replicas",
+            "own plan: USD per month",
+            "plan's fleet: targets",
+            "plan's fleet: worst check",
+            "plan's fleet: cost per success",
         ]);
-        cases.title = format!("{} (the plan's fleet is {steady} replicas)", cases.title);
+        cases.title = format!(
+            "{}, each re-planned (the plan's fleet is {steady} replicas)",
+            cases.title
+        );
         section(&mut out, &cases);
+    }
+    if let Some(c) = &r.worst_case_cover {
+        let _ = writeln!(
+            out,
+            "  covering {}: {} + reserve = {} replicas of {} ({} GPUs), {} per month, {} more than the plan",
+            c.case,
+            c.steady_replicas,
+            c.total_replicas,
+            c.configuration,
+            c.total_gpus,
+            format_or_missing(c.usd_per_month, format_usd),
+            format_or_missing(c.extra_usd_per_month, format_usd)
+        );
     }
     if let Some(c) = &r.service_curve
         && let Some(table) = curve_table(r)
@@ -175,8 +213,11 @@ fn plan_summary(r: &PlanResult) -> String {
             "worst check low",
             "worst check high",
             "impact",
+            "re-planned USD per month low",
+            "re-planned USD per month high",
         ]);
         section(&mut out, &table);
+        let _ = writeln!(out, "  {}", s.reading);
         let _ = writeln!(
             out,
             "  base: P(miss) {}, cost per success {}; worst check: the worst check's value / its threshold",
@@ -204,33 +245,22 @@ fn plan_summary(r: &PlanResult) -> String {
     out
 }
 
-/// Each candidate's search, the chosen one marked, and why a search found
-/// no fleet.
-fn write_candidates(out: &mut String, r: &PlanResult) {
-    let table = candidates_table(r);
+/// Each configuration's search, the chosen one marked, and why a search
+/// found no fleet.
+fn write_configurations(out: &mut String, r: &PlanResult) {
+    let table = configurations_table(r);
     let shown = table.select(&[
-        "candidate",
+        "configuration",
+        "outcome",
         "smallest fleet",
-        "GPUs",
+        "GPUs with reserve",
         "USD per month",
         "cost per success",
         "simulations",
     ]);
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", table.title);
-    let mut lines = shown.to_text().into_iter();
-    if let Some(header) = lines.next() {
-        let _ = writeln!(out, "  {header}");
-    }
-    for ((i, line), c) in lines.enumerate().zip(&r.candidates) {
-        let chosen = if r.chosen_candidate == Some(i) {
-            "  <- chosen"
-        } else {
-            ""
-        };
-        let _ = writeln!(out, "  {line}{chosen}");
-        if c.search.found.is_none() {
-            let _ = writeln!(out, "    {}", c.search.message);
-        }
+    for line in shown.to_text() {
+        let _ = writeln!(out, "  {line}");
     }
 }

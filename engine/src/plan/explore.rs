@@ -1,0 +1,211 @@
+//! Branch and bound over configurations: the cheapest configuration whose
+//! smallest fleet meets every target, for one case.
+//!
+//! Each configuration's fleet is bounded below by the analytic bound (the
+//! load estimate at saturation: fewer replicas cannot carry the offered
+//! work within `max_busy_fraction`; 10% of slack allows for its error), so
+//! each has a lower bound on its cost. Configurations are searched cheapest
+//! bound first, [`WIDTH`] at a time (a fixed number, so that the path does
+//! not depend on how many workers run the simulations). Once one is found,
+//! its cost caps every other search: a configuration whose bound cannot
+//! beat it is pruned without a run, and one whose search would need a
+//! fleet as dear stops there. Ties go to the configuration earlier in the
+//! order: the scenario's own settings come first, so an equally cheap
+//! change is not proposed.
+
+use crate::model::analytic::load_estimate;
+use crate::params::plan::Multipliers;
+use crate::plan::result::{SearchResult, SearchStatus};
+use crate::plan::runner::{Halt, Runner};
+use crate::plan::search::{Bounds, capacity_search};
+
+/// Configurations searched at once in one case.
+pub(super) const WIDTH: usize = 4;
+
+/// The analytic bound's slack: a fleet below 90% of the load estimate's
+/// replicas is taken to fail without a run.
+const FLOOR_SLACK: f64 = 0.9;
+
+/// One case explored over a set of configurations.
+pub(super) struct Exploration {
+    /// The configurations explored (indices into the runner's).
+    pub configs: Vec<usize>,
+    /// Their searches, in the same order.
+    pub searches: Vec<SearchResult>,
+    /// Position in `configs` of the cheapest that meets every target.
+    pub best: Option<usize>,
+    /// Positions of the others that meet every target, cheapest first.
+    pub runner_ups: Vec<usize>,
+}
+
+impl Exploration {
+    pub fn best_config(&self) -> Option<usize> {
+        self.best.map(|i| self.configs[i])
+    }
+
+    pub fn best_search(&self) -> Option<&SearchResult> {
+        self.best.map(|i| &self.searches[i])
+    }
+
+    pub fn pruned(&self) -> u32 {
+        self.searches
+            .iter()
+            .filter(|s| s.status == SearchStatus::Pruned)
+            .count() as u32
+    }
+}
+
+/// The order key of a fleet: its hourly cost with the reserve when every
+/// candidate has a price, else its GPUs.
+pub(super) fn fleet_key(runner: &Runner, config: usize, steady: u32) -> f64 {
+    let all_priced = runner
+        .candidates
+        .iter()
+        .all(|c| c.usd_per_gpu_hour.is_some());
+    let candidate = &runner.candidates[runner.configs[config].candidate];
+    let gpus =
+        ((steady + runner.reserve_replicas()) * candidate.params.replica.gpus_per_replica) as f64;
+    match candidate.usd_per_gpu_hour {
+        Some(p) if all_priced => gpus * p,
+        _ => gpus,
+    }
+}
+
+/// The best configuration so far: (key, rank in the order, position).
+type Incumbent = Option<(f64, usize, usize)>;
+
+/// One sweep over the configurations in `order`, starting from `incumbent`:
+/// each configuration's search (None when it waits for runs), whether any
+/// waits, and the best found.
+fn sweep(
+    runner: &mut Runner,
+    configs: &[usize],
+    order: &[usize],
+    info: &[(usize, u32, f64)],
+    mut incumbent: Incumbent,
+) -> Result<(Vec<Option<SearchResult>>, bool, Incumbent), Halt> {
+    let max_replicas = runner.base.params().plan.max_replicas;
+    let mut searches: Vec<Option<SearchResult>> = vec![None; configs.len()];
+    let mut active = 0;
+    let mut waiting = false;
+    for (rank, &j) in order.iter().enumerate() {
+        let (case, floor, _) = info[j];
+        let c = configs[j];
+        // The largest fleet that still beats the incumbent.
+        let ceiling = match incumbent {
+            None => max_replicas,
+            Some((key, inc_rank, _)) => {
+                // (The incumbent itself keeps its own fleet: rank ==.)
+                let beats = |n: u32| {
+                    let k = fleet_key(runner, c, n);
+                    k < key || (k == key && rank <= inc_rank)
+                };
+                let mut n = 0;
+                while n < max_replicas && beats(n + 1) {
+                    n += 1;
+                }
+                n
+            }
+        };
+        let before = runner.state.pending.clone();
+        match capacity_search(runner, case, Bounds { floor, ceiling }) {
+            Ok(search) => {
+                if let Some(n) = search.found {
+                    let key = fleet_key(runner, c, n);
+                    if incumbent.is_none_or(|(k, r, _)| key < k || (key == k && rank < r)) {
+                        incumbent = Some((key, rank, j));
+                    }
+                }
+                searches[j] = Some(search);
+            }
+            Err(Halt::Pending) => {
+                waiting = true;
+                if active >= WIDTH {
+                    // Not yet: its runs wait for a place among the first WIDTH.
+                    runner.state.pending = before;
+                } else {
+                    active += 1;
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((searches, waiting, incumbent))
+}
+
+/// The analytic bound of `case`: fewer replicas fail the sustainability
+/// check by the load estimate (with `FLOOR_SLACK`).
+pub(super) fn floor(runner: &Runner, case: usize) -> u32 {
+    let plan = &runner.base.params().plan;
+    let estimate = load_estimate(&runner.state.cases[case].scenario);
+    let replicas_needed =
+        estimate.arrival_rate_per_s * estimate.work_per_request_s / plan.max_busy_fraction;
+    if replicas_needed.is_finite() {
+        (FLOOR_SLACK * replicas_needed)
+            .ceil()
+            .clamp(1.0, plan.max_replicas as f64) as u32
+    } else {
+        1
+    }
+}
+
+/// Explores `configs` under `multipliers` (cases labelled `label`).
+pub(super) fn explore(
+    runner: &mut Runner,
+    configs: &[usize],
+    multipliers: Multipliers,
+    label: &str,
+) -> Result<Exploration, Halt> {
+    // (case, floor, key of the floor) per configuration.
+    let mut info = Vec::with_capacity(configs.len());
+    for &c in configs {
+        let case = runner.case(c, multipliers, label)?;
+        let floor = floor(runner, case);
+        info.push((case, floor, fleet_key(runner, c, floor)));
+    }
+    let mut order: Vec<usize> = (0..configs.len()).collect();
+    order.sort_by(|&a, &b| {
+        info[a]
+            .2
+            .total_cmp(&info[b].2)
+            .then(
+                runner.configs[configs[b]]
+                    .baseline
+                    .cmp(&runner.configs[configs[a]].baseline),
+            )
+            .then(a.cmp(&b))
+    });
+    // Sweep the configurations in order, each search capped by the best
+    // found so far; repeat while a sweep finds a better one than it started
+    // with (a configuration later in the order may finish first), so that
+    // the final sweep caps every search by the best of all. Each sweep
+    // replays cached runs only; the pending runs are the final sweep's.
+    let pending_before = runner.state.pending.clone();
+    let mut start: Option<(f64, usize, usize)> = None;
+    let (searches, waiting) = loop {
+        runner.state.pending = pending_before.clone();
+        let (searches, waiting, best) = sweep(runner, configs, &order, &info, start)?;
+        if best == start {
+            break (searches, waiting);
+        }
+        start = best;
+    };
+    if waiting {
+        return Err(Halt::Pending);
+    }
+    let searches: Vec<SearchResult> = searches.into_iter().flatten().collect();
+    let mut meeting: Vec<usize> = (0..configs.len())
+        .filter(|&j| searches[j].found.is_some())
+        .collect();
+    meeting.sort_by(|&a, &b| {
+        let key = |j: usize| fleet_key(runner, configs[j], searches[j].found.unwrap_or(0));
+        let rank = |j: usize| order.iter().position(|&o| o == j).unwrap_or(usize::MAX);
+        key(a).total_cmp(&key(b)).then(rank(a).cmp(&rank(b)))
+    });
+    Ok(Exploration {
+        configs: configs.to_vec(),
+        searches,
+        best: meeting.first().copied(),
+        runner_ups: meeting.iter().skip(1).copied().collect(),
+    })
+}
