@@ -143,10 +143,10 @@ fn price_label(run: &RunSummary) -> String {
 pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
     let Some(rec) = &plan.recommendation else {
         let message = plan
-            .candidates
+            .warnings
             .first()
-            .map(|c| c.search.message.clone())
-            .unwrap_or_else(|| "no candidate meets the targets".to_string());
+            .cloned()
+            .unwrap_or_else(|| "no configuration meets the targets".to_string());
         return vec![Figure {
             label: "Planned fleet",
             value: "none meets the targets".to_string(),

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use sojourn_engine::{
-    Case, RunSummary, candidates_table, cases_table, decision_label, recommendation_details,
+    Case, RunSummary, cases_table, configurations_table, decision_label, recommendation_details,
 };
 
 use super::{ChartFigure, FigureCard, TableView, placeholder, placeholder_sized, plan_of};
@@ -199,7 +199,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
             }}
             {move || {
                 plan.get()
-                    .map(|plan| view! { <TableView table=candidates_table(&plan) open=true /> })
+                    .map(|plan| view! { <TableView table=configurations_table(&plan) open=true /> })
             }}
             <ChartFigure
                 id="curve-figure"
