@@ -205,7 +205,7 @@ pub fn sensitivity_table(plan: &PlanResult) -> Option<DataTable> {
     let mut table = DataTable::new(
         "sensitivity",
         format!(
-            "Sensitivity on {} replicas of {} (each input x{} and x{}, {} seeds)",
+            "Sensitivity on the fixed fleet of {} replicas of {} (each input x{} and x{}, {} seeds), re-planned for the inputs that matter most",
             s.replicas,
             s.candidate,
             format_number(1.0 - s.delta, 3),
@@ -224,6 +224,10 @@ pub fn sensitivity_table(plan: &PlanResult) -> Option<DataTable> {
             "worst check low",
             "worst check high",
             "impact",
+            "re-planned replicas low",
+            "re-planned replicas high",
+            "re-planned USD per month low",
+            "re-planned USD per month high",
         ],
     );
     for row in &s.rows {
@@ -239,6 +243,10 @@ pub fn sensitivity_table(plan: &PlanResult) -> Option<DataTable> {
             ratio_cell(row.worst_ratio_low, row.meets_low),
             ratio_cell(row.worst_ratio_high, row.meets_high),
             Cell::number(row.impact, format_number(row.impact, 3)),
+            replicas_cell(row.replanned_replicas_low),
+            replicas_cell(row.replanned_replicas_high),
+            usd_cell(row.replanned_usd_per_month_low),
+            usd_cell(row.replanned_usd_per_month_high),
         ]);
     }
     Some(table)
