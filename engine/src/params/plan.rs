@@ -423,10 +423,10 @@ pub struct SearchParams {
     /// `engine.max_num_batched_tokens` (the per-step token budget) values.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_num_batched_tokens: Option<Vec<u32>>,
-    /// `engine.max_waiting` (the admission limit m per replica) values; 0
-    /// stands for no limit.
+    /// `engine.max_waiting` (the admission limit m per replica) values;
+    /// `null` stands for no limit.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_waiting: Option<Vec<u32>>,
+    pub max_waiting: Option<Vec<Option<u32>>>,
     /// Routers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub routers: Option<Vec<Router>>,
@@ -507,8 +507,11 @@ impl SearchParams {
             self.max_num_batched_tokens.as_ref(),
             &[own.max_num_batched_tokens],
         );
-        let own_waiting = own.max_waiting.unwrap_or(0);
-        let waiting = first(&own_waiting, self.max_waiting.as_ref(), &[own_waiting]);
+        let waiting = first(
+            &own.max_waiting,
+            self.max_waiting.as_ref(),
+            &[own.max_waiting],
+        );
         let routers = first(&own.router, self.routers.as_ref(), &[own.router]);
         let mut out = Vec::new();
         for &discipline in &disciplines {
@@ -520,7 +523,7 @@ impl SearchParams {
                                 discipline,
                                 max_num_seqs,
                                 max_num_batched_tokens,
-                                max_waiting: (w > 0).then_some(w),
+                                max_waiting: w,
                                 router,
                             });
                         }

@@ -102,15 +102,6 @@ pub(super) fn capacity_search(
     // bounds; at the ceiling when the estimate finds no fleet).
     let start = analytic_guess.unwrap_or(max).clamp(floor, max);
     let single = smallest_meeting(start, max, None, &mut |n| probe_with(runner, n, false))?;
-    if single.found.is_none() && pruned {
-        result.message = format!(
-            "pruned: fails with one seed up to {max} replicas, and more would cost at least as much as a configuration already found"
-        );
-        result.simulations = distinct_runs(&evaluations);
-        result.at_answer = evaluations.last().cloned();
-        result.evaluations = evaluations;
-        return Ok(result);
-    }
     // Decide the boundary with sequential replications (reusing the first
     // seed), moving on if they disagree with it; the one-seed curve's slope
     // predicts how far.

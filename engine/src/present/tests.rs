@@ -3,8 +3,8 @@
 
 use super::cases::Case;
 use super::plan_tables::{
-    analytic_table, candidates_table, cases_table, checks_table, class_intervals_table,
-    curve_table, recommendation_details, sensitivity_table,
+    analytic_table, cases_table, checks_table, class_intervals_table, configurations_table,
+    curve_table, explored_table, recommendation_details, sensitivity_table,
 };
 use super::run_tables::{
     budget_table, cdf_table, class_table, cost_table, records_csv, series_table,
@@ -149,15 +149,22 @@ fn a_summary_survives_json_without_its_records() {
 }
 
 #[test]
-fn the_plan_tables_show_every_candidate_case_and_check() {
+fn the_plan_tables_show_every_configuration_case_and_check() {
     let result = small_plan();
-    let candidates = candidates_table(&result);
-    assert_eq!(candidates.rows.len(), result.candidates.len());
+    let configurations = configurations_table(&result);
+    assert_eq!(configurations.rows.len(), result.configurations.len());
     let rec = result.recommendation.as_ref().expect("a plan");
-    let chosen = result.chosen_candidate.expect("a chosen candidate");
+    let chosen = result.chosen.expect("a chosen configuration");
     assert_eq!(
-        number(&candidates, chosen, "smallest fleet"),
+        number(&configurations, chosen, "smallest fleet"),
         f64::from(rec.min_replicas)
+    );
+    assert_eq!(configurations.rows[chosen][2].text, "chosen");
+    let explored = explored_table(&result);
+    assert_eq!(explored.rows.len(), result.explored.len());
+    assert!(
+        result.explored.iter().any(|p| p.on_frontier),
+        "a frontier has at least its cheapest point"
     );
     let base = run(short_params());
     let cases = cases_table(&[(Case::Base, &base)], Some(&result));
@@ -171,7 +178,8 @@ fn the_plan_tables_show_every_candidate_case_and_check() {
         CellValue::Empty,
         "best not simulated"
     );
-    assert_ne!(cases.rows[1][4].value, CellValue::Empty, "best planned");
+    assert_ne!(cases.rows[1][5].value, CellValue::Empty, "best re-planned");
+    assert_eq!(cases.rows[1][0].text, "low demand");
     let checks = checks_table(&rec.evaluation);
     assert_eq!(checks.rows.len(), rec.evaluation.checks.len());
     let classes = class_intervals_table(&rec.classes);

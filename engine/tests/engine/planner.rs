@@ -13,12 +13,14 @@ use sojourn_engine::{
 
 use crate::support::{classical_queue, geometric, mean_and_se, mmc};
 
-/// Only the capacity search (and the evaluation of the plan's fleet).
+/// Only the capacity search (and the evaluation of the plan's fleet), on
+/// one thread (test binaries already run tests in parallel).
 fn search_only() -> PlanOptions {
     PlanOptions {
         scenarios: false,
         service_curve: false,
         sensitivity: false,
+        threads: 1,
         ..PlanOptions::default()
     }
 }
@@ -47,6 +49,13 @@ fn servers_scenario(seed: u64) -> ScenarioParams {
     }];
     p.plan.replications = 3;
     p.plan.max_replicas = 16;
+    // One configuration, judged on the mean of a fixed number of seeds: the
+    // tests built on this scenario check the search and the costs against
+    // hand computations; the search space and the decision rule have tests
+    // of their own.
+    p.plan.search.disciplines = Some(vec![sojourn_engine::Discipline::Fcfs]);
+    p.plan.decision = sojourn_engine::DecisionRule::Mean;
+    p.plan.min_replications = p.plan.replications;
     p
 }
 
@@ -59,7 +68,7 @@ fn monotone_search_finds_the_brute_force_answer_with_fewer_simulations() {
     let params = servers_scenario(11);
     let scenario = valid(params.clone());
     let result = plan(&scenario, &search_only()).expect("plans");
-    let search = &result.candidates[0].search;
+    let search = &result.configurations[0].search;
 
     // Brute force: every fleet size with the same seeds (seed + r), judged as
     // the planner judges (mean over seeds of P(miss) <= 5%, busy <= 100%).
@@ -122,19 +131,19 @@ fn an_unattainable_target_is_a_result_with_the_best_value_reached() {
     p.plan.max_replicas = 8;
     let result =
         plan(&valid(p), &PlanOptions::default()).expect("an unattainable target is not an error");
-    let search = &result.candidates[0].search;
+    let search = &result.configurations[0].search;
     assert_eq!(search.found, None);
     assert!(result.recommendation.is_none());
     assert!(
         search.message.starts_with(
-            "no configuration up to 8 replicas meets jobs: p99 sojourn <= 1.5 s; the best reaches"
+            "no fleet up to 8 replicas meets jobs: p99 sojourn <= 1.5 s; the best reaches"
         ),
         "{}",
         search.message
     );
     // The best value is the p99 reached at the largest fleet: about the
     // 99th percentile of a uniform 0.1-2 s service, 1.98 s.
-    let check = &search.at_answer.checks[0];
+    let check = &search.at_answer.as_ref().unwrap().checks[0];
     assert!(
         (check.mean - 1.98).abs() < 0.05,
         "p99 at 8 replicas: {}",
@@ -244,14 +253,14 @@ fn without_listed_targets_an_impossible_deadline_still_runs_and_plans_as_unattai
     let scenario = valid(p);
     let result = plan(&scenario, &search_only()).expect("plans");
     assert_eq!(result.targets[0], "jobs: P(sojourn > 50 ms) <= 1%");
-    assert_eq!(result.candidates[0].search.found, None);
+    assert_eq!(result.configurations[0].search.found, None);
     assert!(
-        result.candidates[0]
+        result.configurations[0]
             .search
             .message
             .contains("the best reaches 100%"),
         "{}",
-        result.candidates[0].search.message
+        result.configurations[0].search.message
     );
 }
 
@@ -314,12 +323,8 @@ fn the_cheapest_candidate_is_chosen() {
         },
     ]);
     let result = plan(&valid(p), &search_only()).unwrap();
-    assert_eq!(result.candidates.len(), 2);
-    assert_eq!(
-        result.candidates[0].search.found, result.candidates[1].search.found,
-        "same hardware, same answer"
-    );
-    assert_eq!(result.chosen_candidate, Some(1));
+    assert_eq!(result.configurations.len(), 2);
+    assert_eq!(result.chosen, Some(1));
     assert_eq!(result.recommendation.unwrap().candidate, "cheap");
 }
 
@@ -389,10 +394,11 @@ fn confidence_intervals_shrink_with_more_replications() {
             bound_s: 10.0,
         }];
         p.plan.replications = replications;
+        p.plan.min_replications = replications;
         let result = plan(&valid(p), &search_only()).unwrap();
-        let search = &result.candidates[0].search;
+        let search = &result.configurations[0].search;
         assert_eq!(search.found, Some(1));
-        let check = &search.at_answer.checks[0];
+        let check = &search.at_answer.as_ref().unwrap().checks[0];
         assert_eq!(check.metric, CheckMetric::Sojourn);
         let [lo, hi] = check.ci95.expect("an interval");
         assert!(lo <= check.mean && check.mean <= hi);
@@ -544,7 +550,7 @@ fn plan_results_round_trip_through_json_with_infinities() {
         bound_s: 0.5,
     }];
     let result = plan(&valid(p), &PlanOptions::default()).unwrap();
-    let at = &result.candidates[0].search.at_answer;
+    let at = result.configurations[0].search.at_answer.as_ref().unwrap();
     assert!(at.checks[0].mean.is_infinite(), "{:?}", at.checks[0]);
     let json = serde_json::to_string(&result).unwrap();
     assert!(json.contains("\"mean\":\"inf\""), "{json}");
@@ -555,6 +561,7 @@ fn plan_results_round_trip_through_json_with_infinities() {
     let mut p = servers_scenario(19);
     p.plan.max_replicas = 12;
     p.plan.replications = 2;
+    p.plan.min_replications = 2;
     p.plan.sensitivity.inputs = vec![SensitivityInput::ArrivalRate];
     p.plan.service_curve.load_multipliers = vec![0.5, 1.0, 2.0];
     let result = plan(&valid(p), &PlanOptions::default()).unwrap();
@@ -569,6 +576,7 @@ fn progress_is_reported_and_cancel_stops_the_plan() {
     let scenario = valid(servers_scenario(21));
     let mut calls = 0;
     let mut fractions = Vec::new();
+    // One thread: progress after every simulation.
     let outcome = plan_with_progress(&scenario, &search_only(), &mut |p| {
         calls += 1;
         fractions.push(p.fraction);
@@ -587,6 +595,7 @@ fn a_session_stepped_one_simulation_at_a_time_gives_the_same_plan() {
     let mut p = servers_scenario(25);
     p.plan.max_replicas = 12;
     p.plan.replications = 2;
+    p.plan.min_replications = 2;
     p.plan.sensitivity.inputs = vec![SensitivityInput::OutputTokens];
     p.plan.service_curve.load_multipliers = vec![0.5, 1.0];
     let scenario = valid(p);
@@ -605,8 +614,9 @@ fn a_session_stepped_one_simulation_at_a_time_gives_the_same_plan() {
     };
     assert_eq!(*stepped, whole);
     assert_eq!(
-        steps, whole.simulations,
-        "one simulation per step; the last one also finishes the plan"
+        steps,
+        whole.simulations + 1,
+        "one simulation per step, then the step that finds the plan complete"
     );
     // Asking again returns the same result without simulating.
     assert!(matches!(session.step().unwrap(), PlanStep::Done(_)));
@@ -677,7 +687,7 @@ fn plan_json(json: &str) -> PlanResult {
 /// The first candidate's search found no fleet, and its message says why.
 fn no_fleet_because<'r>(result: &'r PlanResult, reason: &str) -> &'r SearchResult {
     assert!(result.recommendation.is_none());
-    let search = &result.candidates[0].search;
+    let search = &result.configurations[0].search;
     assert_eq!(search.found, None);
     assert!(search.message.contains(reason), "{}", search.message);
     search

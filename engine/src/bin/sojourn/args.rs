@@ -216,12 +216,20 @@ mod tests {
             })),
         );
         check(
-            &["plan", "s.json", "--search-only", "--seed=3"],
+            &[
+                "plan",
+                "s.json",
+                "--search-only",
+                "--seed=3",
+                "--threads",
+                "3",
+            ],
             Ok(Command::Plan(PlanArgs {
                 path: "s.json".into(),
                 seed: Some(3),
                 json: false,
                 search_only: true,
+                threads: 3,
             })),
         );
         check(
