@@ -86,6 +86,24 @@ pub(super) fn skeleton(runner: &mut Runner, base: &Exploration) -> PlanResult {
     }
 }
 
+/// Shows the searches of the scenario's own settings as the baseline
+/// exploration ran them (the whole space's search may have pruned them
+/// early), with their fleets among the explored points and their runs in
+/// the effort.
+pub(super) fn merge_baseline(runner: &mut Runner, result: &mut PlanResult, baseline: &Exploration) {
+    for (&c, search) in baseline.configs.iter().zip(&baseline.searches) {
+        let old = std::mem::replace(&mut result.configurations[c].search, search.clone());
+        result.search_effort.simulations += search.simulations.saturating_sub(old.simulations);
+    }
+    let effort = &mut result.search_effort;
+    effort.saved = effort.plain_simulations.saturating_sub(effort.simulations);
+    result
+        .explored
+        .retain(|p| !baseline.configs.contains(&p.configuration));
+    result.explored.extend(explored_points(runner, baseline));
+    mark_frontier(&mut result.explored);
+}
+
 /// The decision rule in words.
 pub(super) fn decision_rule(rule: DecisionRule, min: u32, max: u32) -> String {
     match rule {
@@ -193,6 +211,9 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
 /// bound): sorted by cost, a point is on the frontier when its P(miss) is
 /// below every cheaper point's.
 fn mark_frontier(points: &mut [ExploredPoint]) {
+    for p in points.iter_mut() {
+        p.on_frontier = false;
+    }
     let cost = |p: &ExploredPoint| p.usd_per_month.unwrap_or(p.total_gpus as f64);
     let mut order: Vec<usize> = (0..points.len()).collect();
     order.sort_by(|&a, &b| {

@@ -561,6 +561,9 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let steady = recommendation.steady_replicas;
     result.service_curve = curve;
     if let Some(baseline_best) = baseline_best {
+        if let Some(b) = &baseline {
+            explain::merge_baseline(runner, &mut result, b);
+        }
         explain::explain(runner, &mut result, chosen, baseline_best);
     }
 

@@ -13,4 +13,5 @@ mod invariants;
 mod oracle;
 mod planner;
 mod robustness;
+mod search_space;
 mod support;

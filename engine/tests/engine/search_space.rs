@@ -1,0 +1,337 @@
+//! The planner's search over configurations: it finds what a replicas-only
+//! search misses, agrees with brute force, compares configurations on common
+//! random numbers, bounds zero misses exactly, and gives the same plan on any
+//! number of threads.
+
+use sojourn_engine::{
+    DecisionRule, Discipline, DistParams, PlanOptions, PlanResult, RunOptions, Scenario,
+    ScenarioParams, SensitivityInput, Shape, TargetParams, plan, simulate,
+};
+
+use crate::support::classical_queue;
+
+fn valid(p: ScenarioParams) -> Scenario {
+    Scenario::try_from(p).expect("test scenario is valid")
+}
+
+fn search_only() -> PlanOptions {
+    PlanOptions {
+        scenarios: false,
+        service_curve: false,
+        sensitivity: false,
+        threads: 1,
+        ..PlanOptions::default()
+    }
+}
+
+/// The default scenario's flood in six flat hours on one candidate: batches
+/// of hundreds to thousands of 24 h requests arriving beside an API stream
+/// with a 60 s deadline.
+fn flood() -> ScenarioParams {
+    let mut p = ScenarioParams::overnight_batch();
+    p.run.horizon_s = 6.0 * 3600.0;
+    for class in &mut p.classes {
+        class.time_of_day = None;
+    }
+    if let Some(candidates) = p.plan.candidates.as_mut() {
+        candidates.truncate(1);
+    }
+    p
+}
+
+/// The regression: under FCFS the batch flood delays the API class,
+/// and the replicas-only search buys capacity to absorb it; priority (or
+/// deadline) scheduling serves the API class first and needs far fewer
+/// GPUs. The plan must choose a non-FCFS discipline, fewer GPUs than the
+/// baseline, and say so.
+#[test]
+fn scheduling_protects_the_tight_class_with_fewer_gpus_and_the_plan_says_so() {
+    let result = plan(&valid(flood()), &search_only()).expect("plans");
+    let chosen = &result.configurations[result.chosen.expect("a plan")];
+    assert_ne!(
+        chosen.discipline,
+        Discipline::Fcfs,
+        "{}",
+        result.explanation
+    );
+    let baseline = &result.configurations[result.baseline.expect("a baseline")];
+    assert_eq!(baseline.discipline, Discipline::Fcfs);
+    assert!(baseline.baseline);
+    let gpus = |c: &sojourn_engine::ConfigurationResult| {
+        c.search.cost.as_ref().expect("costed").fleet.gpus
+    };
+    assert!(
+        gpus(chosen) < gpus(baseline),
+        "{} GPUs against {}",
+        gpus(chosen),
+        gpus(baseline)
+    );
+    assert!(
+        result
+            .explanation
+            .contains("scheduling protects the api class")
+            && result.explanation.contains("instead of")
+            && result.explanation.contains("saving $"),
+        "{}",
+        result.explanation
+    );
+    // The recommendation is the chosen configuration.
+    assert_eq!(
+        result.recommendation.expect("a plan").candidate,
+        chosen.name
+    );
+    assert!(
+        result.search_effort.pruned >= 1,
+        "{:?}",
+        result.search_effort
+    );
+    assert!(result.search_effort.saved > 0);
+}
+
+/// M/D/c-like jobs whose lengths vary (1-400 steps), so that shortest input
+/// first reorders the queue, on a grid of two disciplines and 1-16 replicas
+/// judged by the mean of 3 seeds.
+fn grid_scenario() -> ScenarioParams {
+    let mut p = classical_queue(
+        30.0,
+        DistParams::constant(1.0),
+        DistParams::new(Shape::Uniform {
+            low: 1.0,
+            high: 400.0,
+        }),
+        1,
+        0.001,
+        600.0,
+        31,
+    );
+    p.classes[0].input_tokens = DistParams::new(Shape::Uniform {
+        low: 1.0,
+        high: 400.0,
+    });
+    p.cluster.router = sojourn_engine::Router::JoinShortestQueue;
+    p.classes[0].deadline_s = 0.6;
+    p.run.warmup_s = 100.0;
+    p.run.drain_s = None;
+    p.plan.targets = vec![TargetParams::MissProbability {
+        class: None,
+        epsilon: 0.05,
+    }];
+    p.plan.replications = 3;
+    p.plan.min_replications = 3;
+    p.plan.decision = DecisionRule::Mean;
+    p.plan.max_replicas = 16;
+    p.plan.search.disciplines = Some(vec![Discipline::Fcfs, Discipline::ShortestInputFirst]);
+    p
+}
+
+#[test]
+fn brute_force_over_a_small_grid_agrees_with_the_search() {
+    let params = grid_scenario();
+    let scenario = valid(params.clone());
+    let result = plan(&scenario, &search_only()).expect("plans");
+    // Brute force: every discipline and fleet size on the same seeds
+    // (seed + r), judged as the planner judges under `mean` with a fixed 3
+    // replications: mean P(miss) <= 5% and mean busy fraction <= 1.
+    let reps = 3u64;
+    let mut cheapest: Option<(u32, usize)> = None;
+    for (d, discipline) in [Discipline::Fcfs, Discipline::ShortestInputFirst]
+        .into_iter()
+        .enumerate()
+    {
+        let mut p = params.clone();
+        p.engine.discipline = discipline;
+        let base = valid(p);
+        let first = (1..=params.plan.max_replicas).find(|&n| {
+            let (mut p_miss, mut busy) = (0.0, 0.0);
+            for r in 0..reps {
+                let s = base.with_replicas_and_seed(n, 31 + r).unwrap();
+                let options = RunOptions {
+                    keep_records: false,
+                    ..RunOptions::default()
+                };
+                let report = simulate(&s, &options).unwrap();
+                p_miss += report.classes[0].p_miss / reps as f64;
+                busy += report.overall.busy_s / (n as f64 * 500.0) / reps as f64;
+            }
+            p_miss <= 0.05 && busy <= 1.0
+        });
+        if let Some(n) = first
+            && cheapest.is_none_or(|(m, _)| n < m)
+        {
+            cheapest = Some((n, d));
+        }
+    }
+    let (n, d) = cheapest.expect("some fleet meets the target");
+    let chosen = result.chosen.expect("a plan");
+    assert_eq!(
+        (result.configurations[chosen].search.found, chosen),
+        (Some(n), d),
+        "brute force: {n} replicas of discipline {d}; the search: {}",
+        result.explanation
+    );
+}
+
+/// Common random numbers: two configurations compared on the same seeds
+/// differ by their settings, not by luck. The mean sojourn of FCFS minus
+/// that of shortest-input-first, over 10 seeds paired (the same seed for
+/// both) and unpaired (different seeds): pairing removes the variance the
+/// two runs share (the arrivals and lengths), which here is most of it.
+#[test]
+fn common_random_numbers_make_paired_differences_less_variable() {
+    let mut p = grid_scenario();
+    p.cluster.replicas = 9;
+    let mean_sojourn = |discipline: Discipline, seed: u64| {
+        let mut q = p.clone();
+        q.engine.discipline = discipline;
+        q.run.seed = seed;
+        simulate(&valid(q), &RunOptions::default()).unwrap().classes[0]
+            .sojourn
+            .mean
+    };
+    let variance = |xs: &[f64]| {
+        let m = xs.iter().sum::<f64>() / xs.len() as f64;
+        xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (xs.len() - 1) as f64
+    };
+    let seeds: Vec<u64> = (1..=10).collect();
+    let paired: Vec<f64> = seeds
+        .iter()
+        .map(|&s| {
+            mean_sojourn(Discipline::Fcfs, s) - mean_sojourn(Discipline::ShortestInputFirst, s)
+        })
+        .collect();
+    let unpaired: Vec<f64> = seeds
+        .iter()
+        .map(|&s| {
+            mean_sojourn(Discipline::Fcfs, s)
+                - mean_sojourn(Discipline::ShortestInputFirst, s + 1000)
+        })
+        .collect();
+    let (vp, vu) = (variance(&paired), variance(&unpaired));
+    // With 9 degrees of freedom each, the ratio of two sample variances of
+    // equal populations falls below 1/4 with probability about 2.5% (the
+    // F(9, 9) distribution's 2.5% point is 0.248): a ratio below 1/4 is
+    // evidence that pairing reduces the variance, not chance.
+    assert!(
+        vp < 0.25 * vu,
+        "paired variance {vp:.3e}, unpaired {vu:.3e}"
+    );
+}
+
+/// No misses among n requests bound P(miss) by the exact Clopper-Pearson
+/// limit 1 - 0.025^(1/n), per run and pooled over the replications, not 0.
+#[test]
+fn zero_misses_have_the_exact_upper_bound() {
+    let mut p = grid_scenario();
+    p.plan.decision = DecisionRule::Upper95;
+    p.plan.min_replications = 2;
+    p.plan.replications = 4;
+    p.classes[0].deadline_s = 60.0; // nobody misses once the fleet carries the load
+    let result = plan(&valid(p), &search_only()).expect("plans");
+    let search = &result.configurations[result.chosen.expect("a plan")].search;
+    let mut seen = (false, false);
+    for e in search.evaluations.iter().chain(&search.at_answer) {
+        let check = &e.checks[0];
+        if check.mean != 0.0 {
+            continue;
+        }
+        // The class's measured arrivals, summed over the evaluation's runs,
+        // are what the bound counts: recover n from the bound and check
+        // that it is a whole number of requests of the right size.
+        let upper = check.exact_upper.expect("a miss probability has one");
+        let n = (0.025f64).ln() / (1.0 - upper).ln();
+        assert!(
+            (n - n.round()).abs() < 1e-6 * n,
+            "1 - 0.025^(1/n) for a whole n"
+        );
+        let per_run = 30.0 * 500.0; // 30 jobs/s over the 500 s measured
+        let expected = per_run * e.replications as f64;
+        assert!(
+            (n / expected - 1.0).abs() < 0.1,
+            "{n} requests pooled over {} runs",
+            e.replications
+        );
+        assert!(upper > 0.0 && check.bounds[1] >= upper);
+        if e.replications == 1 {
+            seen.0 = true;
+        } else {
+            seen.1 = true;
+        }
+    }
+    assert!(seen.0 && seen.1, "a one-seed and a pooled zero-miss bound");
+}
+
+/// A small scenario's whole plan (search, cases, curve, sensitivity).
+fn small_full_plan(threads: u32) -> PlanResult {
+    let mut p = flood();
+    p.run.horizon_s = 3600.0;
+    p.plan.sensitivity.inputs = vec![SensitivityInput::ArrivalRate, SensitivityInput::Price];
+    p.plan.sensitivity.replications = 2;
+    p.plan.service_curve.load_multipliers = vec![0.5, 1.0, 2.0];
+    let options = PlanOptions {
+        threads,
+        ..PlanOptions::default()
+    };
+    plan(&valid(p), &options).expect("plans")
+}
+
+#[test]
+fn the_plan_is_the_same_on_any_number_of_threads() {
+    let one = small_full_plan(1);
+    assert!(one.recommendation.is_some() && one.sensitivity.is_some());
+    assert_eq!(one.scenarios.len(), 3);
+    for threads in [2, 4] {
+        assert_eq!(small_full_plan(threads), one, "{threads} threads");
+    }
+}
+
+#[test]
+fn cases_are_re_planned_and_named_by_demand() {
+    let result = small_full_plan(1);
+    let labels: Vec<&str> = result.scenarios.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["expected demand", "low demand", "high demand"]);
+    let own = |i: usize| {
+        result.scenarios[i]
+            .search
+            .found
+            .expect("each case has a plan")
+    };
+    // Less demand never needs more of its own fleet, more never less (in
+    // GPUs with the reserve, across configurations).
+    let gpus = |i: usize| {
+        result.scenarios[i]
+            .search
+            .cost
+            .as_ref()
+            .expect("costed")
+            .fleet
+            .gpus
+    };
+    assert!(
+        gpus(1) <= gpus(0) && gpus(0) <= gpus(2),
+        "{:?}",
+        (own(0), own(1), own(2))
+    );
+    let cover = result
+        .worst_case_cover
+        .as_ref()
+        .expect("high demand has a plan");
+    assert_eq!(cover.steady_replicas, own(2));
+    let plan_gpus = result.recommendation.as_ref().unwrap().total_gpus as i64;
+    assert_eq!(cover.extra_gpus, cover.total_gpus as i64 - plan_gpus);
+    // Sensitivity re-plans price without a run: the same smallest fleet, its
+    // cost moved by the price.
+    let rec = result.recommendation.as_ref().unwrap();
+    let s = result.sensitivity.as_ref().expect("sensitivity ran");
+    let price = s
+        .rows
+        .iter()
+        .find(|r| r.input == SensitivityInput::Price)
+        .expect("a price row");
+    assert_eq!(price.replanned_replicas_low, Some(rec.min_replicas));
+    assert_eq!(price.replanned_replicas_high, Some(rec.min_replicas));
+    let (low, high) = (
+        price.replanned_usd_per_month_low.unwrap(),
+        price.replanned_usd_per_month_high.unwrap(),
+    );
+    assert!((high / low - 1.2 / 0.8).abs() < 1e-9, "{low} {high}");
+}
