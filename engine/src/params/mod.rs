@@ -11,6 +11,7 @@ pub mod dist;
 mod parse;
 pub mod plan;
 pub mod presets;
+pub mod search;
 pub mod step_time;
 
 pub use dist::{DistParams, Shape};

@@ -76,11 +76,7 @@ pub(super) fn replanned(
     chosen: usize,
     steady: u32,
 ) -> Result<ScenarioResult, Halt> {
-    let own = exploration
-        .best_search()
-        .or(exploration.searches.last())
-        .cloned()
-        .expect("a space has a configuration");
+    let own = exploration.headline.clone();
     let case = runner.case(chosen, named.multipliers, named.label)?;
     at_plan_fleet(runner, named, case, own, steady)
 }

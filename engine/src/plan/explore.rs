@@ -13,8 +13,10 @@
 //! order: the scenario's own settings come first, so an equally cheap
 //! change is not proposed.
 
+use crate::error::ScenarioError;
 use crate::model::analytic::load_estimate;
 use crate::params::plan::Multipliers;
+use crate::plan::PlanError;
 use crate::plan::result::{SearchResult, SearchStatus};
 use crate::plan::runner::{Halt, Runner};
 use crate::plan::search::{Bounds, capacity_search};
@@ -36,6 +38,9 @@ pub(super) struct Exploration {
     pub best: Option<usize>,
     /// Positions of the others that meet every target, cheapest first.
     pub runner_ups: Vec<usize>,
+    /// The search that answers for the case: the best's, or without one the
+    /// last configuration's (why nothing meets).
+    pub headline: SearchResult,
 }
 
 impl Exploration {
@@ -202,10 +207,21 @@ pub(super) fn explore(
         let rank = |j: usize| order.iter().position(|&o| o == j).unwrap_or(usize::MAX);
         key(a).total_cmp(&key(b)).then(rank(a).cmp(&rank(b)))
     });
+    let best = meeting.first().copied();
+    let Some(headline) = best
+        .or(searches.len().checked_sub(1))
+        .map(|i| searches[i].clone())
+    else {
+        return Err(Halt::Failed(PlanError::InvalidCase {
+            case: label.to_string(),
+            error: ScenarioError::single("plan", "the search space has no configuration"),
+        }));
+    };
     Ok(Exploration {
         configs: configs.to_vec(),
         searches,
-        best: meeting.first().copied(),
+        best,
         runner_ups: meeting.iter().skip(1).copied().collect(),
+        headline,
     })
 }

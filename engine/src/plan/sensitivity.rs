@@ -41,7 +41,9 @@ pub(super) fn sensitivity(
         }
     }
     points.finish(())?;
-    let base = base.expect("gathered");
+    let Some(base) = base else {
+        return Err(Halt::Pending);
+    };
     let mut all_ends = all_ends.into_iter().flatten();
     // P(miss) swings count relative to the base P(miss), or, when the
     // base has no misses, to the tightest miss target (1% without one).

@@ -1,0 +1,155 @@
+//! The plan section's search space: the engine and cluster settings the
+//! planner may change beyond replicas and hardware candidates, and one
+//! point of that space, a [`Setting`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::params::{Discipline, EngineParams, Router, ScenarioParams};
+
+/// The dimensions of the configuration space beyond replicas and hardware
+/// candidates. Each is a list of values to try; absent, the dimension keeps
+/// its default: every service discipline is compared, everything else is
+/// pinned to the scenario's own setting. One value pins a dimension.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchParams {
+    /// Service disciplines; absent: all four.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disciplines: Option<Vec<Discipline>>,
+    /// `engine.max_num_seqs` values; absent: the configured one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_num_seqs: Option<Vec<u32>>,
+    /// `engine.max_num_batched_tokens` (the per-step token budget) values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_num_batched_tokens: Option<Vec<u32>>,
+    /// `engine.max_waiting` (the admission limit m per replica) values;
+    /// `null` stands for no limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_waiting: Option<Vec<Option<u32>>>,
+    /// Routers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routers: Option<Vec<Router>>,
+}
+
+/// The service disciplines in the order the planner lists them.
+pub const DISCIPLINES: [Discipline; 4] = [
+    Discipline::Fcfs,
+    Discipline::Priority,
+    Discipline::ShortestInputFirst,
+    Discipline::EarliestDeadlineFirst,
+];
+
+/// One point of the configuration space beyond replicas: a candidate's
+/// index and the engine and cluster settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setting {
+    pub discipline: Discipline,
+    pub max_num_seqs: u32,
+    pub max_num_batched_tokens: u32,
+    /// None: no admission limit.
+    pub max_waiting: Option<u32>,
+    pub router: Router,
+}
+
+impl Setting {
+    /// The scenario's own setting.
+    pub fn of(params: &ScenarioParams) -> Setting {
+        Setting {
+            discipline: params.engine.discipline,
+            max_num_seqs: params.engine.max_num_seqs,
+            max_num_batched_tokens: params.engine.max_num_batched_tokens,
+            max_waiting: params.engine.max_waiting,
+            router: params.cluster.router,
+        }
+    }
+
+    /// `params` with this setting.
+    pub fn apply(&self, params: &mut ScenarioParams) {
+        let engine: &mut EngineParams = &mut params.engine;
+        engine.discipline = self.discipline;
+        engine.max_num_seqs = self.max_num_seqs;
+        engine.max_num_batched_tokens = self.max_num_batched_tokens;
+        engine.max_waiting = self.max_waiting;
+        params.cluster.router = self.router;
+    }
+}
+
+impl SearchParams {
+    /// Every setting the plan may choose for `params`, the scenario's own
+    /// values first in each dimension when they are among those listed (so
+    /// that among equally cheap settings the configured one wins).
+    pub fn settings(&self, params: &ScenarioParams) -> Vec<Setting> {
+        let own = Setting::of(params);
+        fn first<T: Clone + PartialEq>(own: &T, listed: Option<&Vec<T>>, all: &[T]) -> Vec<T> {
+            let values: Vec<T> = listed.map_or_else(|| all.to_vec(), |v| v.clone());
+            let mut out: Vec<T> = values
+                .iter()
+                .filter(|v| *v == own)
+                .take(1)
+                .cloned()
+                .collect();
+            for v in values {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+            out
+        }
+        let disciplines = first(&own.discipline, self.disciplines.as_ref(), &DISCIPLINES);
+        let seqs = first(
+            &own.max_num_seqs,
+            self.max_num_seqs.as_ref(),
+            &[own.max_num_seqs],
+        );
+        let budgets = first(
+            &own.max_num_batched_tokens,
+            self.max_num_batched_tokens.as_ref(),
+            &[own.max_num_batched_tokens],
+        );
+        let waiting = first(
+            &own.max_waiting,
+            self.max_waiting.as_ref(),
+            &[own.max_waiting],
+        );
+        let routers = first(&own.router, self.routers.as_ref(), &[own.router]);
+        let mut out = Vec::new();
+        for &discipline in &disciplines {
+            for &max_num_seqs in &seqs {
+                for &max_num_batched_tokens in &budgets {
+                    for &w in &waiting {
+                        for &router in &routers {
+                            out.push(Setting {
+                                discipline,
+                                max_num_seqs,
+                                max_num_batched_tokens,
+                                max_waiting: w,
+                                router,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The dimensions with more than one value, by name, for messages.
+    pub fn open_dimensions(&self, params: &ScenarioParams) -> Vec<&'static str> {
+        let settings = self.settings(params);
+        let own = Setting::of(params);
+        let mut out = Vec::new();
+        let mut differ = |name: &'static str, f: &dyn Fn(&Setting, &Setting) -> bool| {
+            if settings.iter().any(|s| f(s, &own)) {
+                out.push(name);
+            }
+        };
+        differ("discipline", &|a, b| a.discipline != b.discipline);
+        differ("max_num_seqs", &|a, b| a.max_num_seqs != b.max_num_seqs);
+        differ("max_num_batched_tokens", &|a, b| {
+            a.max_num_batched_tokens != b.max_num_batched_tokens
+        });
+        differ("max_waiting", &|a, b| a.max_waiting != b.max_waiting);
+        differ("router", &|a, b| a.router != b.router);
+        out
+    }
+}

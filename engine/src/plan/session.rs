@@ -1,0 +1,166 @@
+//! [`PlanSession`]: a plan driven from outside, one batch of independent
+//! simulations at a time (the page's pool of Web Workers).
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::scenario::Scenario;
+use crate::plan::jobs::{JobOutput, PlanJob};
+use crate::plan::runner::{Halt, PlanState, Runner};
+use crate::plan::{PlanError, PlanOptions, PlanProgress, PlanResult, check_budget, run_plan};
+
+/// A plan driven from outside, for a caller that must keep control between
+/// simulations and may run them on several workers (the page: a pool of Web
+/// Workers, a progress bar, and Cancel by no longer driving it).
+///
+/// [`PlanSession::poll`] replays the plan's logic on the results so far
+/// (cheap: only simulations cost) and returns either the result or the jobs
+/// it needs next. The jobs are independent: run them anywhere, in any order,
+/// [`PlanSession::submit`] each output, and poll again. The result equals
+/// [`plan`]'s, whatever ran the jobs.
+///
+/// ```no_run
+/// use sojourn_engine::{Scenario, ScenarioParams};
+/// use sojourn_engine::{PlanOptions, PlanPoll, PlanSession};
+/// let scenario = Scenario::try_from(ScenarioParams::overnight_batch()).expect("valid");
+/// let mut session = PlanSession::new(scenario, PlanOptions::default());
+/// let result = loop {
+///     match session.poll().expect("plans") {
+///         PlanPoll::Jobs(jobs) => {
+///             for job in jobs {
+///                 let output = job.run(&mut |_| true).expect("runs");
+///                 session.submit(output);
+///             }
+///         }
+///         PlanPoll::Done(result) => break result,
+///     }
+/// };
+/// println!("{} simulations", result.simulations);
+/// ```
+pub struct PlanSession {
+    scenario: Scenario,
+    options: PlanOptions,
+    state: PlanState,
+    result: Option<Box<PlanResult>>,
+    /// Jobs handed out by the last poll and not yet submitted, for
+    /// [`PlanSession::step`].
+    queue: Vec<PlanJob>,
+    /// The last pass's phase and estimate.
+    phase: String,
+    estimated: u64,
+}
+
+/// What one [`PlanSession::poll`] found.
+#[derive(Clone, Debug)]
+pub enum PlanPoll {
+    /// These simulations are needed next.
+    Jobs(Vec<PlanJob>),
+    /// The plan is complete.
+    Done(Box<PlanResult>),
+}
+
+/// What one [`PlanSession::step`] did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum PlanStep {
+    /// One more simulation ran; more are needed.
+    Running(PlanProgress),
+    /// The plan is complete.
+    Done(Box<PlanResult>),
+}
+
+impl PlanSession {
+    pub fn new(scenario: Scenario, options: PlanOptions) -> PlanSession {
+        PlanSession {
+            scenario,
+            options,
+            state: PlanState::default(),
+            result: None,
+            queue: Vec::new(),
+            phase: String::new(),
+            estimated: 1,
+        }
+    }
+
+    /// The result, or every simulation the plan needs next (those already
+    /// submitted are never asked for again).
+    pub fn poll(&mut self) -> Result<PlanPoll, PlanError> {
+        if let Some(result) = &self.result {
+            return Ok(PlanPoll::Done(result.clone()));
+        }
+        if self.state.simulations == 0 {
+            check_budget(&self.scenario, &self.options)?;
+        }
+        self.state.pending.clear();
+        let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
+        let outcome = run_plan(&mut runner);
+        self.phase = runner.phase.clone();
+        self.estimated = runner.estimated;
+        match outcome {
+            Ok(result) => {
+                let result = Box::new(result);
+                self.result = Some(result.clone());
+                Ok(PlanPoll::Done(result))
+            }
+            Err(Halt::Failed(e)) => Err(e),
+            Err(Halt::Pending) => {
+                let runner = Runner::new(&self.scenario, &self.options, &mut self.state);
+                let jobs = runner
+                    .state
+                    .pending
+                    .iter()
+                    .map(|&key| runner.job(key))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(PlanPoll::Jobs(jobs))
+            }
+        }
+    }
+
+    /// Stores a job's output (one this session asked for; others are
+    /// ignored).
+    pub fn submit(&mut self, output: JobOutput) {
+        let (key, summary) = output.into_parts();
+        if key.case < self.state.cases.len() {
+            self.state.insert(key, summary);
+        }
+    }
+
+    /// Runs at most one simulation itself (for a caller with one worker).
+    /// After `Done`, returns the result again.
+    pub fn step(&mut self) -> Result<PlanStep, PlanError> {
+        if self.queue.is_empty() {
+            match self.poll()? {
+                PlanPoll::Done(result) => return Ok(PlanStep::Done(result)),
+                PlanPoll::Jobs(mut jobs) => {
+                    jobs.reverse();
+                    self.queue = jobs;
+                }
+            }
+        }
+        if let Some(job) = self.queue.pop() {
+            let output = job.run(&mut |_| true)?;
+            self.submit(output);
+        }
+        Ok(PlanStep::Running(self.progress()))
+    }
+
+    /// Where the plan stands.
+    pub fn progress(&self) -> PlanProgress {
+        let done = self.state.simulations;
+        let estimated = self
+            .estimated
+            .max(done + self.state.pending.len() as u64)
+            .max(1);
+        PlanProgress {
+            phase: self.phase.clone(),
+            simulations_done: done,
+            simulations_estimated: estimated,
+            fraction: (done as f64 / estimated as f64).clamp(0.0, 1.0),
+            run_fraction: 0.0,
+        }
+    }
+
+    /// Simulations run so far.
+    pub fn simulations(&self) -> u64 {
+        self.state.simulations
+    }
+}
