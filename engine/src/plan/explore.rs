@@ -76,7 +76,7 @@ pub(super) fn fleet_key(runner: &Runner, config: usize, steady: u32) -> f64 {
     }
 }
 
-/// The best configuration so far: (key, rank in the order, position).
+/// The best configuration so far: (key, static rank, position).
 type Incumbent = Option<(f64, usize, usize)>;
 
 /// One sweep over the configurations in `order`, starting from `incumbent`:
@@ -85,7 +85,7 @@ type Incumbent = Option<(f64, usize, usize)>;
 fn sweep(
     runner: &mut Runner,
     configs: &[usize],
-    order: &[usize],
+    (order, ranks, defer): (&[usize], &[usize], &dyn Fn(usize) -> bool),
     info: &[(usize, u32, f64)],
     mut incumbent: Incumbent,
 ) -> Result<(Vec<Option<SearchResult>>, bool, Incumbent), Halt> {
@@ -93,7 +93,8 @@ fn sweep(
     let mut searches: Vec<Option<SearchResult>> = vec![None; configs.len()];
     let mut active = 0;
     let mut waiting = false;
-    for (rank, &j) in order.iter().enumerate() {
+    for &j in order {
+        let rank = ranks[j];
         let (case, floor, _) = info[j];
         let c = configs[j];
         // The largest fleet that still beats the incumbent.
@@ -125,8 +126,9 @@ fn sweep(
             }
             Err(Halt::Pending) => {
                 waiting = true;
-                if active >= WIDTH {
-                    // Not yet: its runs wait for a place among the first WIDTH.
+                if active >= WIDTH || defer(j) {
+                    // Not yet: its runs wait for a place among the first
+                    // WIDTH, or for the likely answer to be decided.
                     runner.state.pending = before;
                 } else {
                     active += 1;
@@ -168,8 +170,11 @@ pub(super) fn explore(
         let floor = floor(runner, case);
         info.push((case, floor, fleet_key(runner, c, floor)));
     }
-    let mut order: Vec<usize> = (0..configs.len()).collect();
-    order.sort_by(|&a, &b| {
+    // Ties between equally cheap fleets go to the configuration with the
+    // lower static rank: cheaper bound, then the scenario's own settings,
+    // then the order of the space.
+    let mut by_rank: Vec<usize> = (0..configs.len()).collect();
+    by_rank.sort_by(|&a, &b| {
         info[a]
             .2
             .total_cmp(&info[b].2)
@@ -180,20 +185,64 @@ pub(super) fn explore(
             )
             .then(a.cmp(&b))
     });
+    let mut rank = vec![0; configs.len()];
+    for (r, &j) in by_rank.iter().enumerate() {
+        rank[j] = r;
+    }
+    // Searched best bound first, the bound raised by what the one-seed runs
+    // so far have shown to fail (branch and bound: the next searches are
+    // those that could still be cheapest).
+    let seen: Vec<(Option<u32>, Option<u32>)> = info
+        .iter()
+        .map(|&(case, _, _)| runner.first_seed_bounds(case))
+        .collect();
+    let bound: Vec<f64> = (0..configs.len())
+        .map(|j| {
+            let n = seen[j].1.map_or(info[j].1, |f| info[j].1.max(f + 1));
+            fleet_key(runner, configs[j], n)
+        })
+        .collect();
+    let mut order = by_rank.clone();
+    order.sort_by(|&a, &b| bound[a].total_cmp(&bound[b]).then(rank[a].cmp(&rank[b])));
+    // The cheapest fleet a first seed has met on, a likely answer: searches
+    // that could only beat it by their bound wait for it to be decided
+    // rather than run on speculation (they resume if it is refuted).
+    let likely: Option<(f64, usize)> = (0..configs.len())
+        .filter_map(|j| {
+            seen[j]
+                .0
+                .map(|m| (fleet_key(runner, configs[j], m), rank[j]))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     // Sweep the configurations in order, each search capped by the best
     // found so far; repeat while a sweep finds a better one than it started
     // with (a configuration later in the order may finish first), so that
     // the final sweep caps every search by the best of all. Each sweep
     // replays cached runs only; the pending runs are the final sweep's.
     let pending_before = runner.state.pending.clone();
-    let mut start: Option<(f64, usize, usize)> = None;
+    let defer = |j: usize| {
+        likely.is_some_and(|(key, r)| bound[j] > key || (bound[j] == key && rank[j] > r))
+    };
+    let mut deferring = true;
     let (searches, waiting) = loop {
-        runner.state.pending = pending_before.clone();
-        let (searches, waiting, best) = sweep(runner, configs, &order, &info, start)?;
-        if best == start {
-            break (searches, waiting);
+        let mut start: Option<(f64, usize, usize)> = None;
+        let (searches, waiting) = loop {
+            runner.state.pending = pending_before.clone();
+            let defer_now = |j: usize| deferring && defer(j);
+            let (searches, waiting, best) =
+                sweep(runner, configs, (&order, &rank, &defer_now), &info, start)?;
+            if best == start {
+                break (searches, waiting);
+            }
+            start = best;
+        };
+        // Waiting only on deferred searches (the likely answer was decided
+        // against): let them run.
+        if waiting && deferring && runner.state.pending.len() == pending_before.len() {
+            deferring = false;
+            continue;
         }
-        start = best;
+        break (searches, waiting);
     };
     if waiting {
         return Err(Halt::Pending);
@@ -204,8 +253,7 @@ pub(super) fn explore(
         .collect();
     meeting.sort_by(|&a, &b| {
         let key = |j: usize| fleet_key(runner, configs[j], searches[j].found.unwrap_or(0));
-        let rank = |j: usize| order.iter().position(|&o| o == j).unwrap_or(usize::MAX);
-        key(a).total_cmp(&key(b)).then(rank(a).cmp(&rank(b)))
+        key(a).total_cmp(&key(b)).then(rank[a].cmp(&rank[b]))
     });
     let best = meeting.first().copied();
     let Some(headline) = best

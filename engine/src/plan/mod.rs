@@ -4,13 +4,14 @@
 //!
 //! [`plan`] (or [`plan_with_progress`], or a [`PlanSession`] driven job by
 //! job) runs, in order:
-//! 1. **explorations** (`explore.rs`): branch and bound over the
+//! 1. the **exploration** (`explore.rs`): branch and bound over the
 //!    configuration space (`space.rs`), each configuration's smallest fleet
 //!    found by a capacity search (`search.rs`: one seed to bracket,
-//!    sequential replications to decide); the same over the scenario's own
-//!    settings alone (the baseline a replicas-only search finds); and the
-//!    low- and high-demand cases re-planned over the whole space;
-//! 2. the chosen configuration's **service curve** (`curve.rs`);
+//!    sequential replications to decide);
+//! 2. beside each other once a configuration is chosen: the **baseline**
+//!    (the chosen hardware with the scenario's own settings, searched in
+//!    full), the low- and high-demand cases **re-planned** on the chosen
+//!    configuration, and its **service curve** (`curve.rs`);
 //! 3. the **plan** (`recommend.rs`), and what made the difference against
 //!    the baseline, with the cost versus P(miss) frontier (`explain.rs`);
 //! 4. the **cases** on the planned fleet (`cases.rs`) and the fleet that
@@ -139,6 +140,9 @@ pub enum PlanError {
     Cancelled { simulations: u64 },
     /// The simulation threads could not start.
     Threads(String),
+    /// A pass waited without asking for a run (a planner defect, reported
+    /// rather than looping).
+    Stalled,
 }
 
 impl fmt::Display for PlanError {
@@ -152,6 +156,10 @@ impl fmt::Display for PlanError {
                 write!(f, "cancelled after {simulations} simulations")
             }
             PlanError::Threads(e) => write!(f, "could not start the simulation threads: {e}"),
+            PlanError::Stalled => write!(
+                f,
+                "the planner stopped making progress (a defect: please report the scenario)"
+            ),
         }
     }
 }
@@ -214,6 +222,17 @@ fn drive<T>(
                 (jobs, runner.progress(0.0))
             }
         };
+        if jobs.is_empty() {
+            // A pass that waits must wait for a run: anything else would
+            // loop for ever.
+            return Err(PlanError::Stalled);
+        }
+        if std::env::var_os("SOJOURN_TRACE").is_some() {
+            eprintln!("batch {}", jobs.len());
+            for j in &jobs {
+                eprintln!("job {}", j.label());
+            }
+        }
         let total = jobs.len().max(1) as f64;
         let done_before = progress.simulations_done;
         let outputs = run_batch(&jobs, threads, &mut |done, run_fraction| {
@@ -331,27 +350,10 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let plan = runner.base.params().plan.clone();
     runner.estimated = estimate_simulations(runner);
     let all: Vec<usize> = (0..runner.configs.len()).collect();
-    let own: Vec<usize> = all
-        .iter()
-        .copied()
-        .filter(|&c| runner.configs[c].baseline)
-        .collect();
 
-    // 1. The explorations, independent of each other.
+    // 1. The exploration of the whole space.
     let mut branches = Gather::default();
     let base = branches.take(explore::explore(runner, &all, Multipliers::BASE, EXPECTED))?;
-    let baseline = if own.len() < all.len() {
-        branches.take(explore::explore(runner, &own, Multipliers::BASE, EXPECTED))?
-    } else {
-        None
-    };
-    let demand_cases = if runner.options.scenarios {
-        let low = branches.take(explore::explore(runner, &all, plan.best, LOW))?;
-        let high = branches.take(explore::explore(runner, &all, plan.worst, HIGH))?;
-        low.zip(high)
-    } else {
-        None
-    };
     let Some(base) = base else {
         return Err(Halt::Pending);
     };
@@ -364,12 +366,36 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         ));
         return Ok(finish(runner, result));
     };
-    // The baseline's choice: None while its exploration still runs.
+    // The baseline: the chosen hardware with the scenario's own settings,
+    // searched in full (the whole space's search may have pruned it), for
+    // what made the difference. None while its search still runs.
+    let own: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&c| {
+            runner.configs[c].baseline
+                && runner.configs[c].candidate == runner.configs[chosen].candidate
+        })
+        .collect();
+    let baseline = if own.contains(&chosen) {
+        None
+    } else {
+        branches.take(explore::explore(runner, &own, Multipliers::BASE, EXPECTED))?
+    };
     let best_of = |e: &explore::Exploration| e.best.map(|i| (e.configs[i], e.searches[i].clone()));
     let baseline_best = match &baseline {
         Some(b) => Some(best_of(b)),
-        None if own.len() == all.len() => Some(best_of(&base)),
+        None if own.contains(&chosen) => Some(best_of(&base)),
         None => None,
+    };
+    // Low and high demand re-planned on the chosen configuration (the
+    // hardware and settings the plan buys): the fleet each needs.
+    let demand_cases = if runner.options.scenarios {
+        let low = branches.take(explore::explore(runner, &[chosen], plan.best, LOW))?;
+        let high = branches.take(explore::explore(runner, &[chosen], plan.worst, HIGH))?;
+        low.zip(high)
+    } else {
+        None
     };
     let base_case = runner.case(chosen, Multipliers::BASE, EXPECTED)?;
     let min_replicas = base

@@ -40,8 +40,9 @@ pub struct PlanResult {
     /// The next cheapest configurations that meet every target (found
     /// before pruning ruled out the rest), cheapest first.
     pub runner_ups: Vec<usize>,
-    /// The cheapest configuration with every engine and cluster setting as
-    /// configured (what a replicas-only search finds), for comparison.
+    /// The chosen hardware with every engine and cluster setting as
+    /// configured (what a replicas-only search of it finds), for comparison;
+    /// absent when no fleet of it meets the targets.
     pub baseline: Option<usize>,
     /// What made the difference between the chosen configuration and the
     /// baseline, in words.

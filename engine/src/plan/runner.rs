@@ -327,6 +327,37 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// What the first seed of `case` has shown so far: the smallest fleet
+    /// it met on, and the largest it failed on below that (what one-seed
+    /// probes have learnt of its answer; None where none did).
+    pub fn first_seed_bounds(&self, case: usize) -> (Option<u32>, Option<u32>) {
+        let decision = self.base.params().plan.decision;
+        let from = RunKey {
+            case,
+            replicas: 0,
+            replication: 0,
+        };
+        let to = RunKey {
+            case: case + 1,
+            replicas: 0,
+            replication: 0,
+        };
+        let probes: Vec<(u32, bool)> = self
+            .state
+            .runs
+            .range(from..to)
+            .filter(|(key, _)| key.replication == 0)
+            .map(|(key, run)| (key.replicas, evaluate(&self.checks, &[run], decision).meets))
+            .collect();
+        let meeting = probes.iter().filter(|p| p.1).map(|p| p.0).min();
+        let failing = probes
+            .iter()
+            .filter(|p| !p.1 && meeting.is_none_or(|m| p.0 < m))
+            .map(|p| p.0)
+            .max();
+        (meeting, failing)
+    }
+
     /// The runs so far among replications 0..count of `case` on `replicas`.
     pub fn runs(&self, case: usize, replicas: u32, count: u32) -> Vec<&RunSummary> {
         (0..count)

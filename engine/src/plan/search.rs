@@ -98,9 +98,11 @@ pub(super) fn capacity_search(
         evaluations.push(e);
         Ok(p)
     };
-    // Bracket with one seed, starting at the analytic guess (within the
-    // bounds; at the ceiling when the estimate finds no fleet).
-    let start = analytic_guess.unwrap_or(max).clamp(floor, max);
+    // Bracket with one seed, starting at the floor: the cheapest fleet this
+    // configuration could be, and the one a branch and bound must rule out
+    // first (galloping up from there when it fails; the analytic guess is
+    // reported beside, not trusted: it knows no service discipline).
+    let start = floor.min(max);
     let single = smallest_meeting(start, max, None, &mut |n| probe_with(runner, n, false))?;
     // Decide the boundary with sequential replications (reusing the first
     // seed), moving on if they disagree with it; the one-seed curve's slope
@@ -322,10 +324,14 @@ pub(crate) fn smallest_meeting<E>(
                 h.0.saturating_sub(step).max(1)
             }
             (Some(l), None) => {
-                // Everything so far fails: go up.
+                // Everything so far fails: go up, at most doubling (a
+                // failing ratio says little about how far: a P(miss) of
+                // 100% against 1% would predict 100 times the fleet, and a
+                // fleet far too large costs the most to simulate).
                 let predicted = crossing(l, s).ceil().min(max as f64) as u32;
-                let step =
-                    (predicted.max(l.0 + 1) - l.0).max(minimum_step(one_sided_steps, last_step));
+                let step = (predicted.max(l.0 + 1) - l.0)
+                    .max(minimum_step(one_sided_steps, last_step))
+                    .min(l.0.max(1));
                 one_sided_steps += 1;
                 last_step = step;
                 l.0.saturating_add(step).min(max)

@@ -110,6 +110,9 @@ impl PlanSession {
                     .iter()
                     .map(|&key| runner.job(key))
                     .collect::<Result<Vec<_>, _>>()?;
+                if jobs.is_empty() {
+                    return Err(PlanError::Stalled);
+                }
                 Ok(PlanPoll::Jobs(jobs))
             }
         }
