@@ -17,6 +17,8 @@
 //! A decoder's explicit state (`computed`, `generated`, `blocks`, `busy_s`)
 //! is as of when it joined; it is brought up to date when it leaves.
 
+use std::collections::BinaryHeap;
+
 use crate::sim::due::DueQueue;
 use crate::sim::rules::BlockSize;
 use crate::sim::state::{Active, ReqId};
@@ -66,10 +68,19 @@ pub(super) struct DecodeGroup {
     due_slots: Vec<u32>,
     /// Busy time each decoder has been attributed since the start \[s\].
     busy_per_decoder: f64,
+    /// Under the priority discipline, the decoders by the order they are
+    /// preempted in ([`crate::sim::rules::preempted_before`]: worst priority,
+    /// then latest arrival, then id), the first to go on top: (priority,
+    /// arrival bits, id, slot). Arrival times are not negative, so their bits
+    /// order as they do. Stale entries (a slot since vacated or reused) are
+    /// dropped lazily, from the top when looked up and all at once when they
+    /// outnumber the decoders. `None` under other disciplines, whose victim
+    /// is the latest admitted.
+    by_priority: Option<BinaryHeap<(i32, u64, ReqId, usize)>>,
 }
 
 impl DecodeGroup {
-    pub fn new(bs: BlockSize) -> DecodeGroup {
+    pub fn new(bs: BlockSize, by_priority: bool) -> DecodeGroup {
         DecodeGroup {
             g: 0,
             bs,
@@ -83,6 +94,7 @@ impl DecodeGroup {
             due: DueQueue::new(),
             due_slots: Vec::new(),
             busy_per_decoder: 0.0,
+            by_priority: by_priority.then(BinaryHeap::new),
         }
     }
 
@@ -278,6 +290,33 @@ impl DecodeGroup {
             at -= 1;
         }
         self.latest.insert(at, (admit_seq, slot));
+        if let Some(heap) = &mut self.by_priority {
+            if heap.len() > 2 * self.len + 32 {
+                let slots = &self.slots;
+                heap.retain(|&(_, _, id, slot)| Self::holds(slots, slot, id));
+            }
+            let d = &self.slots[slot].as_ref().expect("just filled").active;
+            heap.push((d.priority, d.arrival_s.to_bits(), d.id, slot));
+        }
+    }
+
+    /// Whether `slot` holds the decoder of request `id`.
+    fn holds(slots: &[Option<Decoder>], slot: usize, id: ReqId) -> bool {
+        slots[slot].as_ref().is_some_and(|d| d.active.id == id)
+    }
+
+    /// Under the priority discipline, the slot of the decoder preempted
+    /// before every other, pruning stale entries; `None` without decoders
+    /// or under another discipline.
+    pub fn first_preempted(&mut self) -> Option<usize> {
+        let heap = self.by_priority.as_mut()?;
+        while let Some(&(_, _, id, slot)) = heap.peek() {
+            if Self::holds(&self.slots, slot, id) {
+                return Some(slot);
+            }
+            heap.pop();
+        }
+        None
     }
 
     /// Removes the decoder in `slot`, brought up to date.

@@ -236,7 +236,10 @@ impl Replica for FastReplica {
             clock: 0.0,
             pool: Pool::new(&cfg),
             busy_s: 0.0,
-            group: DecodeGroup::new(cfg.block_size),
+            group: DecodeGroup::new(
+                cfg.block_size,
+                cfg.discipline == crate::params::Discipline::Priority,
+            ),
             prefillers: Vec::new(),
             scratch: Vec::new(),
             promoted: Vec::new(),

@@ -103,13 +103,15 @@ impl FastReplica {
         let discipline = self.cfg.discipline;
         if discipline == Discipline::Priority {
             let mut victim: Option<(Running, &Active)> = None;
-            let decoders = self
+            // The decoders' first in line, kept in order by the group; the
+            // prefillers (few) by a scan.
+            let decoder = self
                 .group
-                .slots()
+                .first_preempted()
                 .map(|slot| (Running::Decoder(slot), &self.group.decoder(slot).active));
             let prefillers =
                 (self.prefillers.iter().enumerate()).map(|(i, p)| (Running::Prefiller(i), p));
-            for (running, r) in decoders.chain(prefillers) {
+            for (running, r) in decoder.into_iter().chain(prefillers) {
                 if victim.is_none_or(|(_, v)| preempted_before(discipline, r, v)) {
                     victim = Some((running, r));
                 }

@@ -84,7 +84,7 @@ fn check_sums(group: &DecodeGroup, plain: &[Plain], bs: u64) {
 fn the_aggregates_agree_with_the_decoders_written_out() {
     for (seed, bs) in [(1, 16), (2, 4), (3, 5), (4, 1)] {
         let mut rng = stream(seed, 0);
-        let mut group = DecodeGroup::new(BlockSize::new(bs));
+        let mut group = DecodeGroup::new(BlockSize::new(bs), false);
         let mut plain: Vec<Plain> = Vec::new();
         let mut ctx = ctx(2_000);
         let (mut next_id, mut next_seq) = (0, 0);
@@ -169,7 +169,7 @@ fn the_aggregates_agree_with_the_decoders_written_out() {
 fn blocks_run_out_at_the_first_step_that_does_not_fit() {
     // Block size 4; contexts 4 (at a boundary now), 5 and 7: blocks are
     // needed at steps 0, 1 and 3, then at 4, 5 and 7, and so on.
-    let mut group = DecodeGroup::new(BlockSize::new(4));
+    let mut group = DecodeGroup::new(BlockSize::new(4), false);
     for (id, context) in [(0, 4), (1, 7), (2, 5)] {
         group.join(Active {
             admit_seq: id as u64,
