@@ -227,12 +227,6 @@ fn drive<T>(
             // loop for ever.
             return Err(PlanError::Stalled);
         }
-        if std::env::var_os("SOJOURN_TRACE").is_some() {
-            eprintln!("batch {}", jobs.len());
-            for j in &jobs {
-                eprintln!("job {}", j.label());
-            }
-        }
         let total = jobs.len().max(1) as f64;
         let done_before = progress.simulations_done;
         let outputs = run_batch(&jobs, threads, &mut |done, run_fraction| {
