@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use sojourn_engine::{
     Case, Cell, ConfigurationResult, DataTable, MISSING, PlanResult, RunSummary, ScenarioParams,
-    SearchStatus, TargetParams, UnitCosts, cases_table, cdf_table, discipline_label,
+    SearchStatus, TargetParams, UnitCosts, cases_table, cdf_table, decision_label,
+    discipline_label,
 };
 
 use crate::charts::{CdfCurve, CdfInput, CurveKind, ParetoInput, ParetoPoint};
@@ -268,6 +269,23 @@ pub fn plan_statement(plan: &PlanResult) -> PlanStatement {
             discipline_label(chosen.discipline)
         ),
     }
+}
+
+/// How the plan decided, in a line: "Decided by the upper end of the 95%
+/// interval, 2 to 5 replications per fleet".
+pub fn decision_summary(plan: &PlanResult) -> String {
+    let replications = if plan.min_replications == plan.replications {
+        counted(plan.replications.into(), "replication")
+    } else {
+        format!(
+            "{} to {} replications",
+            plan.min_replications, plan.replications
+        )
+    };
+    format!(
+        "Decided by the {}, {replications} per fleet",
+        decision_label(plan.decision)
+    )
 }
 
 /// `count` and its noun, "1 configuration" or "12 configurations".

@@ -4,6 +4,7 @@
 //! dark mode; the page redraws when the system colour scheme changes.
 
 mod cdf;
+mod legend;
 mod pareto;
 mod preview;
 mod series;

@@ -1,7 +1,8 @@
 //! Cost against P(miss): every fleet the plan's search decided, coloured by
 //! its verdict, the Pareto frontier (no other fleet is both as cheap and
 //! less likely to miss) as a step line, the chosen fleet ringed and named,
-//! and each miss-probability target as a dashed line.
+//! and each miss-probability target as a dashed line; the legend is under
+//! the axes.
 //!
 //! P(miss) is the worst class's upper 95% bound, the value the decision rule
 //! reads, on a log axis: targets of 0.1 % and 1 % and an overloaded fleet
@@ -13,6 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use sojourn_engine::Verdict;
 
+use super::legend::{LegendItem, Mark, draw_legend, legend_height, text_px};
 use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px};
 use crate::format::{format_count, format_number, format_usd};
 
@@ -53,12 +55,11 @@ pub fn pareto_chart(input: &ParetoInput, theme: &Theme, width: u32) -> Chart {
     let title = title(input);
     let plot_height = super::chart_height(width, 0.52, 300);
     let legend = legend_items(input, theme);
-    let legend_height = legend_rows(&legend, width, font_px(width)).len() as u32 * ROW_PX + 6;
     let frame = Frame {
         name: PARETO_TITLE,
         title: &title,
         width,
-        height: plot_height + legend_height,
+        height: plot_height + legend_height(&legend, width),
         theme,
     };
     if drawable(input).next().is_none() {
@@ -130,9 +131,12 @@ fn percent_label(p: f64) -> String {
     format!("{} %", format_number(p * 100.0, 2))
 }
 
+/// A cost tick: USD, or a whole number of GPUs (none between them).
 fn cost_label(cost: f64, priced: bool) -> String {
     if priced {
         format_usd(cost)
+    } else if (cost - cost.round()).abs() > 1e-9 {
+        String::new()
     } else {
         format_count(cost.round() as u64)
     }
@@ -172,7 +176,12 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
     let font = font_px(width);
     let (low, high) = y_range(input);
     let x_max = drawable(input).map(|p| p.cost).fold(0.0f64, f64::max);
-    let x_end = if x_max > 0.0 { x_max * 1.25 } else { 1.0 };
+    let x_end = match (x_max > 0.0, input.priced) {
+        (false, _) => 1.0,
+        (true, true) => x_max * 1.25,
+        // Whole GPUs, so the ticks fall on them.
+        (true, false) => (x_max * 1.25).ceil(),
+    };
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
     let mut chart = ChartBuilder::on(root)
         .margin_top(14)
@@ -200,7 +209,7 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
         .themed(theme, &label_style)
         .draw()
         .map_err(draw_error)?;
-    draw_targets(&mut chart, input, theme, font, x_end)?;
+    draw_targets(&mut chart, input, theme, x_end)?;
     chart
         .draw_series(LineSeries::new(
             staircase(input, low, x_end),
@@ -238,123 +247,53 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
     Ok(())
 }
 
-/// Height of one legend row \[px\].
-const ROW_PX: u32 = 20;
-
-/// How wide `text` is drawn at `font` px, about (plotters writes a font
-/// size of 0.8 `font`; sans-serif bold averages 0.62 em a character).
-fn text_px(text: &str, font: f64) -> f64 {
-    text.chars().count() as f64 * font * 0.52
-}
-
-/// A legend entry: a line or a dot, in its colour, and its words.
-struct LegendItem {
-    color: RGBColor,
-    line: bool,
-    text: &'static str,
-}
-
-/// The frontier, then each verdict the chart shows.
+/// The frontier, the targets, then each verdict the chart shows.
 fn legend_items(input: &ParetoInput, theme: &Theme) -> Vec<LegendItem> {
-    let mut items = vec![LegendItem {
-        color: theme.base,
-        line: true,
-        text: "Pareto frontier",
-    }];
+    let mut items = vec![LegendItem::new(
+        theme.base,
+        Mark::Line(2),
+        "Pareto frontier",
+    )];
+    if !input.targets.is_empty() {
+        let plural = if input.targets.len() > 1 { "s" } else { "" };
+        let targets: Vec<String> = input
+            .targets
+            .iter()
+            .map(|(whom, bound)| format!("{whom} {}", percent_label(*bound)))
+            .collect();
+        items.push(LegendItem::new(
+            theme.muted,
+            Mark::Dashed,
+            format!("target{plural}: {}", targets.join(", ")),
+        ));
+    }
     for verdict in [Verdict::Met, Verdict::Uncertain, Verdict::NotMet] {
         if drawable(input).any(|p| p.verdict == verdict) {
             let (color, text) = verdict_style(verdict, theme);
-            items.push(LegendItem {
-                color,
-                line: false,
-                text,
-            });
+            items.push(LegendItem::new(color, Mark::Dot, text));
         }
     }
     items
-}
-
-/// The legend's entries as rows that fit `width`, each entry with its x
-/// \[px\].
-fn legend_rows(items: &[LegendItem], width: u32, font: f64) -> Vec<Vec<(f64, &LegendItem)>> {
-    let start = font * 4.6;
-    let mut rows: Vec<Vec<(f64, &LegendItem)>> = vec![Vec::new()];
-    let mut x = start;
-    for item in items {
-        let item_px = 24.0 + text_px(item.text, font) + 18.0;
-        if x + item_px > f64::from(width) && x > start {
-            rows.push(Vec::new());
-            x = start;
-        }
-        if let Some(row) = rows.last_mut() {
-            row.push((x, item));
-        }
-        x += item_px;
-    }
-    rows
-}
-
-/// The legend under the axes: a line or dot and its words, row by row.
-fn draw_legend(area: &Area, items: &[LegendItem], theme: &Theme, width: u32) -> DrawResult<()> {
-    let font = font_px(width);
-    let style = ("sans-serif", font)
-        .into_font()
-        .color(&theme.ink)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    for (index, row) in legend_rows(items, width, font).into_iter().enumerate() {
-        let y = (index as u32 * ROW_PX + ROW_PX / 2) as i32;
-        for (x, item) in row {
-            let x = x as i32;
-            if item.line {
-                area.draw(&PathElement::new(
-                    vec![(x, y), (x + 18, y)],
-                    item.color.stroke_width(2),
-                ))
-            } else {
-                area.draw(&Circle::new((x + 9, y), 4, item.color.filled()))
-            }
-            .map_err(draw_error)?;
-            area.draw(&Text::new(item.text, (x + 24, y), style.clone()))
-                .map_err(draw_error)?;
-        }
-    }
-    Ok(())
 }
 
 /// The chart's context: cost on a linear axis, P(miss) on a log axis.
 type ParetoChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, WithKeyPoints<LogCoord<f64>>>>;
 
-/// Each target as a dashed line, labelled above its left end.
+/// Each target as a dashed line (the legend names them).
 fn draw_targets(
     chart: &mut ParetoChart,
     input: &ParetoInput,
     theme: &Theme,
-    font: f64,
     x_end: f64,
 ) -> DrawResult<()> {
-    let color = theme.muted;
-    for (whom, bound) in &input.targets {
+    for (_, bound) in &input.targets {
         chart
             .draw_series(DashedLineSeries::new(
                 vec![(0.0, *bound), (x_end, *bound)],
                 7,
                 4,
-                color.stroke_width(2),
-            ))
-            .map_err(draw_error)?;
-        let style = ("sans-serif", font)
-            .into_font()
-            .color(&color)
-            .pos(Pos::new(HPos::Left, VPos::Bottom));
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((0.0, *bound))
-                    + Text::new(
-                        format!("target {whom}: {}", percent_label(*bound)),
-                        (6, -3),
-                        style,
-                    ),
+                theme.muted.stroke_width(2),
             ))
             .map_err(draw_error)?;
     }

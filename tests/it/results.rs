@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use sojourn_app::results::{
-    LoadLevel, cdf_input, cdf_points_table, cost_segments, cover_sentence, miss_targets,
-    pareto_input, plan_cases_table, plan_figures, plan_statement, replanned_table, run_figures,
-    search_effort_line,
+    LoadLevel, cdf_input, cdf_points_table, cost_segments, cover_sentence, decision_summary,
+    miss_targets, pareto_input, plan_cases_table, plan_figures, plan_statement, replanned_table,
+    run_figures, search_effort_line,
 };
 use sojourn_engine::{
     Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult, RunOptions, RunParams,
@@ -160,6 +160,21 @@ fn the_plan_names_its_configuration_and_what_the_search_did() {
         statement.detail.ends_with(" per month with the reserve"),
         "{}",
         statement.detail
+    );
+    assert_eq!(
+        decision_summary(result),
+        format!(
+            "Decided by the upper end of the 95% interval, {} to {} replications per fleet",
+            result.min_replications, result.replications
+        )
+    );
+    let mut once = result.clone();
+    once.min_replications = once.replications;
+    assert!(
+        decision_summary(&once)
+            .ends_with(&format!(", {} replications per fleet", once.replications)),
+        "{}",
+        decision_summary(&once)
     );
     let figures = plan_figures(result);
     assert_eq!(figures[0].label, "Planned configuration");

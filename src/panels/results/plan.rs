@@ -8,15 +8,16 @@
 mod cases;
 
 use leptos::prelude::*;
-use sojourn_engine::{
-    PlanResult, configurations_table, decision_label, format_count, recommendation_details,
-};
+use sojourn_engine::{PlanResult, configurations_table, format_count, recommendation_details};
 
-use super::{ChartFigure, FigureCard, TableView, placeholder, plan_of};
+use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
+use crate::charts::chart_height;
 use crate::charts::{Theme, pareto_chart, service_curve_chart};
 use crate::help;
 use crate::job::Stage;
-use crate::results::{pareto_input, plan_figures, plan_statement, search_effort_line};
+use crate::results::{
+    decision_summary, pareto_input, plan_figures, plan_statement, search_effort_line,
+};
 use crate::state::{AppState, PlanStatus, RunStatus};
 use cases::{PlanCases, PlanSensitivity};
 
@@ -45,6 +46,12 @@ fn absent(plan: &PlanResult, what: &str) -> String {
     } else {
         format!("No {what}: the plan's options leave it out.")
     }
+}
+
+/// About the height \[px\] of a plan chart with its legend row under it,
+/// for the placeholder that holds its place.
+fn with_legend_height(width: u32) -> u32 {
+    chart_height(width, 0.52, 300) + 26
 }
 
 #[component]
@@ -114,11 +121,12 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
             PlanStatus::Done { params, plan } => {
                 pareto_chart(&pareto_input(plan, params), &theme.get(), width.get())
             }
-            _ => placeholder(
+            _ => placeholder_sized(
                 "Cost against P(miss)",
                 &format!("Cost against P(miss): {}", pending.get()),
                 &theme.get(),
                 width.get(),
+                with_legend_height(width.get()),
             ),
         })
     });
@@ -135,11 +143,12 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
                 .and_then(|p| p.service_curve.as_ref())
                 .map(|c| service_curve_chart(c, &theme.get(), width.get()))
                 .unwrap_or_else(|| {
-                    placeholder(
+                    placeholder_sized(
                         "Service curve",
                         &format!("Service curve: {}", pending.get()),
                         &theme.get(),
                         width.get(),
+                        with_legend_height(width.get()),
                     )
                 })
         })
@@ -234,10 +243,7 @@ fn PlanSummary(plan: PlanResult) -> impl IntoView {
         </div>
         {why}
         <details class="plan-rule">
-            <summary>
-                "Decided by the " {decision_label(plan.decision)} ", " {plan.min_replications}
-                " to " {plan.replications} " replications per fleet"
-            </summary>
+            <summary>{decision_summary(&plan)}</summary>
             <p>{plan.decision_rule.clone()}</p>
             <p>"Targets:"</p>
             <ul>{plan.targets.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
