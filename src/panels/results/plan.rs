@@ -11,8 +11,7 @@ use leptos::prelude::*;
 use sojourn_engine::{PlanResult, configurations_table, format_count, recommendation_details};
 
 use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
-use crate::charts::chart_height;
-use crate::charts::{Theme, pareto_chart, service_curve_chart};
+use crate::charts::{Theme, chart_height, pareto_chart, service_curve_chart};
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
