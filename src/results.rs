@@ -1,14 +1,18 @@
 //! What the results area shows that is the page's own, computed from the
-//! worker's answers: the headline figures, the inputs of the CDF chart and
-//! the cost-breakdown bar. The tables (and every number's format) are the
-//! engine's presentation layer, shared with the CLI. No DOM; tested
-//! natively.
+//! worker's answers: the headline figures, the inputs of the CDF and
+//! Pareto charts, the cost-breakdown bar and the plan's sentences. The
+//! tables (and every number's format) are the engine's presentation layer,
+//! shared with the CLI. No DOM; tested natively.
 
 use std::collections::BTreeMap;
 
-use sojourn_engine::{Case, DataTable, MISSING, PlanResult, RunSummary, UnitCosts, cdf_table};
+use sojourn_engine::{
+    Case, Cell, ConfigurationResult, DataTable, MISSING, PlanResult, RunSummary, ScenarioParams,
+    SearchStatus, TargetParams, UnitCosts, cases_table, cdf_table, decision_label,
+    discipline_label,
+};
 
-use crate::charts::{CdfCurve, CdfInput, CurveKind};
+use crate::charts::{CdfCurve, CdfInput, CurveKind, ParetoInput, ParetoPoint};
 use crate::format::{
     format_count, format_number, format_percent, format_percent_interval, format_percent_whole,
     format_usd,
@@ -139,18 +143,14 @@ fn price_label(run: &RunSummary) -> String {
     parts.join(", ")
 }
 
-/// The plan's headline figures (the cheapest fleet meeting every target).
+/// The plan's headline figures (the cheapest fleet meeting every target):
+/// its configuration, replicas and cost per success.
 pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
-    let Some(rec) = &plan.recommendation else {
-        let message = plan
-            .warnings
-            .first()
-            .cloned()
-            .unwrap_or_else(|| "no configuration meets the targets".to_string());
+    let (Some(rec), Some(chosen)) = (&plan.recommendation, chosen_configuration(plan)) else {
         return vec![Figure {
             label: "Planned fleet",
             value: "none meets the targets".to_string(),
-            detail: message,
+            detail: closest_miss(plan),
             warning: Some("unattainable within the search range".to_string()),
         }];
     };
@@ -159,33 +159,315 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
         .usd_per_success_ci95
         .map(|[low, high]| format!(" (95% CI {}–{})", format_usd(low), format_usd(high)))
         .unwrap_or_default();
-    let monthly = rec
-        .budget
-        .fleet
-        .usd_per_month
-        .map(|m| format!("{} per month", format_usd(m)))
-        .unwrap_or_else(|| format!("{} GPUs", rec.total_gpus));
     vec![
         Figure {
-            label: "Planned replicas",
-            value: format!(
-                "{} + {}",
-                rec.steady_replicas,
-                rec.failure_reserve_replicas + rec.warm_idle_replicas
-            ),
+            label: "Planned configuration",
+            value: chosen.name.clone(),
             detail: format!(
-                "steady + reserve of {}; {} would just meet the targets",
-                rec.candidate, rec.min_replicas
+                "{} scheduling; the cheapest of {} configurations",
+                discipline_label(chosen.discipline),
+                plan.configurations.len()
+            ),
+            warning: None,
+        },
+        Figure {
+            label: "Planned replicas",
+            value: format!("{} + {}", rec.steady_replicas, reserve_replicas(plan)),
+            detail: format!(
+                "steady + reserve; {} would just meet the targets",
+                rec.min_replicas
             ),
             warning: None,
         },
         Figure {
             label: "Planned cost per success",
             value: per_success(&rec.budget.units),
-            detail: format!("{monthly}{ci}"),
+            detail: format!("{}{ci}", monthly(plan)),
             warning: None,
         },
     ]
+}
+
+/// The configuration the plan chose.
+fn chosen_configuration(plan: &PlanResult) -> Option<&ConfigurationResult> {
+    plan.chosen.and_then(|i| plan.configurations.get(i))
+}
+
+/// Failure reserve plus warm idle replicas of the plan.
+fn reserve_replicas(plan: &PlanResult) -> u32 {
+    plan.recommendation
+        .as_ref()
+        .map_or(0, |r| r.failure_reserve_replicas + r.warm_idle_replicas)
+}
+
+/// The plan's fleet cost: "$7,070 per month", or "3 GPUs" without a price.
+fn monthly(plan: &PlanResult) -> String {
+    plan.recommendation
+        .as_ref()
+        .map_or_else(String::new, |rec| {
+            rec.budget.fleet.usd_per_month.map_or_else(
+                || format!("{} GPUs", rec.total_gpus),
+                |m| format!("{} per month", format_usd(m)),
+            )
+        })
+}
+
+/// Why no configuration meets the targets: the search that came closest
+/// (the smallest worst check at its largest fleet) in its own words.
+fn closest_miss(plan: &PlanResult) -> String {
+    plan.configurations
+        .iter()
+        .filter(|c| c.search.status == SearchStatus::Unattainable)
+        .filter_map(|c| c.search.at_answer.as_ref().map(|e| (e.worst_ratio, c)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.search.message.clone())
+        .or_else(|| plan.warnings.first().cloned())
+        .unwrap_or_else(|| "no configuration meets the targets".to_string())
+}
+
+/// The plan in one line, and a line of detail under it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanStatement {
+    /// "2 + 1 replicas of H100 SXM x1, priority", or that none meets the
+    /// targets.
+    pub fleet: String,
+    /// Hardware, GPUs per replica, the discipline in words and the cost;
+    /// or the closest a configuration came.
+    pub detail: String,
+}
+
+/// The plan's fleet and configuration (hardware and discipline) in words.
+pub fn plan_statement(plan: &PlanResult) -> PlanStatement {
+    let (Some(rec), Some(chosen)) = (&plan.recommendation, chosen_configuration(plan)) else {
+        return PlanStatement {
+            fleet: "No configuration meets the targets".to_string(),
+            detail: closest_miss(plan),
+        };
+    };
+    let per_replica = match chosen.gpus_per_replica {
+        1 => "1 GPU per replica".to_string(),
+        n => format!("{n} GPUs per replica"),
+    };
+    let cost = match rec.budget.fleet.usd_per_month {
+        Some(_) => format!(
+            "{} GPUs, {} with the reserve",
+            rec.total_gpus,
+            monthly(plan)
+        ),
+        None => format!("{} with the reserve", monthly(plan)),
+    };
+    PlanStatement {
+        fleet: format!(
+            "{} + {} replicas of {}",
+            rec.steady_replicas,
+            reserve_replicas(plan),
+            chosen.name
+        ),
+        detail: format!(
+            "{}, {per_replica}, {} scheduling; {cost}",
+            chosen.hardware,
+            discipline_label(chosen.discipline)
+        ),
+    }
+}
+
+/// How the plan decided, in a line: "Decided by the upper end of the 95%
+/// interval, 2 to 5 replications per fleet".
+pub fn decision_summary(plan: &PlanResult) -> String {
+    let replications = if plan.min_replications == plan.replications {
+        counted(plan.replications.into(), "replication")
+    } else {
+        format!(
+            "{} to {} replications",
+            plan.min_replications, plan.replications
+        )
+    };
+    format!(
+        "Decided by the {}, {replications} per fleet",
+        decision_label(plan.decision)
+    )
+}
+
+/// `count` and its noun, "1 configuration" or "12 configurations".
+fn counted(count: u64, noun: &str) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{} {noun}{plural}", format_count(count))
+}
+
+/// What the search did against a plain one: "12 configurations, 11 pruned,
+/// 9 simulations instead of 660 for a plain search".
+pub fn search_effort_line(plan: &PlanResult) -> String {
+    let e = &plan.search_effort;
+    format!(
+        "{}, {} pruned, {} instead of {} for a plain search",
+        counted(e.configurations.into(), "configuration"),
+        format_count(e.pruned.into()),
+        counted(e.simulations, "simulation"),
+        format_count(e.plain_simulations)
+    )
+}
+
+/// The fleet covering high demand and what it costs beyond the plan:
+/// "Covering high demand takes 3 + 1 replicas of H100 SXM x1, priority:
+/// $9,260 per month, $2,190 more than the plan."
+pub fn cover_sentence(plan: &PlanResult) -> Option<String> {
+    let c = plan.worst_case_cover.as_ref()?;
+    let cost = match (c.usd_per_month, c.extra_usd_per_month) {
+        (Some(total), Some(extra)) if extra >= 0.5 => format!(
+            "{} per month, {} more than the plan",
+            format_usd(total),
+            format_usd(extra)
+        ),
+        (Some(total), _) => format!("{} per month, within the plan's budget", format_usd(total)),
+        (None, _) if c.extra_gpus > 0 => format!(
+            "{}, {} more than the plan",
+            counted(c.total_gpus.into(), "GPU"),
+            format_count(c.extra_gpus.unsigned_abs())
+        ),
+        (None, _) => format!(
+            "{}, no more than the plan",
+            counted(c.total_gpus.into(), "GPU")
+        ),
+    };
+    Some(format!(
+        "Covering {} takes {} + {} replicas of {}: {cost}.",
+        c.case,
+        c.steady_replicas,
+        c.total_replicas.saturating_sub(c.steady_replicas),
+        c.configuration
+    ))
+}
+
+/// Each distinct miss-probability bound of the targets, with whom it binds
+/// ("api", "every class"), tightest first.
+pub fn miss_targets(params: &ScenarioParams) -> Vec<(String, f64)> {
+    let mut targets: Vec<(String, f64)> = Vec::new();
+    for target in TargetParams::effective(&params.plan.targets) {
+        let TargetParams::MissProbability { class, epsilon } = target else {
+            continue;
+        };
+        let whom = class.unwrap_or_else(|| "every class".to_string());
+        match targets.iter_mut().find(|(_, e)| *e == epsilon) {
+            Some((label, _)) => label.push_str(&format!(", {whom}")),
+            None => targets.push((whom, epsilon)),
+        }
+    }
+    targets.sort_by(|a, b| a.1.total_cmp(&b.1));
+    targets
+}
+
+/// The Pareto chart's inputs: every fleet the search decided, costed in
+/// USD per month when every one has a price (else in GPUs), the chosen
+/// fleet (the chosen configuration at the fleet its search found) and the
+/// miss-probability targets of `params`, the scenario planned.
+pub fn pareto_input(plan: &PlanResult, params: &ScenarioParams) -> ParetoInput {
+    let priced = plan.explored.iter().all(|p| p.usd_per_month.is_some());
+    let points = plan
+        .explored
+        .iter()
+        .map(|p| {
+            let configuration = plan.configurations.get(p.configuration);
+            let name = configuration.map_or(MISSING, |c| c.name.as_str());
+            let replicas = configuration
+                .map_or(0, |c| p.total_gpus / c.gpus_per_replica.max(1))
+                .saturating_sub(p.replicas);
+            ParetoPoint {
+                label: format!("{name}: {} + {replicas} replicas", p.replicas),
+                cost: match p.usd_per_month {
+                    Some(usd) if priced => usd,
+                    _ => f64::from(p.total_gpus),
+                },
+                p_miss_upper: p.p_miss_upper,
+                verdict: p.verdict,
+                on_frontier: p.on_frontier,
+            }
+        })
+        .collect();
+    let found = chosen_configuration(plan).and_then(|c| c.search.found);
+    let chosen = plan
+        .explored
+        .iter()
+        .position(|p| Some(p.configuration) == plan.chosen && Some(p.replicas) == found);
+    ParetoInput {
+        points,
+        chosen,
+        priced,
+        targets: miss_targets(params),
+    }
+}
+
+/// The cases as the plan section shows them: once planned, each case's own
+/// plan and how the plan's fleet fares under it (columns a wide table would
+/// push out of sight); until then, the configured fleet's runs. The whole
+/// table (`cases_table`) is under "Numbers behind the charts".
+pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> DataTable {
+    let table = cases_table(runs, plan);
+    let planned = plan.is_some_and(|p| !p.scenarios.is_empty());
+    let mut shown = if planned {
+        let mut shown = table.select(&[
+            "case",
+            "own plan: configuration",
+            "own plan: steady replicas",
+            "own plan: USD per month",
+            "own plan: cost per success",
+            "plan's fleet: targets",
+            "plan's fleet: worst check",
+            "plan's fleet: cost per success",
+        ]);
+        shown.title = format!("{}, each re-planned", table.title);
+        shown
+    } else {
+        table.select(&[
+            "case",
+            "P(miss), configured fleet",
+            "sojourn p99, configured fleet",
+            "cost per success, configured fleet",
+        ])
+    };
+    shown.id = "cases";
+    shown
+}
+
+/// The sensitivity's re-planned fleets: for the inputs with the largest
+/// impact, the chosen configuration's smallest fleet meeting every target
+/// with the input lowered and raised, and its monthly cost.
+pub fn replanned_table(plan: &PlanResult) -> Option<DataTable> {
+    let s = plan.sensitivity.as_ref()?;
+    let rows: Vec<_> = s
+        .rows
+        .iter()
+        .filter(|r| r.replanned_replicas_low.is_some() || r.replanned_replicas_high.is_some())
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let base = chosen_configuration(plan)
+        .and_then(|c| c.search.found)
+        .map(|r| format!(": {} at the base values", counted(r.into(), "replica")))
+        .unwrap_or_default();
+    let mut table = DataTable::new(
+        "sensitivity-replanned",
+        format!("Re-planned fleet of {} at each end{base}", s.candidate),
+        &[
+            "input",
+            "steady replicas low",
+            "steady replicas high",
+            "USD per month low",
+            "USD per month high",
+        ],
+    );
+    let replicas = |r: Option<u32>| Cell::maybe(r.map(f64::from), |v| format!("{v:.0}"));
+    let usd = |u: Option<f64>| Cell::maybe(u, format_usd);
+    for row in rows {
+        table.rows.push(vec![
+            Cell::text(&row.label),
+            replicas(row.replanned_replicas_low),
+            replicas(row.replanned_replicas_high),
+            usd(row.replanned_usd_per_month_low),
+            usd(row.replanned_usd_per_month_high),
+        ]);
+    }
+    Some(table)
 }
 
 /// The finite points of a CDF (the chart's log axis has no room for the
@@ -207,7 +489,7 @@ pub fn cdf_input(
 ) -> CdfInput {
     let report = &base.report;
     let mut curves = vec![CdfCurve {
-        label: "base (all classes)".to_string(),
+        label: format!("{} (all classes)", Case::Base.label()),
         kind: CurveKind::Base,
         points: finite(&report.overall.cdf),
     }];

@@ -44,6 +44,31 @@ async function waitForDone(page, timeout = PLAN_TIMEOUT_MS) {
   await waitFor('the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', timeout);
 }
 
+/**
+ * The page's clock (ms since navigation started) when `condition`, run in
+ * the page, first holds: measured there, so polling adds no delay.
+ */
+async function pageTimeWhen(page, condition, timeout) {
+  const handle = await page.waitForFunction(
+    (source) => (new Function(`return (${source})()`)() ? performance.now() : 0),
+    condition.toString(),
+    { timeout, polling: 20 },
+  );
+  return Math.round(await handle.jsonValue());
+}
+
+const cdfShown = () => document.querySelector('[role="img"][aria-label^="Sojourn-time CDF; deadlines"]') !== null;
+const planShown = () => document.getElementById('plan-statement') !== null;
+
+/** A table's body as rows of cell texts, by column header. */
+async function tableRows(table) {
+  const headers = await table.locator('thead th').allInnerTexts();
+  const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.innerText.trim())),
+  );
+  return rows.map((cells) => Object.fromEntries(headers.map((h, i) => [h, cells[i]])));
+}
+
 /** Opens the default scenario and measures navigation start to its CDF. */
 async function timeDefaultScenario() {
   const opened = await site.openPage();
@@ -69,6 +94,52 @@ test('the default scenario shows its CDF with the deadline', async () => {
   assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
   assert.match(page.url(), /\?s=2\./, 'the address bar holds the scenario');
   await screenshot(page, 'desktop-light', { fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+// (Prints the time from the first results to the plan, the figure the
+// planner's speed target is measured by.)
+test('the default plan names a discipline, explains it, draws the frontier and re-plans the cases', async () => {
+  const { page, errors } = await site.openPage();
+  const firstResults = await pageTimeWhen(page, cdfShown, RESULT_TIMEOUT_MS);
+  const planned = await pageTimeWhen(page, planShown, PLAN_TIMEOUT_MS);
+  console.log(
+    `default scenario: plan complete ${planned - firstResults} ms after the first results ` +
+      `(${planned} ms after navigation started; first results at ${firstResults} ms)`,
+  );
+  const plan = page.getByRole('region', { name: 'Capacity plan' });
+  const fleet = await plan.locator('.plan-fleet').innerText();
+  assert.match(fleet, /^\d+ \+ \d+ replicas of .+, (priority|SIF|EDF)\b/, 'a discipline other than FCFS');
+  assert.doesNotMatch(fleet, /FCFS/);
+  assert.match(await plan.locator('.plan-fleet-detail').innerText(), /(priority|shortest input first|earliest deadline first) scheduling/);
+  const why = await plan.locator('.plan-why').innerText();
+  assert.match(why, /^Why: (Priority|Shortest input first|Earliest deadline first) scheduling/);
+  assert.match(why, /instead of .+ FCFS with the scenario's own settings, saving \$[\d,]+ per month/);
+  assert.match(await plan.locator('details.plan-rule summary').innerText(), /^Decided by the upper end of the 95% interval/);
+  assert.match(
+    await plan.locator('.plan-effort').innerText(),
+    /^\d+ configurations, \d+ pruned, \d+ simulations instead of \d+ for a plain search/,
+  );
+
+  const pareto = page.getByRole('img', { name: /^Cost against P\(miss\): \d+ fleets decided/ });
+  const svg = await pareto.evaluate((el) => el.outerHTML);
+  assert.ok((svg.match(/<circle [^>]*r="5"/g) ?? []).length >= 1, 'the decided fleets are drawn');
+  assert.match(svg, /\nchosen: .+, (priority|SIF|EDF)\n/, 'the choice is named');
+  assert.match(svg, /target: every class 1 %/, 'the default target');
+
+  const cases = await tableRows(page.locator('#table-cases table'));
+  assert.deepEqual(cases.map((c) => c.case), ['expected demand', 'low demand', 'high demand']);
+  for (const c of cases) {
+    assert.match(c['own plan: configuration'], /^.+ x\d+, (FCFS|priority|SIF|EDF)/, `${c.case} is re-planned`);
+    assert.match(c['own plan: steady replicas'], /^\d+$/);
+    assert.match(c["plan's fleet: targets"], /^(met|uncertain|not met)$/);
+  }
+  assert.match(
+    await plan.locator('.plan-cover').innerText(),
+    /^Covering high demand takes \d+ \+ \d+ replicas of .+: \$[\d,]+ per month, /,
+  );
+  assert.match(await plan.locator('.plan-reading').innerText(), /^On the fixed fleet/);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
@@ -249,6 +320,12 @@ test('screenshots: desktop and narrow, light and dark', async () => {
       if (name === 'desktop') {
         await page.locator('.outputs').screenshot({ path: `screenshots/results-${colorScheme}.png` });
       }
+      // (The sticky toolbar would be stamped over the tall section where the
+      // viewport stood.)
+      await page.locator('.plan-results').screenshot({
+        path: `screenshots/plan-${name}-${colorScheme}.png`,
+        style: '.toolbar { visibility: hidden; }',
+      });
       assert.deepEqual(errors, []);
       await page.context().close();
     }

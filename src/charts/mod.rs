@@ -4,12 +4,15 @@
 //! dark mode; the page redraws when the system colour scheme changes.
 
 mod cdf;
+mod legend;
+mod pareto;
 mod preview;
 mod series;
 mod service_curve;
 mod tornado;
 
 pub use cdf::{CdfCurve, CdfInput, CurveKind, cdf_chart};
+pub use pareto::{ParetoInput, ParetoPoint, pareto_chart};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
 pub use service_curve::service_curve_chart;

@@ -1,14 +1,13 @@
 //! The service curve from the capacity search: goodput and P(miss) against
 //! offered load on the planned fleet, with the knee, the SLA limit and the
-//! recommended operating point.
+//! recommended operating point; the legend is under the axes.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use sojourn_engine::ServiceCurve;
 
-use super::{
-    Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, legend, line_sample,
-};
+use super::legend::{LegendItem, Mark, draw_legend, legend_height};
+use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px};
 
 pub const CURVE_TITLE: &str = "Service curve: goodput and P(miss) against offered load";
 
@@ -19,17 +18,27 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
         curve.candidate,
         crate::format::format_number(curve.operating_load, 3)
     );
+    let plot_height = super::chart_height(width, 0.52, 300);
+    let legend = [
+        LegendItem::new(theme.muted, Mark::Dashed, "offered"),
+        LegendItem::new(theme.base, Mark::Line(3), "goodput (met deadline)"),
+        LegendItem::new(theme.worst, Mark::Line(2), "P(miss), right axis"),
+    ];
     let frame = Frame {
         name: CURVE_TITLE,
         title: &title,
         width,
-        height: super::chart_height(width, 0.52, 300),
+        height: plot_height + legend_height(&legend, width),
         theme,
     };
     if curve.points.len() < 2 {
         return frame.empty("The service curve has fewer than two points.");
     }
-    frame.draw(|root| draw(curve, theme, width, root))
+    frame.draw(|root| {
+        let (plot, below) = root.split_vertically(plot_height);
+        draw(curve, theme, width, &plot)?;
+        draw_legend(&below, &legend, theme, width)
+    })
 }
 
 fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
@@ -134,9 +143,7 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawRes
             4,
             theme.muted.stroke_width(1),
         ))
-        .map_err(draw_error)?
-        .label("offered")
-        .legend(line_sample(theme.muted, 1));
+        .map_err(draw_error)?;
     let goodput: Vec<(f64, f64)> = curve
         .points
         .iter()
@@ -145,9 +152,7 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawRes
     let base = theme.base;
     chart
         .draw_series(LineSeries::new(goodput.clone(), base.stroke_width(3)))
-        .map_err(draw_error)?
-        .label("goodput (met deadline)")
-        .legend(line_sample(base, 3));
+        .map_err(draw_error)?;
     chart
         .draw_series(goodput.iter().map(|p| Circle::new(*p, 4, base.filled())))
         .map_err(draw_error)?;
@@ -160,13 +165,6 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawRes
         .collect();
     chart
         .draw_secondary_series(LineSeries::new(miss, worst.stroke_width(2)))
-        .map_err(draw_error)?
-        .label("P(miss), right axis")
-        .legend(line_sample(worst, 2));
-    legend(
-        &mut chart,
-        SeriesLabelPosition::LowerRight,
-        theme,
-        label_style,
-    )
+        .map_err(draw_error)?;
+    Ok(())
 }

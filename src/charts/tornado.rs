@@ -122,6 +122,16 @@ struct Drawn<'a> {
     what: &'a str,
 }
 
+/// The axis's words for the metric: shorter on a narrow chart, where the
+/// long form ran past its edge.
+fn axis_words(what: &str, width: u32) -> String {
+    if width < 500 {
+        what.replace("successful request", "success")
+    } else {
+        what.to_string()
+    }
+}
+
 fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
     let &Drawn {
         rows,
@@ -161,7 +171,7 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .x_desc(format!("{what} ({unit})"))
+        .x_desc(format!("{} ({unit})", axis_words(what, width)))
         .x_labels(if width < 500 { 5 } else { 9 })
         .x_label_formatter(&|x| {
             format!(

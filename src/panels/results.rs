@@ -7,8 +7,8 @@ mod plan;
 
 use leptos::prelude::*;
 use sojourn_engine::{
-    DataTable, PlanResult, analytic_table, class_table, cost_table, curve_table, sensitivity_table,
-    series_table,
+    Case, DataTable, PlanResult, RunSummary, analytic_table, cases_table, class_table, cost_table,
+    curve_table, explored_table, sensitivity_table, series_table,
 };
 
 use crate::browser;
@@ -18,7 +18,7 @@ use crate::help;
 use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
 use crate::results::{Figure, cdf_input, cdf_points_table, cost_segments, run_figures};
-use crate::state::{AppState, PlanStatus, RunStatus};
+use crate::state::{AppState, PlanStatus, Results, RunStatus};
 use plan::{PlanHeadline, PlanResults};
 
 fn figure_help(label: &str) -> Option<&'static str> {
@@ -29,6 +29,7 @@ fn figure_help(label: &str) -> Option<&'static str> {
         "Utilization" => help::UTILIZATION,
         "Load (rho)" => help::RHO,
         "Planned replicas" => help::FAILURE_RESERVE,
+        "Planned configuration" => help::CONFIGURATION,
         _ => return None,
     })
 }
@@ -338,9 +339,26 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                         })
                 }}
                 {move || {
+                    let plan = plan_of(&state);
+                    state
+                        .results
+                        .with(|r| {
+                            r.as_ref()
+                                .map(|r| {
+                                    view! {
+                                        <TableView table=cases_table(
+                                            &case_runs(r),
+                                            plan.as_ref(),
+                                        ) />
+                                    }
+                                })
+                        })
+                }}
+                {move || {
                     plan_of(&state)
                         .map(|plan| {
                             view! {
+                                <TableView table=explored_table(&plan) />
                                 {curve_table(&plan).map(|t| view! { <TableView table=t /> })}
                                 {sensitivity_table(&plan).map(|t| view! { <TableView table=t /> })}
                                 {analytic_table(&plan).map(|t| view! { <TableView table=t /> })}
@@ -365,6 +383,15 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
             </section>
         </section>
     }
+}
+
+/// The runs of each case on the configured fleet, as far as they have
+/// arrived.
+fn case_runs(results: &Results) -> Vec<(Case, &RunSummary)> {
+    [(Case::Base, &results.base)]
+        .into_iter()
+        .chain(results.cases.iter().map(|(case, run)| (*case, run)))
+        .collect()
 }
 
 fn plan_of(state: &AppState) -> Option<PlanResult> {

@@ -1,10 +1,17 @@
 //! What the results area shows, from a real run.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
-use sojourn_app::results::{LoadLevel, cdf_input, cdf_points_table, cost_segments, run_figures};
+use sojourn_app::results::{
+    LoadLevel, cdf_input, cdf_points_table, cost_segments, cover_sentence, decision_summary,
+    miss_targets, pareto_input, plan_cases_table, plan_figures, plan_statement, replanned_table,
+    run_figures, search_effort_line,
+};
 use sojourn_engine::{
-    RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, class_table, simulate,
+    Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult, RunOptions, RunParams,
+    RunSummary, Scenario, ScenarioParams, SensitivityInput, TargetParams, Verdict, class_table,
+    discipline_label, plan, simulate,
 };
 
 fn run(price: Option<f64>) -> RunSummary {
@@ -102,4 +109,266 @@ fn tables_hold_every_class_and_every_cdf_point() {
     let input = cdf_input(&result, &BTreeMap::new(), true);
     let points: usize = input.curves.iter().map(|c| c.points.len()).sum();
     assert_eq!(cdf_points_table(&input).rows.len(), points);
+}
+
+/// One plan of the default scenario over two hours, shared by the tests
+/// below (a plan takes seconds): with its scenario.
+fn planned() -> &'static (ScenarioParams, PlanResult) {
+    static PLANNED: OnceLock<(ScenarioParams, PlanResult)> = OnceLock::new();
+    PLANNED.get_or_init(|| {
+        let mut params = ScenarioParams {
+            run: RunParams {
+                horizon_s: 2.0 * 3600.0,
+                ..RunParams::default()
+            },
+            ..ScenarioParams::overnight_batch()
+        };
+        params.plan.max_replicas = 16;
+        params.plan.sensitivity.inputs =
+            vec![SensitivityInput::ArrivalRate, SensitivityInput::Price];
+        params.plan.service_curve.load_multipliers = vec![0.5, 1.0, 2.0];
+        let scenario = Scenario::try_from(params.clone()).expect("valid");
+        let result = plan(&scenario, &PlanOptions::default()).expect("plans");
+        (params, result)
+    })
+}
+
+#[test]
+fn the_plan_names_its_configuration_and_what_the_search_did() {
+    let (_, result) = planned();
+    let chosen = &result.configurations[result.chosen.expect("a plan")];
+    let rec = result.recommendation.as_ref().expect("a plan");
+    let statement = plan_statement(result);
+    assert_eq!(
+        statement.fleet,
+        format!(
+            "{} + {} replicas of {}",
+            rec.steady_replicas,
+            rec.failure_reserve_replicas + rec.warm_idle_replicas,
+            chosen.name
+        )
+    );
+    assert!(
+        statement.detail.contains(&format!(
+            "{} scheduling",
+            discipline_label(chosen.discipline)
+        )),
+        "{}",
+        statement.detail
+    );
+    assert!(
+        statement.detail.ends_with(" per month with the reserve"),
+        "{}",
+        statement.detail
+    );
+    assert_eq!(
+        decision_summary(result),
+        format!(
+            "Decided by the upper end of the 95% interval, {} to {} replications per fleet",
+            result.min_replications, result.replications
+        )
+    );
+    let mut once = result.clone();
+    once.min_replications = once.replications;
+    assert!(
+        decision_summary(&once)
+            .ends_with(&format!(", {} replications per fleet", once.replications)),
+        "{}",
+        decision_summary(&once)
+    );
+    let figures = plan_figures(result);
+    assert_eq!(figures[0].label, "Planned configuration");
+    assert_eq!(figures[0].value, chosen.name);
+    let e = &result.search_effort;
+    assert_eq!(
+        search_effort_line(result),
+        format!(
+            "{} configurations, {} pruned, {} simulations instead of {} for a plain search",
+            result.configurations.len(),
+            e.pruned,
+            e.simulations,
+            e.plain_simulations
+        )
+    );
+}
+
+#[test]
+fn the_pareto_input_holds_every_decided_fleet_and_marks_the_choice() {
+    let (params, result) = planned();
+    let input = pareto_input(result, params);
+    assert_eq!(input.points.len(), result.explored.len());
+    assert!(input.priced, "the default scenario has prices");
+    let chosen = &input.points[input.chosen.expect("the chosen fleet was decided")];
+    let configuration = &result.configurations[result.chosen.expect("a plan")];
+    assert!(
+        chosen.label.starts_with(&format!(
+            "{}: {} + ",
+            configuration.name,
+            configuration.search.found.expect("found")
+        )),
+        "{}",
+        chosen.label
+    );
+    assert_eq!(chosen.verdict, Verdict::Met);
+    assert!(chosen.on_frontier, "nothing cheaper meets the targets");
+    assert_eq!(
+        input.targets,
+        [("every class".to_string(), DEFAULT_EPSILON)],
+        "the scenario's target: the default, on every class"
+    );
+}
+
+#[test]
+fn miss_targets_merge_equal_bounds_and_default_to_every_class() {
+    let mut params = ScenarioParams::overnight_batch();
+    params.plan.targets = vec![
+        TargetParams::miss_probability("api", 0.01),
+        TargetParams::miss_probability("nightly-batch", 0.01),
+    ];
+    assert_eq!(
+        miss_targets(&params),
+        [("api, nightly-batch".to_string(), 0.01)]
+    );
+    params.plan.targets.clear();
+    assert_eq!(
+        miss_targets(&params),
+        [("every class".to_string(), DEFAULT_EPSILON)]
+    );
+}
+
+#[test]
+fn covering_high_demand_reads_in_money_or_gpus() {
+    let (_, result) = planned();
+    let mut result = result.clone();
+    result.worst_case_cover = Some(Cover {
+        case: "high demand".to_string(),
+        configuration: "H100 SXM x1, priority".to_string(),
+        steady_replicas: 3,
+        total_replicas: 4,
+        total_gpus: 4,
+        usd_per_month: Some(9_260.0),
+        extra_usd_per_month: Some(4_380.0),
+        extra_gpus: 2,
+    });
+    assert_eq!(
+        cover_sentence(&result).as_deref(),
+        Some(
+            "Covering high demand takes 3 + 1 replicas of H100 SXM x1, priority: $9,260 per month, $4,380 more than the plan."
+        )
+    );
+    if let Some(cover) = result.worst_case_cover.as_mut() {
+        cover.extra_usd_per_month = Some(0.0);
+    }
+    assert!(
+        cover_sentence(&result)
+            .is_some_and(|s| s.ends_with("$9,260 per month, within the plan's budget.")),
+    );
+    if let Some(cover) = result.worst_case_cover.as_mut() {
+        cover.usd_per_month = None;
+        cover.extra_usd_per_month = None;
+    }
+    assert!(
+        cover_sentence(&result).is_some_and(|s| s.ends_with(": 4 GPUs, 2 more than the plan.")),
+    );
+    result.worst_case_cover = None;
+    assert_eq!(cover_sentence(&result), None);
+}
+
+#[test]
+fn the_sensitivity_shows_its_replanned_fleets() {
+    let (_, result) = planned();
+    let sensitivity = result.sensitivity.as_ref().expect("sensitivity");
+    let replanned = sensitivity
+        .rows
+        .iter()
+        .filter(|r| r.replanned_replicas_low.is_some() || r.replanned_replicas_high.is_some())
+        .count();
+    assert!(replanned > 0, "price at least is re-planned");
+    let table = replanned_table(result).expect("a table");
+    assert_eq!(table.rows.len(), replanned);
+    assert_eq!(
+        table.headers(),
+        [
+            "input",
+            "steady replicas low",
+            "steady replicas high",
+            "USD per month low",
+            "USD per month high"
+        ]
+    );
+    let price = table
+        .rows
+        .iter()
+        .find(|r| r[0].text == "price")
+        .expect("price is re-planned");
+    assert!(price[3].text.starts_with('$') && price[4].text.starts_with('$'));
+}
+
+#[test]
+fn an_unattainable_target_says_how_close_the_search_came() {
+    let mut params = ScenarioParams {
+        run: RunParams {
+            horizon_s: 1800.0,
+            ..RunParams::default()
+        },
+        ..ScenarioParams::overnight_batch()
+    };
+    params.plan.candidates = None;
+    params.plan.search.disciplines = Some(vec![Discipline::Fcfs]);
+    params.plan.max_replicas = 2;
+    // Half an hour of traffic cannot show a miss rate this small: even
+    // with no misses, the exact bound stays above it.
+    params.plan.targets = vec![TargetParams::miss_probability("api", 1e-9)];
+    let scenario = Scenario::try_from(params.clone()).expect("valid");
+    let result =
+        plan(&scenario, &PlanOptions::default()).expect("an unattainable plan is a result");
+    assert!(result.recommendation.is_none());
+    let statement = plan_statement(&result);
+    assert_eq!(statement.fleet, "No configuration meets the targets");
+    assert!(
+        statement
+            .detail
+            .starts_with("no fleet up to 2 replicas meets"),
+        "{}",
+        statement.detail
+    );
+    let figures = plan_figures(&result);
+    assert_eq!(figures.len(), 1);
+    assert_eq!(figures[0].detail, statement.detail);
+    assert_eq!(cover_sentence(&result), None);
+    assert_eq!(replanned_table(&result), None);
+    let input = pareto_input(&result, &params);
+    assert_eq!(input.chosen, None);
+    assert!(input.points.iter().all(|p| p.verdict != Verdict::Met));
+}
+
+#[test]
+fn the_plan_section_shows_each_case_replanned_once_there_is_a_plan() {
+    let (_, result) = planned();
+    let base = run(Some(3.0));
+    let runs = [(Case::Base, &base)];
+    let before = plan_cases_table(&runs, None);
+    assert_eq!(
+        before.headers(),
+        [
+            "case",
+            "P(miss), configured fleet",
+            "sojourn p99, configured fleet [s]",
+            "cost per success, configured fleet [USD]"
+        ]
+    );
+    let after = plan_cases_table(&runs, Some(result));
+    assert_eq!(after.id, "cases", "not the id of the whole table");
+    assert_eq!(after.headers()[1], "own plan: configuration");
+    assert_eq!(after.headers().len(), 8);
+    let cases: Vec<&str> = after.rows.iter().map(|r| r[0].text.as_str()).collect();
+    assert_eq!(cases, ["expected demand", "low demand", "high demand"]);
+    for row in &after.rows {
+        assert!(
+            result.configurations.iter().any(|c| c.name == row[1].text),
+            "{} is re-planned to a configuration of the space, not {}",
+            row[0].text,
+            row[1].text
+        );
+    }
 }

@@ -1,19 +1,57 @@
 //! The plan's part of the results: its headline figures (the cheapest
-//! fleet meeting the targets) and the plan itself: the fleet in words, the
-//! cases and candidates, the service curve and the sensitivity tornado.
+//! configuration and fleet meeting the targets) and the plan itself: the
+//! fleet and why, the decision rule, what the search did, cost against
+//! P(miss) of every fleet it decided, every configuration's search, the
+//! demand cases and the sensitivity (`plan/cases.rs`), and the service
+//! curve.
+
+mod cases;
 
 use leptos::prelude::*;
-use sojourn_engine::{
-    Case, RunSummary, cases_table, configurations_table, decision_label, recommendation_details,
-};
+use sojourn_engine::{PlanResult, configurations_table, format_count, recommendation_details};
 
-use super::{ChartFigure, FigureCard, TableView, placeholder, placeholder_sized, plan_of};
-use crate::charts::{Theme, TornadoMetric, service_curve_chart, tornado_chart, tornado_rows};
-use crate::format::format_count;
+use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
+use crate::charts::{Theme, chart_height, pareto_chart, service_curve_chart};
 use crate::help;
 use crate::job::Stage;
-use crate::results::plan_figures;
+use crate::results::{
+    decision_summary, pareto_input, plan_figures, plan_statement, search_effort_line,
+};
 use crate::state::{AppState, PlanStatus, RunStatus};
+use cases::{PlanCases, PlanSensitivity};
+
+/// Where the plan is while it has no result: its progress, waiting for the
+/// simulation, failed, or not started.
+fn pending_text(state: &AppState) -> String {
+    if let PlanStatus::Failed(message) = state.plan.get() {
+        return format!("The plan failed: {message}");
+    }
+    match state.run.get() {
+        RunStatus::Running {
+            label,
+            fraction,
+            stage: Stage::Plan,
+        } => format!("{label} ({:.0} %)", fraction * 100.0),
+        RunStatus::Running { .. } => "Waiting for the simulation".to_string(),
+        _ => "Not planned yet".to_string(),
+    }
+}
+
+/// Why a finished plan has no `what` (a service curve, a sensitivity): no
+/// fleet to measure it on, or the plan's options leave it out.
+fn absent(plan: &PlanResult, what: &str) -> String {
+    if plan.recommendation.is_none() {
+        format!("No {what}: no configuration meets the targets, so there is no fleet to measure.")
+    } else {
+        format!("No {what}: the plan's options leave it out.")
+    }
+}
+
+/// About the height \[px\] of a plan chart with its legend row under it,
+/// for the placeholder that holds its place.
+fn with_legend_height(width: u32) -> u32 {
+    chart_height(width, 0.52, 300) + 26
+}
 
 #[component]
 pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
@@ -24,30 +62,26 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
             .collect_view()
             .into_any(),
         PlanStatus::Running | PlanStatus::NotRun => {
-            let label = match state.run.get() {
-                RunStatus::Running {
-                    label,
-                    fraction,
-                    stage: Stage::Plan,
-                } => format!("{label} ({:.0} %)", fraction * 100.0),
-                RunStatus::Running { .. } => "Waiting for the simulation".to_string(),
-                _ => "Not planned yet".to_string(),
-            };
-            ["Planned replicas", "Planned cost per success"]
-                .into_iter()
-                .map(|title| {
-                    view! {
-                        <div class="metric">
-                            <dt>{title}</dt>
-                            <dd>
-                                <span class="metric-value">"…"</span>
-                                <span class="metric-detail">{label.clone()}</span>
-                            </dd>
-                        </div>
-                    }
-                })
-                .collect_view()
-                .into_any()
+            let label = pending_text(&state);
+            [
+                "Planned configuration",
+                "Planned replicas",
+                "Planned cost per success",
+            ]
+            .into_iter()
+            .map(|title| {
+                view! {
+                    <div class="metric">
+                        <dt>{title}</dt>
+                        <dd>
+                            <span class="metric-value">"…"</span>
+                            <span class="metric-detail">{label.clone()}</span>
+                        </dd>
+                    </div>
+                }
+            })
+            .collect_view()
+            .into_any()
         }
         PlanStatus::Failed(message) => view! {
             <div class="metric warn">
@@ -68,7 +102,7 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
     });
     view! {
         <h3>
-            "Cheapest fleet meeting the targets"
+            "Cheapest configuration meeting the targets"
             <span class="stale" class:shown=move || stale.get()>
                 "for earlier inputs: updating"
             </span>
@@ -80,160 +114,149 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
 #[component]
 pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>) -> impl IntoView {
     let plan = Memo::new(move |_| plan_of(&state));
-    let metric = RwSignal::new(TornadoMetric::CostPerSuccess);
+    let pending = Memo::new(move |_| pending_text(&state));
+    let pareto_svg = Signal::derive(move || {
+        state.plan.with(|p| match p {
+            PlanStatus::Done { params, plan } => {
+                pareto_chart(&pareto_input(plan, params), &theme.get(), width.get())
+            }
+            _ => placeholder_sized(
+                "Cost against P(miss)",
+                &format!("Cost against P(miss): {}", pending.get()),
+                &theme.get(),
+                width.get(),
+                with_legend_height(width.get()),
+            ),
+        })
+    });
+    let curve_absent = Memo::new(move |_| {
+        plan.with(|p| {
+            p.as_ref()
+                .filter(|p| p.service_curve.is_none())
+                .map(|p| absent(p, "service curve"))
+        })
+    });
     let curve_svg = Signal::derive(move || {
         plan.with(|p| {
             p.as_ref()
                 .and_then(|p| p.service_curve.as_ref())
                 .map(|c| service_curve_chart(c, &theme.get(), width.get()))
                 .unwrap_or_else(|| {
-                    placeholder(
+                    placeholder_sized(
                         "Service curve",
-                        "Service curve: waiting for the plan",
+                        &format!("Service curve: {}", pending.get()),
                         &theme.get(),
                         width.get(),
+                        with_legend_height(width.get()),
                     )
                 })
         })
     });
-    let tornado_svg = Signal::derive(move || {
-        plan.with(|p| match p.as_ref().and_then(|p| p.sensitivity.as_ref()) {
-            Some(s) => {
-                let rows = tornado_rows(s, metric.get());
-                tornado_chart(
-                    &rows,
-                    metric.get(),
-                    s.delta,
-                    s.base_usd_per_success.is_some(),
-                    &theme.get(),
-                    width.get(),
-                )
-            }
-            None => {
-                // The height the tornado will have, so nothing moves when it comes.
-                let rows = state
-                    .params
-                    .with(|p| p.plan.sensitivity.inputs.len())
-                    .max(1);
-                placeholder_sized(
-                    "Sensitivity",
-                    "Sensitivity: waiting for the plan",
-                    &theme.get(),
-                    width.get(),
-                    crate::charts::tornado_height(rows),
-                )
-            }
-        })
-    });
-    let recommendation = move || {
-        plan.with(|p| {
-            p.as_ref().and_then(|p| p.recommendation.as_ref()).map(|r| {
-                view! {
-                    <dl class="plan-details">
-                        {recommendation_details(r)
-                            .into_iter()
-                            .map(|(label, text)| {
-                                view! {
-                                    <div>
-                                        <dt>{label}</dt>
-                                        <dd>{text}</dd>
-                                    </div>
-                                }
-                            })
-                            .collect_view()}
-                    </dl>
-                    <ul class="plan-notes">
-                        {r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
-                    </ul>
-                }
-            })
-        })
-    };
-    let plan_warnings = move || {
-        plan.with(|p| {
-            p.as_ref().filter(|p| !p.warnings.is_empty()).map(|p| view! {
-                <div class="warnings" role="note" aria-label="Warnings from the planner">
-                    <ul>
-                        {p.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
-                    </ul>
-                </div>
-            })
-        })
-    };
-    let summary = move || {
-        plan.with(|p| {
-            p.as_ref().map(|p| {
-                format!(
-                    "{} simulations ({} requests); {} replications per fleet, decided by the {}. Targets: {}.",
-                    p.simulations,
-                    format_count(p.simulated_requests),
-                    p.replications,
-                    decision_label(p.decision),
-                    p.targets.join("; ")
-                )
-            })
-        })
-    };
     view! {
         <section class="plan-results" aria-labelledby="plan-heading">
             <h3 id="plan-heading">"Capacity plan"</h3>
-            <p class="run-meta">{summary}</p>
-            {recommendation}
-            {plan_warnings}
-            {move || {
-                let plan = plan.get();
-                state
-                    .results
-                    .with(|r| {
-                        r.as_ref()
-                            .map(|r| {
-                                let runs: Vec<(Case, &RunSummary)> = [(Case::Base, &r.base)]
-                                    .into_iter()
-                                    .chain(r.cases.iter().map(|(case, run)| (*case, run)))
-                                    .collect();
-                                view! {
-                                    <TableView table=cases_table(&runs, plan.as_ref()) open=true />
-                                }
-                            })
-                    })
+            {move || match plan.get() {
+                Some(plan) => view! { <PlanSummary plan /> }.into_any(),
+                None => view! { <p class="plan-pending">{move || pending.get()}</p> }.into_any(),
             }}
+            <ChartFigure
+                id="pareto-figure"
+                caption="Cost against P(miss) of every fleet decided"
+                help_text=help::PARETO
+                chart=pareto_svg
+            />
             {move || {
                 plan.get()
                     .map(|plan| view! { <TableView table=configurations_table(&plan) open=true /> })
             }}
-            <ChartFigure
-                id="curve-figure"
-                caption="Service curve and operating point"
-                help_text=help::SERVICE_CURVE
-                chart=curve_svg
-            />
-            <ChartFigure
-                id="tornado-figure"
-                caption="Sensitivity (tornado)"
-                help_text=help::TORNADO
-                chart=tornado_svg
+            <PlanCases state plan />
+            <Show
+                when=move || curve_absent.with(Option::is_none)
+                fallback=move || view! { <p class="panel-note">{curve_absent.get()}</p> }
             >
-                <label class="inline-check">
-                    <select
-                        aria-label="What the tornado shows"
-                        on:change=move |e| {
-                            metric
-                                .set(
-                                    if event_target_value(&e) == "miss" {
-                                        TornadoMetric::MissProbability
-                                    } else {
-                                        TornadoMetric::CostPerSuccess
-                                    },
-                                );
-                        }
-                    >
-                        <option value="cost" selected=true>
-                            "Cost per success"
-                        </option>
-                        <option value="miss">"P(miss)"</option>
-                    </select>
-                </label>
-            </ChartFigure>
+                <ChartFigure
+                    id="curve-figure"
+                    caption="Service curve and operating point"
+                    help_text=help::SERVICE_CURVE
+                    chart=curve_svg
+                />
+            </Show>
+            <PlanSensitivity state plan theme width pending />
         </section>
+    }
+}
+
+/// The plan in words: the fleet and its configuration, why, the decision
+/// rule and the targets, what the search did, the plan's details and notes.
+#[component]
+fn PlanSummary(plan: PlanResult) -> impl IntoView {
+    let statement = plan_statement(&plan);
+    let why = (!plan.explanation.is_empty()).then(|| {
+        view! {
+            <p class="plan-why">
+                <strong>"Why: "</strong>
+                {plan.explanation.clone()}
+            </p>
+        }
+    });
+    let details = plan.recommendation.as_ref().map(|r| {
+        view! {
+            <dl class="plan-details">
+                {recommendation_details(r)
+                    .into_iter()
+                    .map(|(label, text)| {
+                        view! {
+                            <div>
+                                <dt>{label}</dt>
+                                <dd>{text}</dd>
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+            </dl>
+            <ul class="plan-notes">
+                {r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
+            </ul>
+        }
+    });
+    let warnings = (!plan.warnings.is_empty()).then(|| {
+        view! {
+            <div class="warnings" role="note" aria-label="Warnings from the planner">
+                <ul>
+                    {plan.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
+                </ul>
+            </div>
+        }
+    });
+    let effort = format!(
+        "{}. {} simulations in all ({} requests).",
+        search_effort_line(&plan),
+        format_count(plan.simulations),
+        format_count(plan.simulated_requests),
+    );
+    let unmet = plan.recommendation.is_none();
+    view! {
+        <div class="plan-statement" class:warn=unmet id="plan-statement">
+            <p class="plan-fleet">{statement.fleet}</p>
+            <p class="plan-fleet-detail">{statement.detail}</p>
+        </div>
+        {why}
+        <details class="plan-rule">
+            <summary>{decision_summary(&plan)}</summary>
+            <p>{plan.decision_rule.clone()}</p>
+            <p>"Targets:"</p>
+            <ul>{plan.targets.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
+            <p>"Searched:"</p>
+            <ul>
+                {plan
+                    .search_space
+                    .iter()
+                    .map(|d| view! { <li>{format!("{}: {}", d.name, d.values.join(", "))}</li> })
+                    .collect_view()}
+            </ul>
+        </details>
+        <p class="run-meta plan-effort">{effort}</p>
+        {details}
+        {warnings}
     }
 }

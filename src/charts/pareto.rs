@@ -1,0 +1,346 @@
+//! Cost against P(miss): every fleet the plan's search decided, coloured by
+//! its verdict, the Pareto frontier (no other fleet is both as cheap and
+//! less likely to miss) as a step line, the chosen fleet ringed and named,
+//! and each miss-probability target as a dashed line; the legend is under
+//! the axes.
+//!
+//! P(miss) is the worst class's upper 95% bound, the value the decision rule
+//! reads, on a log axis: targets of 0.1 % and 1 % and an overloaded fleet
+//! at 60 % all stay legible, and exact bounds never reach zero.
+
+use plotters::coord::combinators::{LogCoord, WithKeyPoints};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use sojourn_engine::Verdict;
+
+use super::legend::{LegendItem, Mark, draw_legend, legend_height, text_px};
+use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px};
+use crate::format::{format_count, format_number, format_usd};
+
+pub const PARETO_TITLE: &str = "Cost against P(miss)";
+
+/// The lowest P(miss) the axis shows: a bound below it is drawn on it.
+const P_MISS_FLOOR: f64 = 1e-6;
+
+/// One decided fleet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParetoPoint {
+    /// The configuration and fleet, e.g. "H100 SXM x1, priority: 1 + 1 replicas".
+    pub label: String,
+    /// USD per month with the reserve, or GPUs with the reserve when unpriced.
+    pub cost: f64,
+    /// The worst class's P(miss), upper 95% bound.
+    pub p_miss_upper: f64,
+    pub verdict: Verdict,
+    pub on_frontier: bool,
+}
+
+/// What the chart draws.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParetoInput {
+    pub points: Vec<ParetoPoint>,
+    /// Index into `points` of the chosen fleet.
+    pub chosen: Option<usize>,
+    /// Costs are USD per month (else GPUs).
+    pub priced: bool,
+    /// (whom it binds, P(miss) bound) of each distinct miss-probability
+    /// target, tightest first.
+    pub targets: Vec<(String, f64)>,
+}
+
+/// Draws the chart: `width` wide, about half as high, plus its legend
+/// under the axes.
+pub fn pareto_chart(input: &ParetoInput, theme: &Theme, width: u32) -> Chart {
+    let title = title(input);
+    let plot_height = super::chart_height(width, 0.52, 300);
+    let legend = legend_items(input, theme);
+    let frame = Frame {
+        name: PARETO_TITLE,
+        title: &title,
+        width,
+        height: plot_height + legend_height(&legend, width),
+        theme,
+    };
+    if drawable(input).next().is_none() {
+        return frame.empty("No fleet was decided: nothing to draw.");
+    }
+    frame.draw(|root| {
+        let (plot, below) = root.split_vertically(plot_height);
+        draw(input, theme, width, &plot)?;
+        draw_legend(&below, &legend, theme, width)
+    })
+}
+
+fn title(input: &ParetoInput) -> String {
+    let frontier = input.points.iter().filter(|p| p.on_frontier).count();
+    let chosen = input
+        .chosen
+        .and_then(|i| input.points.get(i))
+        .map(|p| format!("; chosen: {}", p.label))
+        .unwrap_or_default();
+    format!(
+        "{PARETO_TITLE}: {} fleets decided, {frontier} on the frontier{chosen}",
+        input.points.len()
+    )
+}
+
+/// The points that can be placed (a bound that is not a number cannot).
+fn drawable(input: &ParetoInput) -> impl Iterator<Item = &ParetoPoint> {
+    input
+        .points
+        .iter()
+        .filter(|p| p.cost.is_finite() && p.p_miss_upper.is_finite())
+}
+
+/// Whole decades around the bounds and targets, at least one decade, at
+/// most 100 %.
+fn y_range(input: &ParetoInput) -> (f64, f64) {
+    let values = drawable(input)
+        .map(|p| p.p_miss_upper)
+        .chain(input.targets.iter().map(|(_, t)| *t))
+        .filter(|v| v.is_finite() && *v > 0.0);
+    let (low, high) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    let low = if low.is_finite() { low } else { 1e-3 };
+    let low = 10f64.powf((low * 0.7).log10().floor()).max(P_MISS_FLOOR);
+    let high = 10f64
+        .powf((high * 1.5).log10().ceil())
+        .clamp(low * 10.0, 1.0);
+    (low.min(high / 10.0), high)
+}
+
+/// Decades within the range, with 2 and 5 between them when it spans at
+/// most two decades.
+fn y_ticks(low: f64, high: f64) -> Vec<f64> {
+    let decades = (high / low).log10().round() as i32;
+    let steps: &[f64] = if decades <= 2 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    (0..=decades)
+        .flat_map(|d| steps.iter().map(move |s| low * 10f64.powi(d) * s))
+        .filter(|t| *t <= high * 1.001)
+        .collect()
+}
+
+/// "0.1 %", "1 %", "20 %".
+fn percent_label(p: f64) -> String {
+    format!("{} %", format_number(p * 100.0, 2))
+}
+
+/// A cost tick: USD, or a whole number of GPUs (none between them).
+fn cost_label(cost: f64, priced: bool) -> String {
+    if priced {
+        format_usd(cost)
+    } else if (cost - cost.round()).abs() > 1e-9 {
+        String::new()
+    } else {
+        format_count(cost.round() as u64)
+    }
+}
+
+fn verdict_style(verdict: Verdict, theme: &Theme) -> (RGBColor, &'static str) {
+    match verdict {
+        Verdict::Met => (theme.best, "targets met"),
+        Verdict::Uncertain => (theme.deadline, "uncertain"),
+        Verdict::NotMet => (theme.worst, "targets not met"),
+    }
+}
+
+/// The frontier as a staircase, cheapest first: from each point across to
+/// the next one's cost, then down to its P(miss); the last runs on to
+/// `x_end` (more money buys at least that).
+fn staircase(input: &ParetoInput, low: f64, x_end: f64) -> Vec<(f64, f64)> {
+    let mut frontier: Vec<(f64, f64)> = drawable(input)
+        .filter(|p| p.on_frontier)
+        .map(|p| (p.cost, p.p_miss_upper.max(low)))
+        .collect();
+    frontier.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    let mut steps = Vec::with_capacity(frontier.len() * 2);
+    for (cost, p) in frontier {
+        if let Some(&(_, previous)) = steps.last() {
+            steps.push((cost, previous));
+        }
+        steps.push((cost, p));
+    }
+    if let Some(&(_, last)) = steps.last() {
+        steps.push((x_end, last));
+    }
+    steps
+}
+
+fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
+    let font = font_px(width);
+    let (low, high) = y_range(input);
+    let x_max = drawable(input).map(|p| p.cost).fold(0.0f64, f64::max);
+    let x_end = match (x_max > 0.0, input.priced) {
+        (false, _) => 1.0,
+        (true, true) => x_max * 1.25,
+        // Whole GPUs, so the ticks fall on them.
+        (true, false) => (x_max * 1.25).ceil(),
+    };
+    let label_style = ("sans-serif", font).into_font().color(&theme.ink);
+    let mut chart = ChartBuilder::on(root)
+        .margin_top(14)
+        .margin_right(18)
+        .margin_left(8)
+        .x_label_area_size(font * 3.2)
+        .y_label_area_size(font * 4.6)
+        .build_cartesian_2d(
+            0.0..x_end,
+            (low..high).log_scale().with_key_points(y_ticks(low, high)),
+        )
+        .map_err(draw_error)?;
+    let priced = input.priced;
+    chart
+        .configure_mesh()
+        .x_desc(if priced {
+            "USD per month, with the reserve"
+        } else {
+            "GPUs, with the reserve"
+        })
+        .y_desc("P(miss) bound, worst class")
+        .x_labels(if width < 500 { 4 } else { 8 })
+        .x_label_formatter(&|x| cost_label(*x, priced))
+        .y_label_formatter(&|y| percent_label(*y))
+        .themed(theme, &label_style)
+        .draw()
+        .map_err(draw_error)?;
+    draw_targets(&mut chart, input, theme, x_end)?;
+    chart
+        .draw_series(LineSeries::new(
+            staircase(input, low, x_end),
+            theme.base.stroke_width(2),
+        ))
+        .map_err(draw_error)?;
+    let chosen = input
+        .chosen
+        .and_then(|i| input.points.get(i))
+        .filter(|p| p.cost.is_finite() && p.p_miss_upper.is_finite())
+        .map(|p| (p, (p.cost, p.p_miss_upper.max(low))));
+    if let Some((point, at)) = chosen {
+        // Under the dots, so it hides none.
+        name_chosen(&mut chart, point, at, theme, font)?;
+    }
+    for verdict in [Verdict::NotMet, Verdict::Uncertain, Verdict::Met] {
+        let (color, _) = verdict_style(verdict, theme);
+        chart
+            .draw_series(
+                drawable(input)
+                    .filter(|p| p.verdict == verdict)
+                    .map(|p| Circle::new((p.cost, p.p_miss_upper.max(low)), 5, color.filled())),
+            )
+            .map_err(draw_error)?;
+    }
+    if let Some((_, at)) = chosen {
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                at,
+                10,
+                theme.ink.stroke_width(2),
+            )))
+            .map_err(draw_error)?;
+    }
+    Ok(())
+}
+
+/// The frontier, the targets, then each verdict the chart shows.
+fn legend_items(input: &ParetoInput, theme: &Theme) -> Vec<LegendItem> {
+    let mut items = vec![LegendItem::new(
+        theme.base,
+        Mark::Line(2),
+        "Pareto frontier",
+    )];
+    if !input.targets.is_empty() {
+        let plural = if input.targets.len() > 1 { "s" } else { "" };
+        let targets: Vec<String> = input
+            .targets
+            .iter()
+            .map(|(whom, bound)| format!("{whom} {}", percent_label(*bound)))
+            .collect();
+        items.push(LegendItem::new(
+            theme.muted,
+            Mark::Dashed,
+            format!("target{plural}: {}", targets.join(", ")),
+        ));
+    }
+    for verdict in [Verdict::Met, Verdict::Uncertain, Verdict::NotMet] {
+        if drawable(input).any(|p| p.verdict == verdict) {
+            let (color, text) = verdict_style(verdict, theme);
+            items.push(LegendItem::new(color, Mark::Dot, text));
+        }
+    }
+    items
+}
+
+/// The chart's context: cost on a linear axis, P(miss) on a log axis.
+type ParetoChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, WithKeyPoints<LogCoord<f64>>>>;
+
+/// Each target as a dashed line (the legend names them).
+fn draw_targets(
+    chart: &mut ParetoChart,
+    input: &ParetoInput,
+    theme: &Theme,
+    x_end: f64,
+) -> DrawResult<()> {
+    for (_, bound) in &input.targets {
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(0.0, *bound), (x_end, *bound)],
+                7,
+                4,
+                theme.muted.stroke_width(2),
+            ))
+            .map_err(draw_error)?;
+    }
+    Ok(())
+}
+
+/// The chosen fleet's name above it, in two lines (the configuration, then
+/// the fleet) on the chart's background: to its right, or as far right as
+/// the plot leaves room for.
+fn name_chosen(
+    chart: &mut ParetoChart,
+    point: &ParetoPoint,
+    at: (f64, f64),
+    theme: &Theme,
+    font: f64,
+) -> DrawResult<()> {
+    let (configuration, fleet) = point
+        .label
+        .rsplit_once(": ")
+        .unwrap_or((point.label.as_str(), ""));
+    let first = format!("chosen: {configuration}");
+    let widest = text_px(&first, font).max(text_px(fleet, font));
+    let x_px = f64::from(chart.backend_coord(&at).0);
+    let plot = chart.plotting_area().get_pixel_range().0;
+    let left = (x_px + 12.0)
+        .min(f64::from(plot.end) - widest)
+        .max(f64::from(plot.start));
+    let dx = (left - x_px) as i32;
+    let line = (font * 1.25) as i32;
+    let style = ("sans-serif", font)
+        .into_font()
+        .style(FontStyle::Bold)
+        .color(&theme.ink)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at(at)
+                + Rectangle::new(
+                    [
+                        (dx - 3, -16 - line - line / 2),
+                        (dx + widest as i32 + 3, -16 + line / 2),
+                    ],
+                    theme.background.mix(0.85).filled(),
+                )
+                + Text::new(first, (dx, -16 - line), style.clone())
+                + Text::new(fleet.to_string(), (dx, -16), style),
+        ))
+        .map_err(draw_error)?;
+    Ok(())
+}
