@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 
 use sojourn_engine::{
-    Case, Cell, ConfigurationResult, DataTable, MISSING, PlanResult, RunSummary, ScenarioParams,
+    Case, ConfigurationResult, DataTable, MISSING, PlanResult, RunSummary, ScenarioParams,
     SearchStatus, TargetParams, UnitCosts, cases_table, cdf_table, decision_label,
-    discipline_label,
+    discipline_label, sensitivity_table,
 };
 
 use crate::charts::{CdfCurve, CdfInput, CurveKind, ParetoInput, ParetoPoint};
@@ -433,40 +433,30 @@ pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>)
 /// with the input lowered and raised, and its monthly cost.
 pub fn replanned_table(plan: &PlanResult) -> Option<DataTable> {
     let s = plan.sensitivity.as_ref()?;
-    let rows: Vec<_> = s
-        .rows
-        .iter()
-        .filter(|r| r.replanned_replicas_low.is_some() || r.replanned_replicas_high.is_some())
+    let mut table = sensitivity_table(plan)?.select(&[
+        "input",
+        "re-planned replicas low",
+        "re-planned replicas high",
+        "re-planned USD per month low",
+        "re-planned USD per month high",
+    ]);
+    // The engine's rows are the sensitivity's, in order: keep those re-planned.
+    let rows = std::mem::take(&mut table.rows);
+    table.rows = rows
+        .into_iter()
+        .zip(&s.rows)
+        .filter(|(_, r)| r.replanned_replicas_low.is_some() || r.replanned_replicas_high.is_some())
+        .map(|(row, _)| row)
         .collect();
-    if rows.is_empty() {
+    if table.rows.is_empty() {
         return None;
     }
     let base = chosen_configuration(plan)
         .and_then(|c| c.search.found)
         .map(|r| format!(": {} at the base values", counted(r.into(), "replica")))
         .unwrap_or_default();
-    let mut table = DataTable::new(
-        "sensitivity-replanned",
-        format!("Re-planned fleet of {} at each end{base}", s.candidate),
-        &[
-            "input",
-            "steady replicas low",
-            "steady replicas high",
-            "USD per month low",
-            "USD per month high",
-        ],
-    );
-    let replicas = |r: Option<u32>| Cell::maybe(r.map(f64::from), |v| format!("{v:.0}"));
-    let usd = |u: Option<f64>| Cell::maybe(u, format_usd);
-    for row in rows {
-        table.rows.push(vec![
-            Cell::text(&row.label),
-            replicas(row.replanned_replicas_low),
-            replicas(row.replanned_replicas_high),
-            usd(row.replanned_usd_per_month_low),
-            usd(row.replanned_usd_per_month_high),
-        ]);
-    }
+    table.id = "sensitivity-replanned";
+    table.title = format!("Re-planned fleet of {} at each end{base}", s.candidate);
     Some(table)
 }
 

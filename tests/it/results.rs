@@ -290,10 +290,10 @@ fn the_sensitivity_shows_its_replanned_fleets() {
         table.headers(),
         [
             "input",
-            "steady replicas low",
-            "steady replicas high",
-            "USD per month low",
-            "USD per month high"
+            "re-planned replicas low",
+            "re-planned replicas high",
+            "re-planned USD per month low",
+            "re-planned USD per month high"
         ]
     );
     let price = table

@@ -265,6 +265,7 @@ impl DecodeGroup {
         self.offset_hist[r] += 1;
         self.offset_sum += offset;
         let admit_seq = d.admit_seq;
+        let preemption_key = (d.priority, d.arrival_s.to_bits(), d.id);
         let last_step = Self::last_step_of(&d);
         let slot = self.free_slots.pop().unwrap_or_else(|| {
             self.slots.push(None);
@@ -295,8 +296,8 @@ impl DecodeGroup {
                 let slots = &self.slots;
                 heap.retain(|&(_, _, id, slot)| Self::holds(slots, slot, id));
             }
-            let d = &self.slots[slot].as_ref().expect("just filled").active;
-            heap.push((d.priority, d.arrival_s.to_bits(), d.id, slot));
+            let (priority, arrival, id) = preemption_key;
+            heap.push((priority, arrival, id, slot));
         }
     }
 
