@@ -15,6 +15,12 @@ fn window() -> Option<web_sys::Window> {
     web_sys::window()
 }
 
+/// How many logical cores the browser offers the page
+/// (`navigator.hardwareConcurrency`).
+pub fn hardware_concurrency() -> Option<f64> {
+    window().map(|w| w.navigator().hardware_concurrency())
+}
+
 /// The current query string (`?s=...`), or "".
 pub fn query() -> String {
     window()

@@ -3,7 +3,12 @@
 //!
 //! The scenario in the URL is the source of truth: it is read once at load,
 //! written back (with `history.replaceState`) after every edit, and every
-//! result on the page derives from it through a worker job.
+//! result on the page derives from it through a job. A job is the single
+//! run (the configured fleet, then its best and worst cases), which starts
+//! first on one worker of the pool, and the plan, whose simulations go to
+//! the other workers, and to that one too once the single run is done. The
+//! plan's decisions are made here, on the page's thread ([`PlanDispatch`]);
+//! its result is shown once the single run's are.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -12,9 +17,9 @@ use leptos::prelude::*;
 use sojourn_engine::{PlanResult, RunSummary, Scenario, ScenarioError, ScenarioParams};
 
 use crate::browser;
-use crate::job::{Case, JobRequest, Stage, WorkerMessage};
+use crate::job::{Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_label};
 use crate::link;
-use crate::worker_client::WorkerClient;
+use crate::worker_client::{WorkerPool, pool_size};
 
 /// How long the page waits after the last edit before it runs \[ms\].
 pub const DEBOUNCE: Duration = Duration::from_millis(300);
@@ -107,7 +112,11 @@ pub struct AppState {
     current_job: StoredValue<u64>,
     /// The scenario of the current job.
     job_params: StoredValue<Option<ScenarioParams>>,
-    client: StoredValue<Option<WorkerClient>, LocalStorage>,
+    /// Whether the current job's single run has ended.
+    single_run_done: StoredValue<bool>,
+    /// The current job's plan until its result is shown (or it fails).
+    planner: StoredValue<Option<PlanDispatch>, LocalStorage>,
+    pool: StoredValue<Option<WorkerPool>, LocalStorage>,
     debounce: StoredValue<Option<TimeoutHandle>, LocalStorage>,
 }
 
@@ -173,15 +182,19 @@ impl AppState {
             window_width: RwSignal::new(1200.0),
             current_job: StoredValue::new(0),
             job_params: StoredValue::new(None),
-            client: StoredValue::new_local(None),
+            single_run_done: StoredValue::new(false),
+            planner: StoredValue::new_local(None),
+            pool: StoredValue::new_local(None),
             debounce: StoredValue::new_local(None),
         };
         let dark = state.dark;
         browser::watch_color_scheme(move |is_dark| dark.set(is_dark));
         let width = state.window_width;
         browser::watch_width(move |w| width.set(w));
-        let client = WorkerClient::new(move |message| state.on_message(message));
-        state.client.set_value(Some(client));
+        let pool = WorkerPool::new(pool_size(browser::hardware_concurrency()), move |message| {
+            state.on_message(message)
+        });
+        state.pool.set_value(Some(pool));
         state.sync_url();
         state.run_on_change();
         state
@@ -262,20 +275,21 @@ impl AppState {
         })
     }
 
-    /// Starts a job for the current scenario if it is valid.
+    /// Starts a job for the current scenario if it is valid, superseding
+    /// the job in flight.
     pub fn start(self) {
         if self.blocked_reason().is_some() {
             return;
         }
+        let params = self.params.get_untracked();
+        let Ok(scenario) = Scenario::try_from(params.clone()) else {
+            return;
+        };
         let id = self.current_job.get_value() + 1;
         self.current_job.set_value(id);
-        let job = JobRequest {
-            id,
-            params: self.params.get_untracked(),
-            cases: true,
-            plan: true,
-        };
-        self.job_params.set_value(Some(job.params.clone()));
+        self.job_params.set_value(Some(params.clone()));
+        self.single_run_done.set_value(false);
+        self.planner.set_value(Some(PlanDispatch::new(scenario)));
         self.run.set(RunStatus::Running {
             stage: Stage::Simulate,
             fraction: 0.0,
@@ -286,11 +300,22 @@ impl AppState {
                 *plan = PlanStatus::Running;
             }
         });
-        self.client.with_value(|client| {
-            if let Some(client) = client {
-                client.start(&job);
-            }
-        });
+        let Some(pool) = self.pool.get_value() else {
+            return;
+        };
+        pool.revive();
+        // The single run first, on one worker; the plan on the others.
+        let Some(&first) = pool.idle().first() else {
+            self.fail_run("no simulation worker could start".to_string());
+            return;
+        };
+        let single_run = JobRequest::Simulate {
+            id,
+            params: Box::new(params),
+            cases: true,
+        };
+        pool.post(first, &single_run);
+        self.dispatch_plan();
     }
 
     /// Stops the job in flight.
@@ -301,11 +326,10 @@ impl AppState {
             }
         });
         self.current_job.update_value(|id| *id += 1);
-        self.client.with_value(|client| {
-            if let Some(client) = client {
-                client.cancel();
-            }
-        });
+        self.planner.set_value(None);
+        if let Some(pool) = self.pool.get_value() {
+            pool.stop_all();
+        }
         self.run.set(RunStatus::Cancelled);
         self.plan.update(|plan| {
             if *plan == PlanStatus::Running {
@@ -339,10 +363,7 @@ impl AppState {
             }),
             WorkerMessage::Simulated { case, result, .. } => match case {
                 Case::Base => self.results.set(Some(Results {
-                    params: self
-                        .job_params
-                        .get_value()
-                        .unwrap_or_else(ScenarioParams::overnight_batch),
+                    params: self.current_params(),
                     base: *result,
                     cases: BTreeMap::new(),
                 })),
@@ -352,29 +373,116 @@ impl AppState {
                     }
                 }),
             },
-            WorkerMessage::Planned { plan, .. } => self.plan.set(PlanStatus::Done {
-                params: Box::new(
-                    self.job_params
-                        .get_value()
-                        .unwrap_or_else(ScenarioParams::overnight_batch),
-                ),
-                plan,
-            }),
-            WorkerMessage::Failed { stage, message, .. } => {
-                if stage == Stage::Plan {
-                    self.plan.set(PlanStatus::Failed(message));
-                    self.run.set(RunStatus::Done);
-                } else {
-                    self.run.set(RunStatus::Failed(message));
-                    self.plan.update(|plan| {
-                        if *plan == PlanStatus::Running {
-                            *plan = PlanStatus::NotRun;
-                        }
+            WorkerMessage::JobProgress { key, fraction, .. } => {
+                self.planner.update_value(|planner| {
+                    if let Some(planner) = planner {
+                        planner.job_progress(key, fraction);
+                    }
+                });
+                self.show_plan_progress();
+            }
+            WorkerMessage::JobDone { output, .. } => {
+                self.planner.update_value(|planner| {
+                    if let Some(planner) = planner {
+                        planner.submit(*output);
+                    }
+                });
+                self.dispatch_plan();
+                self.show_plan_progress();
+            }
+            WorkerMessage::Failed {
+                stage: Stage::Plan,
+                message,
+                ..
+            } => self.fail_plan(message),
+            WorkerMessage::Failed { message, .. } => self.fail_run(message),
+            WorkerMessage::Finished { .. } => {
+                self.single_run_done.set_value(true);
+                self.dispatch_plan();
+                self.show_plan_progress();
+            }
+        }
+    }
+
+    fn current_params(self) -> ScenarioParams {
+        self.job_params
+            .get_value()
+            .unwrap_or_else(ScenarioParams::overnight_batch)
+    }
+
+    /// Hands the plan's next simulations to the idle workers, and shows the
+    /// plan once it is complete and the single run is done.
+    fn dispatch_plan(self) {
+        let Some(pool) = self.pool.get_value() else {
+            return;
+        };
+        let id = self.current_job.get_value();
+        for worker in pool.idle() {
+            let next = self
+                .planner
+                .try_update_value(|planner| planner.as_mut().map(PlanDispatch::next_job))
+                .flatten();
+            match next {
+                Some(Ok(PlanNext::Run(job))) => pool.post(worker, &JobRequest::PlanJob { id, job }),
+                Some(Ok(PlanNext::Done(plan))) if self.single_run_done.get_value() => {
+                    self.planner.set_value(None);
+                    self.plan.set(PlanStatus::Done {
+                        params: Box::new(self.current_params()),
+                        plan,
                     });
+                    return;
+                }
+                Some(Ok(PlanNext::Wait | PlanNext::Done(_))) | None => return,
+                Some(Err(error)) => {
+                    self.fail_plan(error.to_string());
+                    return;
                 }
             }
-            WorkerMessage::Finished { .. } => self.run.set(RunStatus::Done),
         }
+    }
+
+    /// Once the single run is done, the status line follows the plan, and
+    /// says done when the plan has ended too.
+    fn show_plan_progress(self) {
+        if !self.single_run_done.get_value() {
+            return;
+        }
+        let progress = self
+            .planner
+            .with_value(|planner| planner.as_ref().map(PlanDispatch::progress));
+        self.run.set(match progress {
+            Some(progress) => RunStatus::Running {
+                stage: Stage::Plan,
+                fraction: progress.fraction,
+                label: plan_label(&progress),
+            },
+            None => RunStatus::Done,
+        });
+    }
+
+    /// The plan failed: its other simulations stop; the single run goes on.
+    fn fail_plan(self, message: String) {
+        self.planner.set_value(None);
+        if let Some(pool) = self.pool.get_value() {
+            pool.stop_plan();
+        }
+        self.plan.set(PlanStatus::Failed(message));
+        self.show_plan_progress();
+    }
+
+    /// The single run failed (or a worker did): the whole job stops, as
+    /// the plan would fail the same way.
+    fn fail_run(self, message: String) {
+        self.planner.set_value(None);
+        if let Some(pool) = self.pool.get_value() {
+            pool.stop_all();
+        }
+        self.run.set(RunStatus::Failed(message));
+        self.plan.update(|plan| {
+            if *plan == PlanStatus::Running {
+                *plan = PlanStatus::NotRun;
+            }
+        });
     }
 }
 

@@ -1,13 +1,18 @@
-//! The page's side of the simulation worker: spawns it, posts jobs, hands
-//! its messages to a callback, and cancels by terminating it.
+//! The page's side of the simulation workers: a pool of Web Workers, each
+//! running one [`JobRequest`] at a time. The pool posts requests, hands
+//! every worker message to a callback, and stops requests by terminating
+//! their workers and starting fresh ones.
 //!
-//! The worker is created from a small Blob script that loads Trunk's
+//! A worker is created from a small Blob script that loads Trunk's
 //! `worker.js` and `worker_bg.wasm` from the page's base URL, so the site
-//! works under any path. A message sent before the worker says `ready` would
-//! be lost, so the newest job waits until then.
+//! works under any path. A message sent before a worker says `ready` would
+//! be lost, so its request waits until then. A worker that fails to load or
+//! throws is reported as a `failed` message for the request it held and is
+//! not restarted until the next [`WorkerPool::revive`] (a worker that cannot
+//! load would otherwise fail again and again).
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use js_sys::Array;
 use wasm_bindgen::JsCast;
@@ -16,84 +21,147 @@ use web_sys::{Blob, BlobPropertyBag, ErrorEvent, MessageEvent, Url, Worker};
 
 use crate::job::{JobRequest, Stage, WorkerMessage};
 
+/// Most workers the page starts. A plan's batches seldom hold more
+/// independent simulations than this, and each worker holds its own copy of
+/// the engine and of its run's records (tens of MB for a day of traffic),
+/// so more would cost memory without saving time.
+pub const MAX_WORKERS: usize = 8;
+
+/// How many workers to start: one per logical core the browser reports
+/// (`navigator.hardwareConcurrency`), at least one and at most
+/// [`MAX_WORKERS`]; one when the browser does not say.
+pub fn pool_size(hardware_concurrency: Option<f64>) -> usize {
+    let cores = hardware_concurrency
+        .filter(|n| n.is_finite())
+        .unwrap_or(1.0);
+    (cores as usize).clamp(1, MAX_WORKERS)
+}
+
 type Listener = Rc<dyn Fn(WorkerMessage)>;
 
-/// A handle on the worker; cheap to clone.
+/// A handle on the pool; cheap to clone.
 #[derive(Clone)]
-pub struct WorkerClient(Rc<RefCell<Inner>>);
+pub struct WorkerPool(Rc<RefCell<Pool>>);
 
-struct Inner {
+struct Pool {
+    slots: Vec<Slot>,
+    listener: Listener,
+}
+
+/// One worker of the pool.
+#[derive(Default)]
+struct Slot {
+    /// `None` when it could not start or has failed.
     worker: Option<Worker>,
     ready: bool,
-    /// The job to post once the worker is ready.
+    /// The request to post once the worker is ready.
     queued: Option<String>,
-    /// The job in flight, if any.
-    busy: Option<u64>,
-    listener: Listener,
+    /// The job id and stage of the request it holds, if any.
+    busy: Option<(u64, Stage)>,
     script_url: Option<String>,
     _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
     _on_error: Option<Closure<dyn FnMut(ErrorEvent)>>,
 }
 
-impl WorkerClient {
-    /// Spawns the worker; `listener` receives every message of the current job.
-    pub fn new(listener: impl Fn(WorkerMessage) + 'static) -> WorkerClient {
-        let client = WorkerClient(Rc::new(RefCell::new(Inner {
-            worker: None,
-            ready: false,
-            queued: None,
-            busy: None,
+impl WorkerPool {
+    /// Starts `size` workers; `listener` receives every message from them
+    /// (after the pool has noted which worker is free again).
+    pub fn new(size: usize, listener: impl Fn(WorkerMessage) + 'static) -> WorkerPool {
+        let pool = WorkerPool(Rc::new(RefCell::new(Pool {
+            slots: (0..size).map(|_| Slot::default()).collect(),
             listener: Rc::new(listener),
-            script_url: None,
-            _on_message: None,
-            _on_error: None,
         })));
-        client.spawn();
-        client
+        for index in 0..size {
+            pool.respawn(index);
+        }
+        pool
     }
 
-    /// Runs `job`, superseding (terminating) any job in flight.
-    pub fn start(&self, job: &JobRequest) {
-        if self.0.borrow().busy.is_some() {
-            self.respawn();
+    /// The workers that run nothing (loaded or still loading), in order.
+    pub fn idle(&self) -> Vec<usize> {
+        let pool = self.0.borrow();
+        (0..pool.slots.len())
+            .filter(|&index| {
+                let slot = &pool.slots[index];
+                slot.worker.is_some() && slot.busy.is_none()
+            })
+            .collect()
+    }
+
+    /// Posts `request` to worker `index`, one of [`WorkerPool::idle`], or
+    /// queues it until the worker is ready.
+    pub fn post(&self, index: usize, request: &JobRequest) {
+        let json = request.to_json();
+        let mut pool = self.0.borrow_mut();
+        let Some(slot) = pool.slots.get_mut(index) else {
+            return;
+        };
+        let Some(worker) = &slot.worker else {
+            return;
+        };
+        if slot.ready {
+            let _ = worker.post_message(&JsValue::from_str(&json));
+        } else {
+            slot.queued = Some(json);
         }
-        let json = serde_json::to_string(job).unwrap_or_default();
-        let mut inner = self.0.borrow_mut();
-        inner.busy = Some(job.id);
-        match (&inner.worker, inner.ready) {
-            (Some(worker), true) => {
-                let _ = worker.post_message(&JsValue::from_str(&json));
-            }
-            _ => inner.queued = Some(json),
+        slot.busy = Some((request.id(), request.stage()));
+    }
+
+    /// Stops every request in flight (terminating its worker and starting
+    /// a fresh one).
+    pub fn stop_all(&self) {
+        self.stop_where(|_| true);
+    }
+
+    /// Stops the plan's requests in flight.
+    pub fn stop_plan(&self) {
+        self.stop_where(|stage| stage == Stage::Plan);
+    }
+
+    /// Stops every request in flight and restarts the workers that failed:
+    /// a fresh start for a new job.
+    pub fn revive(&self) {
+        self.stop_all();
+        let failed: Vec<usize> = {
+            let pool = self.0.borrow();
+            (0..pool.slots.len())
+                .filter(|&index| pool.slots[index].worker.is_none())
+                .collect()
+        };
+        for index in failed {
+            self.respawn(index);
         }
     }
 
-    /// Stops the job in flight, if any.
-    pub fn cancel(&self) {
-        if self.0.borrow().busy.is_some() {
-            self.respawn();
+    fn stop_where(&self, stop: impl Fn(Stage) -> bool) {
+        let stopped: Vec<usize> = {
+            let pool = self.0.borrow();
+            (0..pool.slots.len())
+                .filter(|&index| pool.slots[index].busy.is_some_and(|(_, stage)| stop(stage)))
+                .collect()
+        };
+        for index in stopped {
+            self.respawn(index);
         }
-        self.0.borrow_mut().busy = None;
     }
 
-    fn respawn(&self) {
-        if let Some(worker) = self.0.borrow_mut().worker.take() {
+    /// Replaces worker `index` with a fresh one (reporting a failure to
+    /// start through the listener).
+    fn respawn(&self, index: usize) {
+        let old = std::mem::take(&mut self.0.borrow_mut().slots[index]);
+        if let Some(worker) = old.worker {
+            // Its handlers are dropped with the slot: detach them first.
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
             worker.terminate();
         }
-        self.spawn();
-    }
-
-    fn spawn(&self) {
-        let listener = self.0.borrow().listener.clone();
-        let spawned = spawn_worker();
-        let mut inner = self.0.borrow_mut();
-        inner.ready = false;
-        inner.queued = None;
-        inner.busy = None;
-        let (worker, script_url) = match spawned {
+        if let Some(url) = old.script_url {
+            let _ = Url::revoke_object_url(&url);
+        }
+        let (worker, script_url) = match spawn_worker() {
             Ok(spawned) => spawned,
             Err(message) => {
-                drop(inner);
+                let listener = self.0.borrow().listener.clone();
                 listener(WorkerMessage::Failed {
                     id: 0,
                     stage: Stage::Simulate,
@@ -102,72 +170,92 @@ impl WorkerClient {
                 return;
             }
         };
-        let weak = Rc::downgrade(&self.0);
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let Some(text) = event.data().as_string() else {
-                return;
-            };
-            let message = match WorkerMessage::from_json(&text) {
-                Ok(message) => message,
-                Err(error) => WorkerMessage::Failed {
-                    id: inner.borrow().busy.unwrap_or(0),
-                    stage: Stage::Simulate,
-                    message: format!("unreadable message from the worker: {error}"),
-                },
-            };
-            let listener = {
-                let mut state = inner.borrow_mut();
-                match &message {
-                    WorkerMessage::Ready => {
-                        state.ready = true;
-                        if let Some(url) = state.script_url.take() {
-                            let _ = Url::revoke_object_url(&url);
-                        }
-                        let queued = state.queued.take();
-                        if let (Some(worker), Some(job)) = (&state.worker, queued) {
-                            let _ = worker.post_message(&JsValue::from_str(&job));
-                        }
-                        return;
-                    }
-                    WorkerMessage::Finished { id } if state.busy == Some(*id) => state.busy = None,
-                    WorkerMessage::Failed { id, .. } if state.busy == Some(*id) => {
-                        state.busy = None
-                    }
-                    _ => {}
-                }
-                state.listener.clone()
-            };
-            listener(message);
-        });
-        let weak = Rc::downgrade(&self.0);
-        let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let (id, listener) = {
-                let mut state = inner.borrow_mut();
-                let id = state.busy.take().unwrap_or(0);
-                (id, state.listener.clone())
-            };
-            listener(WorkerMessage::Failed {
-                id,
-                stage: Stage::Simulate,
-                message: format!("the simulation worker stopped: {}", event.message()),
-            });
-        });
+        let on_message = on_message(Rc::downgrade(&self.0), index);
+        let on_error = on_error(Rc::downgrade(&self.0), index);
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        inner.worker = Some(worker);
-        inner.script_url = Some(script_url);
-        inner._on_message = Some(on_message);
-        inner._on_error = Some(on_error);
+        self.0.borrow_mut().slots[index] = Slot {
+            worker: Some(worker),
+            script_url: Some(script_url),
+            _on_message: Some(on_message),
+            _on_error: Some(on_error),
+            ..Slot::default()
+        };
     }
 }
 
-/// Starts a worker that loads Trunk's worker build relative to the page.
+/// Worker `index`'s message handler: posts the queued request once it is
+/// ready, frees it when its request ends, and passes every other message on.
+fn on_message(pool: Weak<RefCell<Pool>>, index: usize) -> Closure<dyn FnMut(MessageEvent)> {
+    Closure::new(move |event: MessageEvent| {
+        let Some(pool) = pool.upgrade() else {
+            return;
+        };
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        let (listener, message) = {
+            let mut pool = pool.borrow_mut();
+            let slot = &mut pool.slots[index];
+            let message = match WorkerMessage::from_json(&text) {
+                Ok(message) => message,
+                Err(error) => {
+                    let (id, stage) = slot.busy.take().unwrap_or((0, Stage::Simulate));
+                    WorkerMessage::Failed {
+                        id,
+                        stage,
+                        message: format!("unreadable message from the worker: {error}"),
+                    }
+                }
+            };
+            if message == WorkerMessage::Ready {
+                slot.ready = true;
+                if let Some(url) = slot.script_url.take() {
+                    let _ = Url::revoke_object_url(&url);
+                }
+                if let (Some(worker), Some(request)) = (&slot.worker, slot.queued.take()) {
+                    let _ = worker.post_message(&JsValue::from_str(&request));
+                }
+                return;
+            }
+            if message.ends_request() && slot.busy.map(|(id, _)| id) == message.job_id() {
+                slot.busy = None;
+            }
+            (pool.listener.clone(), message)
+        };
+        listener(message);
+    })
+}
+
+/// Worker `index`'s error handler: the worker failed to load or threw. It
+/// is terminated and left out of the pool until [`WorkerPool::revive`], and
+/// its request is reported as failed.
+fn on_error(pool: Weak<RefCell<Pool>>, index: usize) -> Closure<dyn FnMut(ErrorEvent)> {
+    Closure::new(move |event: ErrorEvent| {
+        let Some(pool) = pool.upgrade() else {
+            return;
+        };
+        let (id, stage, listener) = {
+            let mut pool = pool.borrow_mut();
+            let slot = &mut pool.slots[index];
+            if let Some(worker) = slot.worker.take() {
+                worker.terminate();
+            }
+            let (id, stage) = slot.busy.take().unwrap_or((0, Stage::Simulate));
+            (id, stage, pool.listener.clone())
+        };
+        listener(WorkerMessage::Failed {
+            id,
+            stage,
+            message: format!("the simulation worker stopped: {}", event.message()),
+        });
+    })
+}
+
+/// Starts a worker that loads Trunk's worker build relative to the page. A
+/// module that fails to load or start rejects a promise, which a worker
+/// does not report to the page: the script throws it again from a timer,
+/// which the page sees as an `error` event.
 fn spawn_worker() -> Result<(Worker, String), String> {
     let base = web_sys::window()
         .and_then(|window| window.document())
@@ -179,7 +267,8 @@ fn spawn_worker() -> Result<(Worker, String), String> {
             .map_err(|_| format!("cannot resolve {file} against {base}"))
     };
     let script = format!(
-        "importScripts({js:?});wasm_bindgen({{module_or_path:{wasm:?}}});",
+        "importScripts({js:?});wasm_bindgen({{module_or_path:{wasm:?}}})\
+         .catch(e=>setTimeout(()=>{{throw e;}}));",
         js = resolve("worker.js")?,
         wasm = resolve("worker_bg.wasm")?,
     );

@@ -61,7 +61,9 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         RunStatus::Running {
             stage, fraction, ..
         } => {
-            // Simulation, best/worst and plan share the bar: 15%, 15%, 70%.
+            // The single run, its best/worst cases and the plan share the
+            // bar: 15%, 15%, 70%. The plan runs beside the single run and
+            // shows once it is done, from where it has got by then.
             let overall = match stage {
                 Stage::Simulate => 0.15 * fraction,
                 Stage::Cases => 0.15 + 0.15 * fraction,

@@ -1,10 +1,14 @@
 //! The worker's messages survive their trip through JSON, non-finite
-//! numbers included, so the page shows exactly what the worker computed.
+//! numbers included, so the page shows exactly what the worker computed;
+//! and a plan run by the page's pool of workers is the engine's plan,
+//! whatever the number of workers and the order their answers arrive in.
 
-use sojourn_app::job::{Case, JobRequest, Stage, WorkerMessage, run_options};
+use sojourn_app::job::{
+    Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_options, run_options,
+};
 use sojourn_engine::{
-    PlanOptions, RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput,
-    plan, simulate,
+    Discipline, DistParams, PlanOptions, PlanResult, RunOptions, RunParams, RunSummary, Scenario,
+    ScenarioParams, SensitivityInput, plan, simulate,
 };
 
 fn small_params() -> ScenarioParams {
@@ -17,11 +21,6 @@ fn small_params() -> ScenarioParams {
         ..ScenarioParams::overnight_batch()
     };
     params.plan.pricing.usd_per_gpu_hour = Some(2.5);
-    params.plan.replications = 2;
-    params.plan.max_replicas = 16;
-    params.plan.sensitivity.inputs = vec![SensitivityInput::ArrivalRate, SensitivityInput::Price];
-    params.plan.sensitivity.replications = 1;
-    params.plan.service_curve.load_multipliers = vec![0.5, 1.0, 2.0];
     params
 }
 
@@ -91,29 +90,115 @@ fn infinite_percentiles_survive() {
     );
 }
 
+/// A whole plan (explorations, service curve, cases, sensitivity) small
+/// enough for a debug build: one hour of smaller overnight batches, two
+/// disciplines, two sensitivity inputs, a three-point service curve.
+fn small_plan_params() -> ScenarioParams {
+    let mut params = ScenarioParams::overnight_batch();
+    params.run.horizon_s = 3600.0;
+    params.classes[0].batch_size = DistParams::log_normal(200.0, 1000.0);
+    params.plan.search.disciplines =
+        Some(vec![Discipline::Fcfs, Discipline::EarliestDeadlineFirst]);
+    params.plan.max_replicas = 16;
+    params.plan.sensitivity.inputs = vec![SensitivityInput::ArrivalRate, SensitivityInput::Price];
+    params.plan.service_curve.load_multipliers = vec![0.5, 1.0, 2.0];
+    params
+}
+
+/// A seeded choice of which running job finishes next (SplitMix64).
+struct Shuffle(u64);
+
+impl Shuffle {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+}
+
+/// Plans `scenario` as the page does with `workers` workers: each idle
+/// worker gets the next job as a JSON request and answers with a JSON
+/// message; the running jobs finish in a seeded random order. Also returns
+/// the largest number of jobs that ran at once.
+fn plan_on_pool(scenario: &Scenario, workers: usize, seed: u64) -> (PlanResult, usize) {
+    let mut dispatch = PlanDispatch::new(scenario.clone());
+    let mut shuffle = Shuffle(seed);
+    // What the workers will answer, in the order they started.
+    let mut answers: Vec<String> = Vec::new();
+    let mut most_at_once = 0;
+    loop {
+        while answers.len() < workers {
+            let job = match dispatch.next_job().expect("plans") {
+                PlanNext::Run(job) => job,
+                PlanNext::Wait => break,
+                PlanNext::Done(result) => {
+                    assert!(answers.is_empty(), "done with jobs still running");
+                    return (*result, most_at_once);
+                }
+            };
+            let request = JobRequest::PlanJob { id: 1, job }.to_json();
+            let Ok(JobRequest::PlanJob { id, job }) = JobRequest::from_json(&request) else {
+                panic!("a plan job reads back");
+            };
+            let output = job.run(&mut |_| true).expect("runs");
+            let answer = WorkerMessage::JobDone {
+                id,
+                output: Box::new(output),
+            };
+            answers.push(answer.to_json());
+        }
+        most_at_once = most_at_once.max(answers.len());
+        let answer = answers.swap_remove(shuffle.below(answers.len()));
+        let Ok(WorkerMessage::JobDone { output, .. }) = WorkerMessage::from_json(&answer) else {
+            panic!("a job's output reads back");
+        };
+        dispatch.submit(*output);
+    }
+}
+
 #[test]
-fn a_plan_reads_back_unchanged() {
-    let params = small_params();
-    let scenario = Scenario::try_from(params).expect("valid");
-    let result = plan(&scenario, &PlanOptions::default()).expect("plans");
-    let message = WorkerMessage::Planned {
-        id: 2,
-        plan: Box::new(result),
+fn a_plan_on_any_number_of_workers_is_the_engines_plan() {
+    let scenario = Scenario::try_from(small_plan_params()).expect("valid");
+    let options = PlanOptions {
+        threads: 1,
+        ..plan_options()
     };
-    let back = round_trip(&message);
-    assert_eq!(back.to_json(), message.to_json());
+    let expected = plan(&scenario, &options).expect("plans");
+    assert!(
+        expected.recommendation.is_some(),
+        "the plan recommends a fleet"
+    );
+    // A plan with NaN in it is not equal to itself: compare the JSON, where
+    // every other number is written exactly.
+    let expected_json = serde_json::to_string(&expected).expect("serialises");
+    for (workers, seed) in [(1, 1), (2, 2), (5, 3)] {
+        let (result, most_at_once) = plan_on_pool(&scenario, workers, seed);
+        assert_eq!(
+            most_at_once, workers,
+            "the batches keep {workers} workers busy at some point"
+        );
+        assert_eq!(result.simulations, expected.simulations);
+        assert_eq!(
+            serde_json::to_string(&result).expect("serialises"),
+            expected_json,
+            "{workers} workers"
+        );
+    }
 }
 
 #[test]
 fn jobs_and_small_messages_read_back() {
-    let job = JobRequest {
+    let job = JobRequest::Simulate {
         id: 42,
-        params: small_params(),
+        params: Box::new(small_params()),
         cases: true,
-        plan: false,
     };
-    let text = serde_json::to_string(&job).expect("serialises");
-    assert_eq!(serde_json::from_str::<JobRequest>(&text).ok(), Some(job));
+    let text = job.to_json();
+    let back = JobRequest::from_json(&text).expect("reads back");
+    assert_eq!(back.to_json(), text);
+    assert_eq!((back.id(), back.stage()), (42, Stage::Simulate));
     for message in [
         WorkerMessage::Ready,
         WorkerMessage::Progress {
@@ -132,4 +217,15 @@ fn jobs_and_small_messages_read_back() {
         assert_eq!(round_trip(&message), message);
     }
     assert_eq!(WorkerMessage::Ready.job_id(), None);
+}
+
+#[test]
+fn the_pool_has_a_worker_per_core_within_bounds() {
+    use sojourn_app::worker_client::{MAX_WORKERS, pool_size};
+    assert_eq!(pool_size(Some(2.0)), 2);
+    assert_eq!(pool_size(Some(64.0)), MAX_WORKERS);
+    // A browser that reports nothing usable still gets one worker.
+    for reported in [None, Some(0.0), Some(f64::NAN)] {
+        assert_eq!(pool_size(reported), 1, "{reported:?}");
+    }
 }
