@@ -32,6 +32,10 @@ fn pending_text(state: &AppState) -> String {
             fraction,
             stage: Stage::Plan,
         } => format!("{label} ({:.0} %)", fraction * 100.0),
+        // The plan's simulations start beside the single run.
+        RunStatus::Running { .. } if state.plan.get() == PlanStatus::Running => {
+            "Planning beside the simulation".to_string()
+        }
         RunStatus::Running { .. } => "Waiting for the simulation".to_string(),
         _ => "Not planned yet".to_string(),
     }
