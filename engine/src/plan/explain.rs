@@ -297,7 +297,7 @@ pub(super) fn explain(
                 _ => String::new(),
             };
             format!(
-                "{what}: {} instead of {} with the scenario's own settings{saving}.",
+                "{what}: {} instead of {} with the scenario's own settings (the smallest fleets meeting every target){saving}.",
                 fleet(n, &config.label),
                 fleet(nb, &runner.configs[b].label)
             )

@@ -16,7 +16,7 @@ use crate::plan::{PlanError, PlanOptions, PlanProgress, PlanResult, check_budget
 /// (cheap: only simulations cost) and returns either the result or the jobs
 /// it needs next. The jobs are independent: run them anywhere, in any order,
 /// [`PlanSession::submit`] each output, and poll again. The result equals
-/// [`plan`]'s, whatever ran the jobs.
+/// [`plan`](super::plan())'s, whatever ran the jobs.
 ///
 /// ```no_run
 /// use sojourn_engine::{Scenario, ScenarioParams};
