@@ -115,7 +115,7 @@ test('the default plan names a discipline, explains it, draws the frontier and r
   assert.match(await plan.locator('.plan-fleet-detail').innerText(), /(priority|shortest input first|earliest deadline first) scheduling/);
   const why = await plan.locator('.plan-why').innerText();
   assert.match(why, /^Why: (Priority|Shortest input first|Earliest deadline first) scheduling/);
-  assert.match(why, /instead of .+ FCFS with the scenario's own settings, saving \$[\d,]+ per month/);
+  assert.match(why, /instead of .+ FCFS with the scenario's own settings \(the smallest fleets meeting every target\), saving \$[\d,]+ per month/);
   assert.match(await plan.locator('details.plan-rule summary').innerText(), /^Decided by the upper end of the 95% interval/);
   assert.match(
     await plan.locator('.plan-effort').innerText(),
