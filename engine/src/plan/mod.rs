@@ -212,21 +212,8 @@ fn drive<T>(
         let (jobs, progress) = match pass(&mut runner) {
             Ok(result) => return Ok(result),
             Err(Halt::Failed(e)) => return Err(e),
-            Err(Halt::Pending) => {
-                let jobs = runner
-                    .state
-                    .pending
-                    .iter()
-                    .map(|&key| runner.job(key))
-                    .collect::<Result<Vec<_>, _>>()?;
-                (jobs, runner.progress(0.0))
-            }
+            Err(Halt::Pending) => (runner.pending_jobs()?, runner.progress(0.0)),
         };
-        if jobs.is_empty() {
-            // A pass that waits must wait for a run: anything else would
-            // loop for ever.
-            return Err(PlanError::Stalled);
-        }
         let total = jobs.len().max(1) as f64;
         let done_before = progress.simulations_done;
         let outputs = run_batch(&jobs, threads, &mut |done, run_fraction| {

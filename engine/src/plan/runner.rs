@@ -237,6 +237,21 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// The jobs of the runs the last pass needed (never none: a pass that
+    /// waits without asking for a run would loop for ever).
+    pub fn pending_jobs(&self) -> Result<Vec<PlanJob>, PlanError> {
+        let jobs = self
+            .state
+            .pending
+            .iter()
+            .map(|&key| self.job(key))
+            .collect::<Result<Vec<_>, _>>()?;
+        if jobs.is_empty() {
+            return Err(PlanError::Stalled);
+        }
+        Ok(jobs)
+    }
+
     /// The job that runs `key` (which must name a case of this plan).
     pub fn job(&self, key: RunKey) -> Result<PlanJob, PlanError> {
         let case = &self.state.cases[key.case];

@@ -92,7 +92,11 @@ impl PlanSession {
         }
         self.state.pending.clear();
         let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
-        let outcome = run_plan(&mut runner);
+        let outcome = match run_plan(&mut runner) {
+            Ok(result) => Ok(result),
+            Err(Halt::Failed(e)) => return Err(e),
+            Err(Halt::Pending) => Err(runner.pending_jobs()?),
+        };
         self.phase = runner.phase.clone();
         self.estimated = runner.estimated;
         match outcome {
@@ -101,20 +105,7 @@ impl PlanSession {
                 self.result = Some(result.clone());
                 Ok(PlanPoll::Done(result))
             }
-            Err(Halt::Failed(e)) => Err(e),
-            Err(Halt::Pending) => {
-                let runner = Runner::new(&self.scenario, &self.options, &mut self.state);
-                let jobs = runner
-                    .state
-                    .pending
-                    .iter()
-                    .map(|&key| runner.job(key))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if jobs.is_empty() {
-                    return Err(PlanError::Stalled);
-                }
-                Ok(PlanPoll::Jobs(jobs))
-            }
+            Err(jobs) => Ok(PlanPoll::Jobs(jobs)),
         }
     }
 

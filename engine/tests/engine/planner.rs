@@ -11,7 +11,7 @@ use sojourn_engine::{
     SearchResult, SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
 };
 
-use crate::support::{classical_queue, geometric, mean_and_se, mmc};
+use crate::support::{classical_queue, geometric, mean_and_se, mmc, planned_queue};
 
 /// Only the capacity search (and the evaluation of the plan's fleet), on
 /// one thread (test binaries already run tests in parallel).
@@ -29,33 +29,8 @@ fn search_only() -> PlanOptions {
 /// that serve one job at a time: a = 6 Erlangs, so at least 7 replicas, and
 /// more for P(S > 0.3 s) <= 5% (a wait above 0.1 s misses).
 fn servers_scenario(seed: u64) -> ScenarioParams {
-    let mut p = classical_queue(
-        30.0,
-        DistParams::constant(1.0),
-        DistParams::constant(200.0),
-        1,
-        0.001,
-        600.0,
-        seed,
-    );
+    let mut p = planned_queue(DistParams::constant(200.0), 0.3, seed);
     p.cluster.replicas = 8;
-    p.cluster.router = sojourn_engine::Router::JoinShortestQueue;
-    p.classes[0].deadline_s = 0.3;
-    p.run.warmup_s = 100.0;
-    p.run.drain_s = None;
-    p.plan.targets = vec![TargetParams::MissProbability {
-        class: None,
-        epsilon: 0.05,
-    }];
-    p.plan.replications = 3;
-    p.plan.max_replicas = 16;
-    // One configuration, judged on the mean of a fixed number of seeds: the
-    // tests built on this scenario check the search and the costs against
-    // hand computations; the search space and the decision rule have tests
-    // of their own.
-    p.plan.search.disciplines = Some(vec![sojourn_engine::Discipline::Fcfs]);
-    p.plan.decision = sojourn_engine::DecisionRule::Mean;
-    p.plan.min_replications = p.plan.replications;
     p
 }
 

@@ -5,10 +5,10 @@
 
 use sojourn_engine::{
     DecisionRule, Discipline, DistParams, PlanOptions, PlanResult, RunOptions, Scenario,
-    ScenarioParams, SensitivityInput, Shape, TargetParams, plan, simulate,
+    ScenarioParams, SensitivityInput, Shape, plan, simulate,
 };
 
-use crate::support::classical_queue;
+use crate::support::planned_queue;
 
 fn valid(p: ScenarioParams) -> Scenario {
     Scenario::try_from(p).expect("test scenario is valid")
@@ -92,34 +92,12 @@ fn scheduling_protects_the_tight_class_with_fewer_gpus_and_the_plan_says_so() {
 /// first reorders the queue, on a grid of two disciplines and 1-16 replicas
 /// judged by the mean of 3 seeds.
 fn grid_scenario() -> ScenarioParams {
-    let mut p = classical_queue(
-        30.0,
-        DistParams::constant(1.0),
-        DistParams::new(Shape::Uniform {
-            low: 1.0,
-            high: 400.0,
-        }),
-        1,
-        0.001,
-        600.0,
-        31,
-    );
-    p.classes[0].input_tokens = DistParams::new(Shape::Uniform {
+    let lengths = DistParams::new(Shape::Uniform {
         low: 1.0,
         high: 400.0,
     });
-    p.cluster.router = sojourn_engine::Router::JoinShortestQueue;
-    p.classes[0].deadline_s = 0.6;
-    p.run.warmup_s = 100.0;
-    p.run.drain_s = None;
-    p.plan.targets = vec![TargetParams::MissProbability {
-        class: None,
-        epsilon: 0.05,
-    }];
-    p.plan.replications = 3;
-    p.plan.min_replications = 3;
-    p.plan.decision = DecisionRule::Mean;
-    p.plan.max_replicas = 16;
+    let mut p = planned_queue(lengths.clone(), 0.6, 31);
+    p.classes[0].input_tokens = lengths;
     p.plan.search.disciplines = Some(vec![Discipline::Fcfs, Discipline::ShortestInputFirst]);
     p
 }
