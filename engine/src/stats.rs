@@ -1,5 +1,8 @@
 //! Small statistics helpers: exact empirical quantiles and confidence intervals.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 /// The empirical p-quantile of sorted data: the smallest x with
 /// F_n(x) >= p (inverse of the empirical CDF, no interpolation). NaN for no data.
 pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
@@ -36,11 +39,42 @@ pub fn wilson_interval(k: u64, n: u64, z: f64) -> (f64, f64) {
 /// Otherwise the ends are quantiles of Beta(k, n - k + 1) and Beta(k + 1,
 /// n - k), found by bisection on the regularized incomplete beta function.
 /// `(0, 1)` for no trials or an `alpha` outside (0, 1).
+///
+/// Each bisection evaluates the continued fraction some 60 times, with
+/// O(sqrt(n)) terms each: a planner pass asks again for every fleet it has
+/// measured, so intervals are kept per thread (a pure function: keeping them
+/// cannot change one).
 pub fn clopper_pearson(k: u64, n: u64, alpha: f64) -> (f64, f64) {
     if n == 0 || !(alpha > 0.0 && alpha < 1.0) {
         return (0.0, 1.0);
     }
-    let k = k.min(n);
+    let key = (k.min(n), n, alpha.to_bits());
+    if let Some(bounds) = INTERVALS.with_borrow(|kept| kept.get(&key).copied()) {
+        return bounds;
+    }
+    let bounds = exact_interval(key.0, n, alpha);
+    INTERVALS.with_borrow_mut(|kept| {
+        if kept.len() >= KEPT_INTERVALS {
+            kept.clear();
+        }
+        kept.insert(key, bounds);
+    });
+    bounds
+}
+
+/// Intervals kept per thread by [`clopper_pearson`]; more are computed again.
+const KEPT_INTERVALS: usize = 4096;
+
+/// (k, n, alpha's bits) to the interval's ends.
+type Intervals = BTreeMap<(u64, u64, u64), (f64, f64)>;
+
+thread_local! {
+    static INTERVALS: RefCell<Intervals> =
+        const { RefCell::new(BTreeMap::new()) };
+}
+
+/// [`clopper_pearson`] computed, for `0 < alpha < 1`, `n > 0` and `k <= n`.
+fn exact_interval(k: u64, n: u64, alpha: f64) -> (f64, f64) {
     let tail = alpha / 2.0;
     let (kf, nf) = (k as f64, n as f64);
     let lower = if k == 0 {

@@ -1,9 +1,26 @@
 //! The alias table that clamped lognormal counts draw from: the exact
 //! distribution of the rounded, clamped count, one 64-bit draw per sample.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use rand::Rng;
 
 use super::{Dist, Sampler};
+
+/// What a table depends on: the lognormal's mu and sigma and the clamps, as bits.
+type TableKey = [u64; 4];
+
+thread_local! {
+    /// Tables built on this thread. A plan validates its scenario again for
+    /// every simulation (in the page, a Web Worker receives each as JSON),
+    /// and a table takes as long to build (an `erfc` per count, up to
+    /// 65,536) as a twentieth of a day's simulation; equal distributions
+    /// share one. The inputs fix a table, so sharing cannot change a draw.
+    static TABLES: RefCell<BTreeMap<TableKey, Option<Arc<AliasTable>>>> =
+        const { RefCell::new(BTreeMap::new()) };
+}
 
 /// Walker's alias table (built by Vose's method) for a count distribution
 /// on `lo..=lo + n - 1`: one 64-bit draw picks a column uniformly (the high
@@ -26,6 +43,28 @@ pub(super) struct AliasTable {
 
 impl AliasTable {
     const MAX_COUNTS: f64 = 65_536.0;
+
+    /// Distinct tables kept per thread; more are built again when asked.
+    const KEPT: usize = 64;
+
+    /// [`AliasTable::of`], built once per thread for equal distributions.
+    pub(super) fn shared(dist: &Dist) -> Option<Arc<AliasTable>> {
+        let Sampler::LogNormal { mu, sigma, .. } = dist.sampler else {
+            return None;
+        };
+        let key = [mu, sigma, dist.min, dist.max].map(f64::to_bits);
+        if let Some(table) = TABLES.with_borrow(|tables| tables.get(&key).cloned()) {
+            return table;
+        }
+        let table = AliasTable::of(dist).map(Arc::new);
+        TABLES.with_borrow_mut(|tables| {
+            if tables.len() >= Self::KEPT {
+                tables.clear();
+            }
+            tables.insert(key, table.clone());
+        });
+        table
+    }
 
     /// The table of `dist`'s rounded, clamped counts, where it has one.
     pub(super) fn of(dist: &Dist) -> Option<AliasTable> {

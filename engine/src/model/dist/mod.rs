@@ -8,7 +8,7 @@
 //! - `alias.rs`: the alias table that clamped lognormals draw from;
 //! - `numeric.rs`: rounding and uniform draws without library calls.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rand::Rng;
 use rand::distr::Distribution;
@@ -72,8 +72,9 @@ pub struct Dist {
     /// planner step asks for them.
     moments: OnceLock<(f64, f64)>,
     /// The exact distribution of the rounded, clamped count as an alias
-    /// table, built on first use where that is possible ([`AliasTable::of`]).
-    table: OnceLock<Option<AliasTable>>,
+    /// table, built on first use where that is possible ([`AliasTable::of`]),
+    /// shared by clones and by equal distributions on the same thread.
+    table: OnceLock<Option<Arc<AliasTable>>>,
 }
 
 /// Moments and quantiles of a count distribution, for previews and the
@@ -164,7 +165,9 @@ impl Dist {
     }
 
     fn table(&self) -> Option<&AliasTable> {
-        self.table.get_or_init(|| AliasTable::of(self)).as_ref()
+        self.table
+            .get_or_init(|| AliasTable::shared(self))
+            .as_deref()
     }
 
     fn compute_moments(&self) -> (f64, f64) {
