@@ -44,7 +44,7 @@ pub use params::plan::{
 };
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
-    HardwareParams, Interconnect, InterconnectParams, MlaParams, ModelParams, MoeParams,
+    HardwareParams, Interconnect, InterconnectParams, MlaParams, ModelParams, MoeParams, OperationsParams,
     ReplicaParams, Router, RunParams, ScenarioParams, Shape, SlidingWindowParams, StepTimeParams,
     presets, scenario_params_from_json,
 };
@@ -65,7 +65,7 @@ pub use model::scenario::{
 pub use model::analytic::{
     ClassEstimate, LoadEstimate, QueueEstimate, QueueModel, StageEstimate, load_estimate,
 };
-pub use model::step_time::{DecodePiece, Roofline, Table};
+pub use model::step_time::{DecodePiece, Efficiencies, Family, Operations, Roofline, Table};
 pub use model::{Class, Dist, DistSummary, Fit, MemoryBudget, Scenario, StepShape, StepTimeModel};
 
 // The simulator and its report.

@@ -17,7 +17,7 @@ pub mod step_time;
 pub use dist::{DistParams, Shape};
 pub use parse::scenario_params_from_json;
 pub use plan::{PlanParams, PricingParams};
-pub use step_time::StepTimeParams;
+pub use step_time::{OperationsParams, StepTimeParams};
 
 /// The scenario format version written by this build. Older versions keep
 /// decoding: fields added later have defaults.

@@ -25,6 +25,10 @@ pub enum StepTimeParams {
         /// Fixed cost per step (scheduling, kernel launches) \[s\].
         overhead_s: f64,
     },
+    /// A sum of per-operation costs, each with its own roofline (linear
+    /// layers, attention, KV writes, all-reduces, overhead); efficiencies left
+    /// out take the accelerator family's defaults.
+    Operations(OperationsParams),
     /// Measured step times: `step_s[i]\[j\]` at `batch_tokens\[i\]` tokens in the
     /// step and `kv_tokens\[j\]` KV tokens read.
     Table {
@@ -42,4 +46,35 @@ impl Default for StepTimeParams {
             overhead_s: 0.002,
         }
     }
+}
+
+/// The per-operation model's efficiencies (`None`: the accelerator family's
+/// default; see `docs/calibration.md`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OperationsParams {
+    /// Fraction of the peak FLOP/s the linear layers reach, in (0, 1].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gemm_efficiency: Option<f64>,
+    /// Fraction of the memory bandwidth reached streaming weights, in (0, 1].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight_bandwidth_efficiency: Option<f64>,
+    /// Fraction of the BF16 peak attention reaches, in (0, 1].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attention_efficiency: Option<f64>,
+    /// Fraction of the memory bandwidth attention reaches reading KV, in (0, 1].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_bandwidth_efficiency: Option<f64>,
+    /// Attention kernel cost per decoding sequence per step \[s\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_sequence_s: Option<f64>,
+    /// Fixed cost per step (scheduling, sampling, launches) \[s\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead_s: Option<f64>,
+    /// Fraction of the intra-node link's bandwidth an all-reduce reaches, in (0, 1].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interconnect_efficiency: Option<f64>,
+    /// Fixed cost of one all-reduce \[s\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allreduce_latency_s: Option<f64>,
 }

@@ -16,6 +16,10 @@
 //!   context, `L + 1`. Weight bytes read: all of a dense model; for a MoE the
 //!   expected touched fraction `max(a, 1 - (1 - a)^(P + D))` of the weights, a =
 //!   active / total parameters. Peak and bandwidth are per replica (per GPU x TP).
+//! - **operations** (`operations.rs`): a sum of per-operation costs, each
+//!   with its own roofline and efficiency (linear layers, LM head, prefill
+//!   and decode attention, per-sequence kernel cost, KV writes, all-reduces,
+//!   overhead); the formula is in that module.
 //! - **table**: measured step times on a grid of (tokens in the step, KV tokens
 //!   read), bilinearly interpolated, extrapolated linearly from the edge cells.
 //!
@@ -25,9 +29,11 @@
 use crate::error::Checker;
 use crate::params::{ScenarioParams, StepTimeParams};
 
+mod operations;
 mod roofline;
 mod table;
 
+pub use operations::{Efficiencies, Family, Operations};
 pub use roofline::{DecodePieces, Roofline};
 pub use table::Table;
 
@@ -40,6 +46,9 @@ pub struct StepShape {
     pub prefill_attention_pairs: f64,
     /// KV tokens the prefill chunks read and write (prior context + chunk).
     pub prefill_kv_tokens: u64,
+    /// Prefill chunks (each samples a token if it ends its prompt; the
+    /// per-operation model charges the LM head for every one).
+    pub prefill_seqs: u64,
     /// Sequences decoding one token each.
     pub decode_seqs: u64,
     /// KV tokens the decodes read: sum over decodes of (context + 1).
@@ -51,6 +60,7 @@ impl StepShape {
     /// (Saturating: estimates may pass absurd means without overflowing.)
     pub fn add_prefill(&mut self, computed: u64, chunk: u64) {
         let c = chunk as f64;
+        self.prefill_seqs += 1;
         self.prefill_tokens = self.prefill_tokens.saturating_add(chunk);
         self.prefill_attention_pairs += c * computed as f64 + c * (c + 1.0) / 2.0;
         self.prefill_kv_tokens = self
@@ -62,6 +72,7 @@ impl StepShape {
     /// tokens (as `times` calls of [`Self::add_prefill`], in closed form).
     pub fn add_prefill_repeated(&mut self, computed: u64, chunk: u64, times: u64) {
         let (c, n) = (chunk as f64, times as f64);
+        self.prefill_seqs = self.prefill_seqs.saturating_add(times);
         self.prefill_tokens = self
             .prefill_tokens
             .saturating_add(chunk.saturating_mul(times));
@@ -93,6 +104,7 @@ pub enum StepTimeModel {
         overhead: f64,
     },
     Roofline(Roofline),
+    Operations(Operations),
     Table(Table),
 }
 
@@ -152,6 +164,11 @@ impl StepTimeModel {
                 check.non_negative("overhead_s", *overhead_s);
                 StepTimeModel::Roofline(Roofline::of(params, *mfu, *mbu, *overhead_s))
             }
+            StepTimeParams::Operations(ops) => {
+                let family = Family::of(&params.hardware.name);
+                let efficiencies = Efficiencies::resolve(ops, family, check);
+                StepTimeModel::Operations(Operations::of(params, family, efficiencies))
+            }
             StepTimeParams::Table {
                 batch_tokens,
                 kv_tokens,
@@ -181,6 +198,7 @@ impl StepTimeModel {
                 overhead: overhead * factor,
             },
             StepTimeModel::Roofline(r) => StepTimeModel::Roofline(r.scaled(factor)),
+            StepTimeModel::Operations(o) => StepTimeModel::Operations(o.scaled(factor)),
             StepTimeModel::Table(t) => StepTimeModel::Table(t.scaled(factor)),
         }
     }
@@ -206,6 +224,7 @@ impl StepTimeModel {
                         * (shape.prefill_kv_tokens + shape.decode_kv_tokens) as f64;
                 r.overhead_s + (flops / r.flops_per_s).max(bytes / r.bytes_per_s)
             }
+            StepTimeModel::Operations(o) => o.step_s(shape),
             StepTimeModel::Table(t) => t.at(
                 shape.tokens() as f64,
                 (shape.prefill_kv_tokens + shape.decode_kv_tokens) as f64,
@@ -226,6 +245,7 @@ impl StepTimeModel {
                 valid_below: None,
             },
             StepTimeModel::Roofline(r) => r.decode_lines(decode_seqs).piece(kv_tokens),
+            StepTimeModel::Operations(o) => o.decode_piece(decode_seqs),
             StepTimeModel::Table(t) => t.decode_piece(decode_seqs as f64, kv_tokens as f64),
         }
     }

@@ -106,21 +106,25 @@ pub struct DecodePieces {
     model: StepTimeModel,
     /// The roofline's decode lines by sequence count (empty for the other models).
     lines: Vec<DecodeLines>,
+    /// The per-operation model's pieces by sequence count (each holds for
+    /// every K; empty for the other models).
+    pieces: Vec<DecodePiece>,
 }
 
 impl DecodePieces {
     /// Tabulates up to `max_seqs` sequences (at most [`Self::MAX_TABLE`];
     /// larger counts are computed when asked).
     pub fn new(model: &StepTimeModel, max_seqs: u64) -> DecodePieces {
-        let lines = match model {
-            StepTimeModel::Roofline(r) => (0..=max_seqs.min(Self::MAX_TABLE))
-                .map(|n| r.decode_lines(n))
-                .collect(),
-            _ => Vec::new(),
+        let counts = 0..=max_seqs.min(Self::MAX_TABLE);
+        let (lines, pieces) = match model {
+            StepTimeModel::Roofline(r) => (counts.map(|n| r.decode_lines(n)).collect(), Vec::new()),
+            StepTimeModel::Operations(o) => (Vec::new(), counts.map(|n| o.decode_piece(n)).collect()),
+            _ => (Vec::new(), Vec::new()),
         };
         DecodePieces {
             model: model.clone(),
             lines,
+            pieces,
         }
     }
 
@@ -130,8 +134,11 @@ impl DecodePieces {
     /// Equals `model.decode_piece(decode_seqs, kv_tokens)`, bit for bit.
     #[inline]
     pub fn piece(&self, decode_seqs: u64, kv_tokens: u64) -> DecodePiece {
-        match self.lines.get(decode_seqs as usize) {
-            Some(lines) => lines.piece(kv_tokens),
+        if let Some(lines) = self.lines.get(decode_seqs as usize) {
+            return lines.piece(kv_tokens);
+        }
+        match self.pieces.get(decode_seqs as usize) {
+            Some(piece) => *piece,
             None => self.model.decode_piece(decode_seqs, kv_tokens),
         }
     }
