@@ -44,8 +44,9 @@ pub use params::plan::{
 };
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
-    HardwareParams, ModelParams, ReplicaParams, Router, RunParams, ScenarioParams, Shape,
-    StepTimeParams, presets, scenario_params_from_json,
+    HardwareParams, Interconnect, InterconnectParams, MlaParams, ModelParams, MoeParams,
+    ReplicaParams, Router, RunParams, ScenarioParams, Shape, SlidingWindowParams, StepTimeParams,
+    presets, scenario_params_from_json,
 };
 
 // Errors, each naming its field.

@@ -8,7 +8,9 @@
 //!   x head_dim x bytes per KV element. With TP larger than the KV heads, each GPU
 //!   still holds one head, so heads are replicated. Under multi-head latent
 //!   attention the latent vector (kv_latent_dim elements per layer) is cached on
-//!   every GPU of the replica: TP x layers x kv_latent_dim x bytes;
+//!   every GPU of the replica: TP x layers x kv_latent_dim x bytes. Layers with a
+//!   sliding window are counted in full, as if they kept every token (an
+//!   overestimate for long sequences: gpt-oss keeps 128 tokens on half its layers);
 //! - usable \[B\] = TP x device memory x gpu_memory_utilization;
 //! - KV pool \[B\] = usable - weights - TP x runtime reserve;
 //! - blocks = floor(KV pool / (block_size x KV bytes per token)).
@@ -16,7 +18,7 @@
 use serde::Serialize;
 
 use crate::error::Checker;
-use crate::params::ScenarioParams;
+use crate::params::{ModelParams, ScenarioParams};
 
 /// Bytes in a GiB.
 pub const GIB: f64 = 1_073_741_824.0;
@@ -151,6 +153,7 @@ impl MemoryBudget {
             if let Some(latent) = m.kv_latent_dim {
                 c.at_least("kv_latent_dim", latent as u64, 1);
             }
+            check_shapes(m, c);
         });
         let h = &params.hardware;
         check.at("hardware", |c| {
@@ -215,6 +218,69 @@ impl MemoryBudget {
     }
 }
 
+/// Checks the optional shapes a model gives beyond what the memory budget
+/// reads (hidden size, widths, experts, latent attention, windows): each
+/// positive, and consistent with the layers and the latent cache.
+fn check_shapes(m: &ModelParams, c: &mut Checker) {
+    let widths = [
+        ("hidden_size", m.hidden_size),
+        ("intermediate_size", m.intermediate_size),
+        ("vocab_size", m.vocab_size),
+    ];
+    for (field, width) in widths {
+        if let Some(width) = width {
+            c.at_least(field, width as u64, 1);
+        }
+    }
+    let within_layers = |c: &mut Checker, field: &str, count: u32| {
+        if count > m.layers {
+            c.fail(
+                field,
+                format!("must not exceed layers ({}), got {count}", m.layers),
+            );
+        }
+    };
+    if let Some(e) = &m.moe {
+        c.at("moe", |c| {
+            c.at_least(
+                "expert_intermediate_size",
+                e.expert_intermediate_size as u64,
+                1,
+            );
+            if c.at_least("experts", e.experts as u64, 1)
+                && !(1..=e.experts).contains(&e.experts_per_token)
+            {
+                c.fail(
+                    "experts_per_token",
+                    format!(
+                        "must be between 1 and experts ({}), got {}",
+                        e.experts, e.experts_per_token
+                    ),
+                );
+            }
+            within_layers(c, "dense_layers", e.dense_layers);
+        });
+    }
+    if let Some(w) = &m.sliding_window {
+        c.at("sliding_window", |c| {
+            c.at_least("window_tokens", w.window_tokens as u64, 1);
+            within_layers(c, "layers", w.layers);
+        });
+    }
+    if let Some(a) = &m.mla {
+        let latent = a.kv_lora_rank as u64 + a.qk_rope_head_dim as u64;
+        if m.kv_latent_dim.map(u64::from) != Some(latent) {
+            c.fail(
+                "kv_latent_dim",
+                format!(
+                    "must be mla.kv_lora_rank + mla.qk_rope_head_dim ({latent}): the latent attention caches those, got {}",
+                    m.kv_latent_dim.map_or("none".to_string(), |d| d.to_string())
+                ),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,28 +298,47 @@ mod tests {
         p
     }
 
+    /// Each preset's KV bytes per token at TP 1, computed by hand from its
+    /// published config (BF16 KV cache, 2 bytes an element):
+    /// 2 (K and V) x layers x KV heads x head_dim x 2 B, or under latent
+    /// attention layers x (kv_lora_rank + rope dim) x 2 B.
+    const KV_BYTES_BY_HAND: [(&str, f64); 12] = [
+        ("llama-3.1-8b", 131_072.0),    // 2 x 32 x 8 x 128 x 2
+        ("llama-3.1-70b", 327_680.0),   // 2 x 80 x 8 x 128 x 2
+        ("llama-3.1-405b", 516_096.0),  // 2 x 126 x 8 x 128 x 2 (FP8 weights, BF16 KV)
+        ("mistral-7b", 131_072.0),      // 2 x 32 x 8 x 128 x 2
+        ("mixtral-8x7b", 131_072.0),    // 2 x 32 x 8 x 128 x 2 (experts hold no KV)
+        ("qwen2.5-7b", 57_344.0),       // 2 x 28 x 4 x 128 x 2
+        ("qwen2.5-72b", 327_680.0),     // 2 x 80 x 8 x 128 x 2
+        ("deepseek-v3", 70_272.0),      // 61 x (512 + 64) x 2
+        ("gpt-oss-120b", 73_728.0),     // 2 x 36 x 8 x 64 x 2 (windowed layers in full)
+        ("qwen3-235b-a22b", 192_512.0), // 2 x 94 x 4 x 128 x 2
+        ("qwen3-30b-a3b", 98_304.0),    // 2 x 48 x 4 x 128 x 2
+        ("llama-2-7b", 524_288.0),      // 2 x 32 x 32 x 128 x 2 (multi-head attention)
+    ];
+
     #[test]
-    fn kv_bytes_per_token_follow_from_the_architecture() {
-        // 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 (facts.md: 128 KiB).
+    fn kv_bytes_per_token_of_every_preset_match_the_hand_computation() {
+        let ids: Vec<&str> = presets::models().iter().map(|m| m.id).collect();
+        let hand_ids: Vec<&str> = KV_BYTES_BY_HAND.iter().map(|(id, _)| *id).collect();
         assert_eq!(
-            MemoryBudget::compute(&params("llama-3.1-8b", "h100-sxm", 1)).kv_bytes_per_token,
-            131_072.0
+            ids, hand_ids,
+            "every preset, and only presets, computed by hand"
         );
-        // 2 x 80 x 8 x 128 x 2 = 327,680 (320 KiB).
-        assert_eq!(
-            MemoryBudget::compute(&params("llama-3.1-70b", "h100-sxm", 4)).kv_bytes_per_token,
-            327_680.0
-        );
-        // Qwen2.5-7B: 2 x 28 x 4 x 128 x 2 = 57,344; at TP 8 the 4 heads are replicated to 8.
-        assert_eq!(
-            MemoryBudget::compute(&params("qwen2.5-7b", "h100-sxm", 1)).kv_bytes_per_token,
-            57_344.0
-        );
+        for (id, bytes) in KV_BYTES_BY_HAND {
+            let computed = MemoryBudget::compute(&params(id, "h100-sxm", 1)).kv_bytes_per_token;
+            assert_eq!(computed, bytes, "{id}");
+        }
+    }
+
+    #[test]
+    fn kv_heads_are_replicated_and_latents_copied_under_tensor_parallelism() {
+        // Qwen2.5-7B at TP 8: its 4 KV heads are replicated to 8, one a GPU.
         assert_eq!(
             MemoryBudget::compute(&params("qwen2.5-7b", "h100-sxm", 8)).kv_bytes_per_token,
             2.0 * 57_344.0
         );
-        // DeepSeek-V3 MLA: 61 x (512 + 64) x 2 = 70,272 bytes per GPU, replicated on each.
+        // DeepSeek-V3 MLA: 61 x (512 + 64) x 2 = 70,272 bytes per GPU, on each.
         assert_eq!(
             MemoryBudget::compute(&params("deepseek-v3", "h200-sxm", 8)).kv_bytes_per_token,
             8.0 * 70_272.0
@@ -307,6 +392,65 @@ mod tests {
             e.for_field("replica.gpus_per_replica")
                 .unwrap()
                 .contains("KV heads (8)")
+        );
+    }
+
+    /// A scenario saved before the catalog gave architecture shapes, FP8
+    /// peaks and links (none of those keys in its JSON) still decodes, keeps
+    /// its memory budget to the byte, and is still recognised as its preset.
+    #[test]
+    fn a_scenario_saved_before_the_catalog_keeps_its_numbers_and_preset() {
+        let current = params("gpt-oss-120b", "h100-sxm", 1);
+        let mut json = serde_json::to_value(&current).unwrap();
+        // gpt-oss gives no dense MLP width nor latent attention: 4 model keys.
+        let model = json["model"].as_object_mut().unwrap();
+        let keys = [
+            "hidden_size",
+            "intermediate_size",
+            "vocab_size",
+            "moe",
+            "mla",
+            "sliding_window",
+        ];
+        assert_eq!(keys.iter().filter_map(|key| model.remove(*key)).count(), 4);
+        let hardware = json["hardware"].as_object_mut().unwrap();
+        for key in ["peak_fp8_tflops", "interconnect"] {
+            hardware.remove(key).unwrap();
+        }
+        let old: ScenarioParams = serde_json::from_value(json).unwrap();
+        assert_eq!(old.model.moe, None);
+        assert_eq!(MemoryBudget::compute(&old), MemoryBudget::compute(&current));
+        let preset_model = presets::model("gpt-oss-120b").unwrap();
+        let preset_hardware = presets::hardware("h100-sxm").unwrap();
+        assert!(presets::is_model_preset(&preset_model, &old.model));
+        assert!(presets::is_hardware_preset(&preset_hardware, &old.hardware));
+        let mut edited = old.model.clone();
+        edited.layers += 1;
+        assert!(!presets::is_model_preset(&preset_model, &edited));
+    }
+
+    #[test]
+    fn inconsistent_shapes_are_field_errors() {
+        let mut p = params("deepseek-v3", "h200-sxm", 8);
+        p.model.kv_latent_dim = Some(512);
+        let moe = p.model.moe.as_mut().unwrap();
+        moe.experts_per_token = 257;
+        moe.dense_layers = 62;
+        p.model.sliding_window = Some(crate::params::SlidingWindowParams {
+            window_tokens: 0,
+            layers: 61,
+        });
+        p.model.vocab_size = Some(0);
+        let e = Scenario::try_from(p).unwrap_err();
+        let reason = |field: &str| e.for_field(field).unwrap_or_else(|| panic!("{field}: {e}"));
+        assert!(reason("model.kv_latent_dim").contains("(576)"));
+        assert!(reason("model.moe.experts_per_token").contains("between 1 and experts (256)"));
+        assert!(reason("model.moe.dense_layers").contains("layers (61)"));
+        assert!(reason("model.sliding_window.window_tokens").contains("at least 1"));
+        assert!(reason("model.vocab_size").contains("at least 1"));
+        assert!(
+            e.for_field("model.sliding_window.layers").is_none(),
+            "61 of 61 is allowed: {e}"
         );
     }
 }

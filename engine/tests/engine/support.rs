@@ -20,6 +20,12 @@ pub fn tiny_model() -> ModelParams {
         kv_latent_dim: None,
         weight_dtype: Dtype::Bf16,
         kv_dtype: Dtype::Bf16,
+        hidden_size: None,
+        intermediate_size: None,
+        vocab_size: None,
+        moe: None,
+        mla: None,
+        sliding_window: None,
     }
 }
 
@@ -32,6 +38,9 @@ pub fn hardware_for_blocks(blocks: u32, block_size: u32) -> HardwareParams {
         memory_gib: bytes / 1_073_741_824.0,
         bandwidth_gb_s: 1000.0,
         peak_tflops: 100.0,
+        peak_fp8_tflops: None,
+        peak_fp4_tflops: None,
+        interconnect: None,
     }
 }
 
