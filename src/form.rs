@@ -302,20 +302,70 @@ pub fn time_of_day_presets() -> Vec<(&'static str, &'static str, Vec<f64>)> {
     ]
 }
 
-/// The model preset whose parameters equal `model`, if any.
+/// The model preset the configured model is (see [`presets::is_model_preset`]).
 pub fn model_preset_id(params: &ScenarioParams) -> Option<&'static str> {
     presets::models()
         .into_iter()
-        .find(|preset| preset.params == params.model)
+        .find(|preset| presets::is_model_preset(&preset.params, &params.model))
         .map(|preset| preset.id)
 }
 
-/// The accelerator preset whose parameters equal the configured hardware.
+/// The accelerator preset the configured hardware is.
 pub fn hardware_preset_id(params: &ScenarioParams) -> Option<&'static str> {
     presets::hardware_presets()
         .into_iter()
-        .find(|preset| preset.params == params.hardware)
+        .find(|preset| presets::is_hardware_preset(&preset.params, &params.hardware))
         .map(|preset| preset.id)
+}
+
+/// One line of "Assumptions and sources": some figures, where and when
+/// they were read, and whether they were verified there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceLine {
+    pub text: String,
+    pub verified: bool,
+}
+
+impl SourceLine {
+    fn new(source: &presets::Source) -> Self {
+        SourceLine {
+            text: format!(
+                "{}: {} (read {})",
+                source.figures, source.source, source.retrieved
+            ),
+            verified: source.verified,
+        }
+    }
+}
+
+/// The sources of the configured model's preset; `None` for a custom model.
+pub fn model_sources(params: &ScenarioParams) -> Option<Vec<SourceLine>> {
+    let id = model_preset_id(params)?;
+    let preset = presets::models().into_iter().find(|m| m.id == id)?;
+    Some(preset.sources.iter().map(SourceLine::new).collect())
+}
+
+/// The sources of the configured accelerator's preset and the prices quoted
+/// for it; `None` for a custom accelerator.
+pub fn hardware_sources(params: &ScenarioParams) -> Option<Vec<SourceLine>> {
+    let id = hardware_preset_id(params)?;
+    let preset = presets::hardware_presets()
+        .into_iter()
+        .find(|h| h.id == id)?;
+    let figures = preset.sources.iter().map(SourceLine::new);
+    let prices = preset.prices.iter().map(|price| SourceLine {
+        text: format!(
+            "USD {} per GPU-hour, {} ({}, {}): {} (read {})",
+            price.usd_per_gpu_hour,
+            price.pricing_model.label(),
+            price.provider_region,
+            price.price_date,
+            price.source.source,
+            price.source.retrieved
+        ),
+        verified: price.source.verified,
+    });
+    Some(figures.chain(prices).collect())
 }
 
 /// A new class for "Add class": the engine's default class with a name no
@@ -368,6 +418,38 @@ pub fn typical_seq_tokens(params: &ScenarioParams) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page lists where each figure of the chosen presets comes from,
+    /// says which were not verified, and lists nothing for custom values.
+    #[test]
+    fn presets_show_their_sources_and_custom_values_none() {
+        let mut params = ScenarioParams::overnight_batch();
+        let model = model_sources(&params).expect("the default model is a preset");
+        assert!(model[0].text.contains("hidden 4096") && model[0].verified);
+        let hardware = hardware_sources(&params).expect("the default accelerator is a preset");
+        assert!(hardware.iter().any(|l| l.text.contains("glennklockwood")));
+        assert!(
+            hardware
+                .iter()
+                .any(|l| l.text.starts_with("USD 3.78 per GPU-hour, on-demand"))
+        );
+        params.hardware = presets::hardware("h100-pcie").expect("a preset");
+        let unverified: Vec<_> = hardware_sources(&params)
+            .expect("a preset")
+            .into_iter()
+            .filter(|l| !l.verified)
+            .collect();
+        assert_eq!(unverified.len(), 1);
+        assert!(
+            unverified[0]
+                .text
+                .starts_with("BF16 756 and FP8 1,513 dense")
+        );
+        params.hardware.memory_gib = 79.0;
+        assert_eq!(hardware_sources(&params), None);
+        params.model.layers = 31;
+        assert_eq!(model_sources(&params), None);
+    }
 
     // List boxes read and write a distribution's lists by name: every list
     // a family lists must be one of its own.

@@ -1,16 +1,20 @@
-//! The model and hardware panels: presets that fill every field, the
-//! architecture, the accelerator, the replica layout, and the memory bar.
+//! The model and hardware panels: presets that fill every field (with their
+//! assumptions and sources), the architecture, the accelerator, the replica
+//! layout, and the memory bar.
 
 use leptos::prelude::*;
 use sojourn_engine::presets;
 use sojourn_engine::{Dtype, Fit, MemoryBudget, ScenarioParams};
 
-use crate::form::{enum_text, hardware_preset_id, model_preset_id, typical_seq_tokens};
+use crate::form::{
+    SourceLine, enum_text, hardware_preset_id, hardware_sources, model_preset_id, model_sources,
+    typical_seq_tokens,
+};
 use crate::format::format_gib;
 use crate::help;
-use crate::panels::Panel;
 use crate::panels::at::{At, at};
 use crate::panels::fields::{Info, choice, fields, menu, number, text};
+use crate::panels::{LazyDetails, Panel};
 use crate::state::AppState;
 
 const DTYPES: [Dtype; 7] = [
@@ -77,9 +81,11 @@ pub fn ModelPanel(state: AppState) -> impl IntoView {
             dtype_options,
         ),
     ];
+    let sources = Memo::new(move |_| state.params.with(model_sources));
     view! {
         <Panel id="model" title="Model">
             <div class="grid">{fields(state, rows)}</div>
+            <Sources lines=sources />
         </Panel>
     }
 }
@@ -115,21 +121,12 @@ fn with_custom(
 
 #[component]
 pub fn HardwarePanel(state: AppState) -> impl IntoView {
-    let preset_note = Memo::new(move |_| {
-        state.params.with(|p| {
-            let id = hardware_preset_id(p)?;
-            presets::hardware_presets()
-                .into_iter()
-                .find(|h| h.id == id)
-                .map(|h| {
-                    if h.verified {
-                        format!("Source: {}", h.source)
-                    } else {
-                        format!("Unverified preset: {}. Check these figures.", h.source)
-                    }
-                })
-        })
-    });
+    let sources = Memo::new(move |_| state.params.with(hardware_sources));
+    let preset_note = move || {
+        let unverified = sources.with(|s| s.iter().flatten().any(|line| !line.verified));
+        unverified
+            .then_some("Some figures of this preset are unverified: see Assumptions and sources.")
+    };
     let preset = preset_at(
         "hardware.preset",
         hardware_preset_id,
@@ -138,7 +135,7 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
     );
     let preset_options = |_: &ScenarioParams| {
         let named = presets::hardware_presets().into_iter().map(|h| {
-            let name = if h.verified {
+            let name = if h.verified() {
                 h.params.name
             } else {
                 format!("{} (unverified)", h.params.name)
@@ -186,9 +183,45 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
     view! {
         <Panel id="hardware" title="Hardware">
             <div class="grid">{fields(state, rows)}</div>
-            <p class="panel-note">{move || preset_note.get()}</p>
+            <p class="panel-note">{preset_note}</p>
+            <Sources lines=sources />
             <MemoryBar state />
         </Panel>
+    }
+}
+
+/// "Assumptions and sources": where each figure of the chosen preset was
+/// read and when, unverified ones marked; nothing to cite for custom values.
+#[component]
+fn Sources(lines: Memo<Option<Vec<SourceLine>>>) -> impl IntoView {
+    view! {
+        <LazyDetails summary="Assumptions and sources" class="sources">
+            {move || match lines.get() {
+                None => {
+                    view! { <p>"Custom values: no preset, so no sources to show."</p> }.into_any()
+                }
+                Some(lines) => {
+                    view! {
+                        <ul>
+                            {lines
+                                .into_iter()
+                                .map(|line| {
+                                    view! {
+                                        <li class:unverified=!line
+                                            .verified>
+                                            {(!line.verified)
+                                                .then_some(view! { <strong>"Unverified: "</strong> })}
+                                            {line.text}
+                                        </li>
+                                    }
+                                })
+                                .collect_view()}
+                        </ul>
+                    }
+                        .into_any()
+                }
+            }}
+        </LazyDetails>
     }
 }
 

@@ -1,7 +1,7 @@
 //! The accelerators: memory, bandwidth, dense BF16/FP8/FP4 peaks, the
 //! intra-node link (one direction, per GPU) and quoted prices.
 
-use super::{HardwarePreset, Price, READ, SHARED_FACTS, Source, read, unverified};
+use super::{HardwarePreset, Price, READ, SHARED_FACTS, read, unverified};
 use crate::params::plan::PricingModel;
 use crate::params::{HardwareParams, Interconnect, InterconnectParams};
 
@@ -355,6 +355,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::presets::Source;
 
     /// Every preset says where its figures come from, and every price is
     /// dated and placed: a figure without a source is what this catalog is
