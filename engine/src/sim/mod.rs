@@ -20,8 +20,12 @@ pub mod state;
 mod testing;
 pub mod workload;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use serde::{Deserialize, Serialize};
 
+use crate::model::Load;
 use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, Router};
@@ -34,6 +38,24 @@ pub(crate) use options::max_series_points;
 pub use options::{
     BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
 };
+
+/// Orders f64 times in a heap (times are never NaN here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Time(pub f64);
+
+impl Eq for Time {}
+
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
 
 /// How a request left the system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -195,9 +217,31 @@ pub(crate) struct Ctx {
     pub events: u64,
     pub steps: u64,
     pub max_events: u64,
+    /// The closed-loop classes, one bit each (there are at most 64 classes).
+    closed_classes: u64,
+    /// Closed-loop requests completed since the cluster last took them.
+    pub returns: Vec<ReqId>,
+    /// Replicas stop stepping once `events` passes this: the event budget,
+    /// or 0 while `returns` holds a request whose client's next send the
+    /// cluster has not yet scheduled (it may fall before the next step).
+    stop_after: u64,
 }
 
 impl Ctx {
+    /// A context for `capacity` records; `closed_classes` has bit c set for
+    /// each closed-loop class c.
+    pub fn new(capacity: usize, max_events: u64, closed_classes: u64) -> Ctx {
+        Ctx {
+            records: Vec::with_capacity(capacity),
+            events: 0,
+            steps: 0,
+            max_events,
+            closed_classes,
+            returns: Vec::new(),
+            stop_after: max_events,
+        }
+    }
+
     /// Records how a request left a replica.
     pub fn close(&mut self, a: &Active, status: Status, end_s: f64) {
         let status = match status {
@@ -215,10 +259,33 @@ impl Ctx {
         r.busy_s = a.busy_s;
         r.preemptions = a.preemptions;
         r.recomputed_tokens = a.recomputed_tokens;
+        // (Timeouts are the cluster's: it knows them in advance.)
+        if status == Status::Completed && self.closed_classes >> r.class & 1 == 1 {
+            self.returns.push(a.id);
+            self.stop_after = 0;
+        }
     }
 
     pub fn over_budget(&self) -> bool {
         self.events > self.max_events
+    }
+
+    /// Whether `class` is a closed loop.
+    pub fn is_closed(&self, class: u16) -> bool {
+        self.closed_classes >> class & 1 == 1
+    }
+
+    /// Whether replicas must stop stepping: over the event budget, or a
+    /// closed-loop request has returned.
+    #[inline]
+    pub fn must_stop(&self) -> bool {
+        self.events > self.stop_after
+    }
+
+    /// Hands over the returned closed-loop requests and lets replicas step on.
+    pub fn take_returns(&mut self, into: &mut Vec<ReqId>) {
+        into.append(&mut self.returns);
+        self.stop_after = self.max_events;
     }
 }
 
@@ -230,6 +297,13 @@ pub(crate) trait Replica {
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx);
     /// Does any deferred work, so that `used_blocks` is exact.
     fn sync(&mut self, ctx: &mut Ctx);
+    /// Runs every step that starts before `t`, deferring nothing, until
+    /// [`Ctx::must_stop`] (a closed-loop request returned).
+    fn advance_exact(&mut self, t: f64, ctx: &mut Ctx);
+    /// Whether it holds any request.
+    fn is_busy(&self) -> bool {
+        self.waiting_len() + self.running_len() > 0
+    }
     /// A request routed here at time `t` (after `advance_until(t)`).
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx);
     /// Its free blocks and waiting queue.
@@ -282,6 +356,15 @@ struct Cluster<'s, R: Replica> {
     drain_step_s: f64,
     done: bool,
     keep_records: bool,
+    /// Requests expected in all (for progress when the end is not known).
+    expected_requests: f64,
+    /// Whether a class is a closed loop: arrivals then follow completions
+    /// ([`Cluster::react`]).
+    reactive: bool,
+    /// Closed-loop requests with a timeout, by when it falls (lazily pruned).
+    closed_timeouts: BinaryHeap<Reverse<(Time, ReqId)>>,
+    /// Scratch list of returned closed-loop requests (kept for its allocation).
+    returned: Vec<ReqId>,
 }
 
 impl<'s, R: Replica> Cluster<'s, R> {
@@ -291,36 +374,44 @@ impl<'s, R: Replica> Cluster<'s, R> {
         let cfg = ReplicaConfig::new(scenario);
         let n = scenario.params().cluster.replicas as usize;
         let workload = Workload::new(scenario, scenario.params().run.seed);
+        let closed_classes = (scenario.classes().iter().enumerate())
+            .filter(|(_, c)| matches!(c.load, Load::ClosedLoop { .. }))
+            .fold(0u64, |mask, (i, _)| mask | 1 << i);
+        let interval_s = scenario.params().run.series_interval_s;
+        let drain_s = scenario.drain_s();
         Ok(Cluster {
             scenario,
             workload,
             replicas: (0..n).map(|_| R::new(cfg.clone())).collect(),
-            ctx: Ctx {
-                records: Vec::with_capacity(
-                    // Five standard deviations over the mean: a reservation
-                    // costs address space, not memory, until it is written,
-                    // while outgrowing it would copy every record.
-                    (expected + 5.0 * scenario.requests_sd() + 64.0)
-                        .min(options.max_requests as f64) as usize,
-                ),
-                events: 0,
-                steps: 0,
-                max_events: options.max_events,
-            },
+            ctx: Ctx::new(
+                // Five standard deviations over the mean: a reservation
+                // costs address space, not memory, until it is written,
+                // while outgrowing it would copy every record.
+                (expected + 5.0 * scenario.requests_sd() + 64.0).min(options.max_requests as f64)
+                    as usize,
+                options.max_events,
+                closed_classes,
+            ),
             round_robin: 0,
             series: Vec::new(),
-            next_sample_s: scenario.params().run.series_interval_s,
-            end_s: scenario.params().run.horizon_s + scenario.drain_s(),
+            next_sample_s: interval_s,
+            // Infinite when a class sends a fixed count: the run then lasts
+            // until every request is done.
+            end_s: scenario.params().run.horizon_s + drain_s,
             now_s: 0.0,
             max_requests: options.max_requests,
             max_series_points: max_series_points(n),
-            drain_step_s: scenario
-                .params()
-                .run
-                .series_interval_s
-                .max(scenario.drain_s() / DRAIN_UNITS),
+            drain_step_s: if drain_s.is_finite() {
+                interval_s.max(drain_s / DRAIN_UNITS)
+            } else {
+                interval_s
+            },
             done: false,
             keep_records: options.keep_records,
+            expected_requests: expected,
+            reactive: closed_classes != 0,
+            closed_timeouts: BinaryHeap::new(),
+            returned: Vec::new(),
         })
     }
 
@@ -385,9 +476,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         self.ctx.records.push(RequestRecord::arriving(&spec));
         let kv_tokens = spec.input_tokens as u64 + spec.output_tokens as u64 - 1;
         if kv_tokens > self.scenario.memory().max_seq_tokens {
-            let r = &mut self.ctx.records[id as usize];
-            r.status = Status::RejectedTooLong;
-            r.end_s = t;
+            self.reject(id, Status::RejectedTooLong, t);
             return;
         }
         let chosen = match self.scenario.params().cluster.router {
@@ -423,12 +512,26 @@ impl<'s, R: Replica> Cluster<'s, R> {
         if let Some(m) = self.scenario.params().engine.max_waiting
             && replica.waiting_len() >= m as usize
         {
-            let r = &mut self.ctx.records[id as usize];
-            r.status = Status::RejectedQueueFull;
-            r.end_s = t;
+            self.reject(id, Status::RejectedQueueFull, t);
             return;
         }
-        replica.enqueue(Active::arriving(id, &spec, class), t, &mut self.ctx);
+        let request = Active::arriving(id, &spec, class);
+        if self.reactive && request.timeout_at_s.is_finite() && self.ctx.is_closed(spec.class) {
+            self.closed_timeouts
+                .push(Reverse((Time(request.timeout_at_s), id)));
+        }
+        replica.enqueue(request, t, &mut self.ctx);
+    }
+
+    /// Refuses request `id` on arrival at `t`; a closed-loop client sends
+    /// again after its think time.
+    fn reject(&mut self, id: ReqId, status: Status, t: f64) {
+        let r = &mut self.ctx.records[id as usize];
+        r.status = status;
+        r.end_s = t;
+        if self.reactive {
+            self.workload.returned(id, r.class, t);
+        }
     }
 
     /// Does up to `work` units (arrivals or series samples) and reports progress.
@@ -437,6 +540,10 @@ impl<'s, R: Replica> Cluster<'s, R> {
         while !self.done && left > 0 {
             left -= 1;
             self.check_budget()?;
+            if self.reactive {
+                self.react();
+                continue;
+            }
             // (Drawn as it is delivered: a request held over from one turn
             // to the next costs a trip through memory.)
             match self.workload.next() {
@@ -454,25 +561,142 @@ impl<'s, R: Replica> Cluster<'s, R> {
                     let mut idle = true;
                     for r in &mut self.replicas {
                         r.advance_until(t, &mut self.ctx);
-                        idle &= r.waiting_len() == 0 && r.running_len() == 0;
+                        idle &= !r.is_busy();
                     }
                     self.now_s = t;
                     if t >= self.end_s || idle {
-                        for r in &mut self.replicas {
-                            r.close_unfinished(self.end_s, &mut self.ctx);
-                        }
-                        self.done = true;
+                        self.close();
                     }
                 }
             }
         }
         self.check_budget()?;
+        let fraction = if self.end_s.is_finite() {
+            self.now_s / self.end_s
+        } else {
+            self.ctx.records.len() as f64 / self.expected_requests.max(1.0)
+        };
         Ok(Progress {
             simulated_s: self.now_s,
-            fraction: (self.now_s / self.end_s).clamp(0.0, 1.0),
+            fraction: fraction.clamp(0.0, 1.0),
             requests: self.ctx.records.len() as u64,
             done: self.done,
         })
+    }
+
+    /// Ends the run: what is still in the system is unfinished. A run whose
+    /// end was open (a fixed count) ends at the later of the horizon and
+    /// its last step.
+    fn close(&mut self) {
+        if !self.end_s.is_finite() {
+            let last_s = self
+                .replicas
+                .iter()
+                .map(|r| r.clock_s())
+                .fold(0.0, f64::max);
+            self.end_s = last_s.max(self.scenario.params().run.horizon_s);
+        }
+        for r in &mut self.replicas {
+            r.close_unfinished(self.end_s, &mut self.ctx);
+        }
+        self.done = true;
+    }
+
+    /// One unit of a run with closed loops, whose arrivals follow
+    /// completions. The next known event (an arrival, a closed-loop
+    /// timeout, a series sample, the end) is the limit; before it, the busy
+    /// replica whose next step starts first runs the steps that start no
+    /// later than any other busy replica's next step, until a closed-loop
+    /// request returns. Steps so run in order of their start, and a return
+    /// ends a step that started after every step run so far, so its
+    /// client's next send (at or after the return) is scheduled before any
+    /// step that starts after it. Once no busy replica's next step starts
+    /// before the limit, the event there is taken.
+    fn react(&mut self) {
+        let sample_s = if self.series.len() < self.max_series_points {
+            self.next_sample_s
+        } else {
+            f64::INFINITY
+        };
+        let timeout_s = self
+            .closed_timeouts
+            .peek()
+            .map_or(f64::INFINITY, |Reverse((Time(t), _))| *t);
+        let arrival_s = self.workload.peek_s();
+        let limit = arrival_s.min(timeout_s).min(sample_s).min(self.end_s);
+        if self.step_earliest_replica(limit) {
+            return;
+        }
+        if !self.replicas.iter().any(R::is_busy) && self.workload.is_finished() {
+            self.close();
+        } else if limit >= self.end_s {
+            self.now_s = self.end_s;
+            self.close();
+        } else if limit == sample_s {
+            self.now_s = limit;
+            self.take_samples(limit);
+        } else if limit == timeout_s {
+            self.now_s = limit;
+            self.closed_timeout();
+        } else if let Some(spec) = self.workload.next() {
+            self.now_s = spec.arrival_s;
+            self.deliver(spec);
+        }
+    }
+
+    /// Runs the busy replica whose next step starts first (before `limit`)
+    /// up to the next step of any other busy replica (at least one step),
+    /// stopping at a closed-loop return, and schedules the returned
+    /// clients' next sends. False when no busy replica starts a step before
+    /// `limit` (or the one that does made no progress).
+    fn step_earliest_replica(&mut self, limit: f64) -> bool {
+        let mut first: Option<(usize, f64)> = None;
+        let mut second = f64::INFINITY;
+        for (i, r) in self.replicas.iter().enumerate() {
+            if !r.is_busy() {
+                continue;
+            }
+            let clock = r.clock_s();
+            match first {
+                Some((_, c)) if clock >= c => second = second.min(clock),
+                _ => {
+                    if let Some((_, c)) = first {
+                        second = second.min(c);
+                    }
+                    first = Some((i, clock));
+                }
+            }
+        }
+        let Some((i, clock)) = first.filter(|&(_, c)| c < limit) else {
+            return false;
+        };
+        // Steps starting at or before the other replicas' next steps: any
+        // return of theirs ends a step that starts there, later still.
+        let bound = limit.min(second.next_up());
+        let events = self.ctx.events;
+        self.replicas[i].advance_exact(bound, &mut self.ctx);
+        self.ctx.take_returns(&mut self.returned);
+        for id in self.returned.drain(..) {
+            let r = &self.ctx.records[id as usize];
+            self.workload.returned(id, r.class, r.end_s);
+        }
+        // (Abandoning timed-out requests may be all it did.)
+        let r = &self.replicas[i];
+        let progressed = self.ctx.events != events || r.clock_s() != clock || !r.is_busy();
+        debug_assert!(progressed, "a busy replica made no progress");
+        progressed
+    }
+
+    /// The earliest closed-loop timeout: a request still in the system now
+    /// (every step that starts before it has run) is abandoned there, and
+    /// its client sends again after its think time.
+    fn closed_timeout(&mut self) {
+        if let Some(Reverse((Time(at_s), id))) = self.closed_timeouts.pop() {
+            let r = &self.ctx.records[id as usize];
+            if r.status == Status::Pending {
+                self.workload.returned(id, r.class, at_s);
+            }
+        }
     }
 
     fn finish(mut self) -> Result<RunOutput<'s>, RunError> {
