@@ -8,11 +8,15 @@
 //! how a replica executes its steps: [`reference`](mod@reference) one at a
 //! time, [`fast`](mod@fast) by skipping runs of identical decode steps in
 //! closed form. [`options`] holds what a run is told (engine, caps) and how
-//! it may be refused.
+//! it may be refused; [`record`] what a run records. With closed-loop
+//! classes, arrivals follow completions and the loop is
+//! [`closed_loop`]'s.
 
+mod closed_loop;
 mod due;
 pub mod fast;
 mod options;
+mod record;
 pub mod reference;
 mod rules;
 pub mod state;
@@ -23,7 +27,7 @@ pub mod workload;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::model::Load;
 use crate::model::scenario::Scenario;
@@ -38,6 +42,7 @@ pub(crate) use options::max_series_points;
 pub use options::{
     BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
 };
+pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
 
 /// Orders f64 times in a heap (times are never NaN here).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,124 +62,9 @@ impl Ord for Time {
     }
 }
 
-/// How a request left the system.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Still in the system (or not yet arrived); never in a finished report.
-    Pending,
-    Completed,
-    /// Refused on arrival: the replica's waiting queue was full.
-    RejectedQueueFull,
-    /// Refused on arrival: prompt + output cannot fit in the KV cache or
-    /// exceed `max_model_len`.
-    RejectedTooLong,
-    /// The client's timeout passed first.
-    TimedOut,
-    /// Still queued or running when the simulation ended.
-    Unfinished,
-}
-
-/// Everything recorded about one request. Times are absolute simulated
-/// seconds; NaN where the event never happened.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RequestRecord {
-    pub class: u16,
-    /// Replica it was routed to (`u16::MAX` if rejected before routing).
-    pub replica: u16,
-    pub input_tokens: u32,
-    pub cached_tokens: u32,
-    pub output_tokens: u32,
-    pub preemptions: u32,
-    #[serde_as(as = "NonFinite")]
-    pub arrival_s: f64,
-    /// First scheduled (start of its first step).
-    #[serde_as(as = "NonFinite")]
-    pub admitted_s: f64,
-    /// End of the step that produced its first output token.
-    #[serde_as(as = "NonFinite")]
-    pub first_token_s: f64,
-    /// Completion, rejection or abandonment.
-    #[serde_as(as = "NonFinite")]
-    pub end_s: f64,
-    /// Replica-seconds attributed to it: each step's duration split in
-    /// proportion to the tokens each request computed in it.
-    #[serde_as(as = "NonFinite")]
-    pub busy_s: f64,
-    /// Tokens computed and then discarded by preemptions.
-    pub recomputed_tokens: u64,
-    pub status: Status,
-}
-
-impl RequestRecord {
-    /// The record of a request as it arrives, before it is routed.
-    #[inline]
-    pub(crate) fn arriving(spec: &RequestSpec) -> RequestRecord {
-        RequestRecord {
-            class: spec.class,
-            replica: u16::MAX,
-            input_tokens: spec.input_tokens,
-            cached_tokens: spec.cached_tokens,
-            output_tokens: spec.output_tokens,
-            preemptions: 0,
-            arrival_s: spec.arrival_s,
-            admitted_s: f64::NAN,
-            first_token_s: f64::NAN,
-            end_s: f64::NAN,
-            busy_s: 0.0,
-            recomputed_tokens: 0,
-            status: Status::Pending,
-        }
-    }
-
-    pub fn sojourn_s(&self) -> f64 {
-        self.end_s - self.arrival_s
-    }
-}
-
 /// The drain advances in at most about this many units of work (or in
 /// series intervals, when those are longer).
 const DRAIN_UNITS: f64 = 10_000.0;
-
-/// The fleet's state at one instant, and the flows over the interval that
-/// ends there.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesPoint {
-    #[serde_as(as = "NonFinite")]
-    pub t_s: f64,
-    pub waiting: u64,
-    pub running: u64,
-    /// Fraction of all KV blocks in use.
-    #[serde_as(as = "NonFinite")]
-    pub kv_utilization: f64,
-    pub replicas: u32,
-    /// Arrivals in the interval ending at `t_s`.
-    pub arrivals: u64,
-    /// Completions in the interval ending at `t_s`.
-    pub completions: u64,
-}
-
-/// What a finished run hands to the report: every request's record, the
-/// time series and the engine's counters (`crate::Report::build` turns it
-/// into statistics; the simulator never names the report).
-#[derive(Debug)]
-pub struct RunOutput<'s> {
-    pub scenario: &'s Scenario,
-    pub records: Vec<RequestRecord>,
-    pub series: Vec<SeriesPoint>,
-    /// Busy time of each replica up to the end of the run \[s\].
-    pub busy_s: Vec<f64>,
-    /// When the last replica stopped working, at most the end of the run \[s\].
-    pub active_until_s: f64,
-    pub events: u64,
-    pub steps: u64,
-    /// End of the run: the horizon plus the drain \[s\].
-    pub end_s: f64,
-    /// Keep every record in the report (see [`RunOptions::keep_records`]).
-    pub keep_records: bool,
-}
 
 /// Numbers a replica needs, copied out of the scenario.
 #[derive(Clone, Debug)]
@@ -600,103 +490,6 @@ impl<'s, R: Replica> Cluster<'s, R> {
             r.close_unfinished(self.end_s, &mut self.ctx);
         }
         self.done = true;
-    }
-
-    /// One unit of a run with closed loops, whose arrivals follow
-    /// completions. The next known event (an arrival, a closed-loop
-    /// timeout, a series sample, the end) is the limit; before it, the busy
-    /// replica whose next step starts first runs the steps that start no
-    /// later than any other busy replica's next step, until a closed-loop
-    /// request returns. Steps so run in order of their start, and a return
-    /// ends a step that started after every step run so far, so its
-    /// client's next send (at or after the return) is scheduled before any
-    /// step that starts after it. Once no busy replica's next step starts
-    /// before the limit, the event there is taken.
-    fn react(&mut self) {
-        let sample_s = if self.series.len() < self.max_series_points {
-            self.next_sample_s
-        } else {
-            f64::INFINITY
-        };
-        let timeout_s = self
-            .closed_timeouts
-            .peek()
-            .map_or(f64::INFINITY, |Reverse((Time(t), _))| *t);
-        let arrival_s = self.workload.peek_s();
-        let limit = arrival_s.min(timeout_s).min(sample_s).min(self.end_s);
-        if self.step_earliest_replica(limit) {
-            return;
-        }
-        if !self.replicas.iter().any(R::is_busy) && self.workload.is_finished() {
-            self.close();
-        } else if limit >= self.end_s {
-            self.now_s = self.end_s;
-            self.close();
-        } else if limit == sample_s {
-            self.now_s = limit;
-            self.take_samples(limit);
-        } else if limit == timeout_s {
-            self.now_s = limit;
-            self.closed_timeout();
-        } else if let Some(spec) = self.workload.next() {
-            self.now_s = spec.arrival_s;
-            self.deliver(spec);
-        }
-    }
-
-    /// Runs the busy replica whose next step starts first (before `limit`)
-    /// up to the next step of any other busy replica (at least one step),
-    /// stopping at a closed-loop return, and schedules the returned
-    /// clients' next sends. False when no busy replica starts a step before
-    /// `limit` (or the one that does made no progress).
-    fn step_earliest_replica(&mut self, limit: f64) -> bool {
-        let mut first: Option<(usize, f64)> = None;
-        let mut second = f64::INFINITY;
-        for (i, r) in self.replicas.iter().enumerate() {
-            if !r.is_busy() {
-                continue;
-            }
-            let clock = r.clock_s();
-            match first {
-                Some((_, c)) if clock >= c => second = second.min(clock),
-                _ => {
-                    if let Some((_, c)) = first {
-                        second = second.min(c);
-                    }
-                    first = Some((i, clock));
-                }
-            }
-        }
-        let Some((i, clock)) = first.filter(|&(_, c)| c < limit) else {
-            return false;
-        };
-        // Steps starting at or before the other replicas' next steps: any
-        // return of theirs ends a step that starts there, later still.
-        let bound = limit.min(second.next_up());
-        let events = self.ctx.events;
-        self.replicas[i].advance_exact(bound, &mut self.ctx);
-        self.ctx.take_returns(&mut self.returned);
-        for id in self.returned.drain(..) {
-            let r = &self.ctx.records[id as usize];
-            self.workload.returned(id, r.class, r.end_s);
-        }
-        // (Abandoning timed-out requests may be all it did.)
-        let r = &self.replicas[i];
-        let progressed = self.ctx.events != events || r.clock_s() != clock || !r.is_busy();
-        debug_assert!(progressed, "a busy replica made no progress");
-        progressed
-    }
-
-    /// The earliest closed-loop timeout: a request still in the system now
-    /// (every step that starts before it has run) is abandoned there, and
-    /// its client sends again after its think time.
-    fn closed_timeout(&mut self) {
-        if let Some(Reverse((Time(at_s), id))) = self.closed_timeouts.pop() {
-            let r = &self.ctx.records[id as usize];
-            if r.status == Status::Pending {
-                self.workload.returned(id, r.class, at_s);
-            }
-        }
     }
 
     fn finish(mut self) -> Result<RunOutput<'s>, RunError> {
