@@ -44,9 +44,9 @@ pub use params::plan::{
 };
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
-    HardwareParams, Interconnect, InterconnectParams, MlaParams, ModelParams, MoeParams, OperationsParams,
-    ReplicaParams, Router, RunParams, ScenarioParams, Shape, SlidingWindowParams, StepTimeParams,
-    presets, scenario_params_from_json,
+    HardwareParams, Interconnect, InterconnectParams, LoadParams, MlaParams, ModelParams,
+    MoeParams, OperationsParams, ReplicaParams, Router, RunParams, ScenarioParams, Shape,
+    SlidingWindowParams, StepTimeParams, presets, scenario_params_from_json,
 };
 
 // Errors, each naming its field.
@@ -54,6 +54,7 @@ pub use error::{FieldError, ScenarioError};
 
 // Limits on one scenario and one plan (each refused with a field message).
 pub use model::dist::MAX_COUNT;
+pub use model::load::MAX_CLIENTS;
 pub use model::plan_checks::{
     MAX_CANDIDATES, MAX_CONFIGURATIONS, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS,
 };
@@ -66,7 +67,9 @@ pub use model::analytic::{
     ClassEstimate, LoadEstimate, QueueEstimate, QueueModel, StageEstimate, load_estimate,
 };
 pub use model::step_time::{DecodePiece, Efficiencies, Family, Operations, Roofline, Table};
-pub use model::{Class, Dist, DistSummary, Fit, MemoryBudget, Scenario, StepShape, StepTimeModel};
+pub use model::{
+    Class, Dist, DistSummary, Fit, Load, MemoryBudget, Scenario, StepShape, StepTimeModel,
+};
 
 // The simulator and its report.
 pub use report::{ClassStats, EngineStats, Quantiles, Report, simulate};

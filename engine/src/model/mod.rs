@@ -8,12 +8,14 @@
 
 pub mod analytic;
 pub mod dist;
+pub mod load;
 pub mod memory;
 pub(crate) mod plan_checks;
 pub mod scenario;
 pub mod step_time;
 
 pub use dist::{Dist, DistSummary};
+pub use load::Load;
 pub use memory::{Fit, MemoryBudget};
 pub use scenario::{Class, Scenario};
 pub use step_time::{StepShape, StepTimeModel};

@@ -1,7 +1,7 @@
 //! Checks of the plan section, run once inside [`crate::Scenario::try_from`]
 //! (the planner never re-checks), and the limits they enforce.
 
-use crate::error::{Checker, show};
+use crate::error::{Checker, ScenarioError, show};
 use crate::model::analytic::fastest_service;
 use crate::model::scenario::{Class, MAX_REPLICAS, Scenario};
 use crate::model::step_time::StepTimeModel;
@@ -21,6 +21,24 @@ pub const MAX_CANDIDATES: usize = 32;
 /// At most this many configurations (candidates x engine and cluster
 /// settings) in one plan's search space.
 pub const MAX_CONFIGURATIONS: usize = 256;
+
+/// Whether the planner can plan the scenario: it scales each class's rate
+/// for its demand cases, service curve and sensitivity, and prices the
+/// fleet per hour of the horizon, which only open classes follow (a fixed
+/// count, an offline class or a closed loop sends what its mode says, for
+/// as long as that takes). Checked when a plan starts, not by validation:
+/// a single run of any mode is valid.
+pub(crate) fn check_plannable(scenario: &Scenario) -> Result<(), ScenarioError> {
+    let params = &scenario.params().classes;
+    match params.iter().position(|c| !c.load.is_open()) {
+        None => Ok(()),
+        Some(i) => Err(ScenarioError::single(
+            format!("classes[{i}].load"),
+            "the planner scales arrival rates and prices the fleet per hour of the horizon, \
+             which only open classes follow; simulate this scenario, or plan with the class open",
+        )),
+    }
+}
 
 /// Checks the plan section. `built` holds the validated classes and
 /// step-time model when the rest of the scenario is valid (the checks that

@@ -3,7 +3,9 @@
 //! model; code downstream never re-checks.
 
 use crate::error::{Checker, ScenarioError, show};
+use crate::model::analytic::service_alone;
 use crate::model::dist::Dist;
+use crate::model::load::{Load, check_counted_run, check_load};
 use crate::model::memory::MemoryBudget;
 use crate::model::plan_checks::check_plan;
 use crate::model::step_time::StepTimeModel;
@@ -35,11 +37,17 @@ pub struct Class {
     pub priority: i32,
     pub deadline_s: f64,
     pub timeout_s: Option<f64>,
+    pub load: Load,
 }
 
 impl Class {
-    /// Mean batch rate over a whole day, multipliers included \[batches/s\].
+    /// Mean batch rate over a whole day, multipliers included \[batches/s\];
+    /// zero for offline and closed-loop classes, which offer no rate of
+    /// their own (the load estimate counts only rate-driven classes).
     pub fn mean_batch_rate_per_s(&self) -> f64 {
+        if !self.load.follows_rate() {
+            return 0.0;
+        }
         self.batch_rate_per_s * self.time_of_day.iter().sum::<f64>() / 24.0
     }
 }
@@ -74,6 +82,7 @@ impl TryFrom<ScenarioParams> for Scenario {
         check.positive("step_time_scale", params.step_time_scale);
         let step_time = check.at("step_time", |c| StepTimeModel::build(&params, c));
         let drain_s = check_run(&params, &mut check);
+        check_counted_run(&params, &mut check);
         let built = match (&classes, &step_time, check.has_errors()) {
             (Some(classes), Some(step_time), false) => Some((classes.as_slice(), step_time)),
             _ => None,
@@ -119,12 +128,33 @@ impl Scenario {
         &self.step_time
     }
 
-    /// How long the fleet keeps working after the horizon \[s\].
+    /// How long the fleet keeps working after the horizon \[s\]: infinite
+    /// when a class sends a fixed number of requests (the run then lasts
+    /// until every request is done; docs/engine.md, Workload).
     pub fn drain_s(&self) -> f64 {
-        self.drain_s
+        if self.is_counted() {
+            f64::INFINITY
+        } else {
+            self.drain_s
+        }
     }
 
-    /// Mean arrival rate of requests over all classes \[requests/s\].
+    /// Whether a class sends a fixed number of requests.
+    pub fn is_counted(&self) -> bool {
+        self.classes
+            .iter()
+            .any(|c| c.load.counted_requests().is_some())
+    }
+
+    /// Whether a class is a closed loop (its sends follow its returns).
+    pub fn is_closed_loop(&self) -> bool {
+        self.classes
+            .iter()
+            .any(|c| matches!(c.load, Load::ClosedLoop { .. }))
+    }
+
+    /// Mean arrival rate of requests over all rate-driven classes
+    /// \[requests/s\].
     pub fn mean_request_rate_per_s(&self) -> f64 {
         self.classes
             .iter()
@@ -132,18 +162,49 @@ impl Scenario {
             .sum()
     }
 
-    /// Expected number of requests over the horizon.
+    /// Expected number of requests: over the horizon at each open class's
+    /// rate, the count of counted classes, and for a closed loop over the
+    /// horizon at most one request per client per cycle of think time and
+    /// service alone (an overestimate: a batch serves each request more
+    /// slowly than alone).
     pub fn expected_requests(&self) -> f64 {
-        self.mean_request_rate_per_s() * self.params.run.horizon_s
+        let horizon = self.params.run.horizon_s;
+        self.classes
+            .iter()
+            .map(|c| match (&c.load, c.load.counted_requests()) {
+                (_, Some(n)) => n as f64,
+                (
+                    Load::ClosedLoop {
+                        clients, think_ms, ..
+                    },
+                    None,
+                ) => {
+                    let think_s = think_ms.as_ref().map_or(0.0, |d| d.moments().0 / 1000.0);
+                    let cycle_s = think_s + self.service_alone_s(c);
+                    *clients as f64 * (horizon / cycle_s).ceil()
+                }
+                _ => c.mean_batch_rate_per_s() * c.batch_size.moments().0 * horizon,
+            })
+            .sum()
+    }
+
+    /// One request of `class` at its mean lengths alone on a replica \[s\].
+    fn service_alone_s(&self, class: &Class) -> f64 {
+        let input = class.input_tokens.moments().0.round() as u64;
+        let cached = (class.prefix_cache_hit * input as f64).round() as u64;
+        let output = class.output_tokens.moments().0.round() as u64;
+        service_alone(&self.step_time, &self.params.engine, input, cached, output).sojourn_s
     }
 
     /// Standard deviation of the number of requests over the horizon: each
-    /// class's count is compound Poisson, with variance (batches expected)
-    /// x E\[X^2\] for batch size X.
+    /// open class's count is compound Poisson, with variance (batches
+    /// expected) x E\[X^2\] for batch size X; the other modes' counts are
+    /// fixed (or, for a closed loop, estimated from above).
     pub fn requests_sd(&self) -> f64 {
         let horizon = self.params.run.horizon_s;
         self.classes
             .iter()
+            .filter(|c| matches!(c.load, Load::Open))
             .map(|c| c.mean_batch_rate_per_s() * horizon * c.batch_size.moments().1)
             .sum::<f64>()
             .sqrt()
@@ -217,6 +278,7 @@ fn check_class(class: &ClassParams, check: &mut Checker) -> Option<Class> {
     let batch_size = check.at("batch_size", |c| class.batch_size.build(c));
     let input_tokens = check.at("input_tokens", |c| class.input_tokens.build(c));
     let output_tokens = check.at("output_tokens", |c| class.output_tokens.build(c));
+    let load = check_load(class, check);
     check.within("prefix_cache_hit", class.prefix_cache_hit, 0.0, 1.0);
     check.positive("deadline_s", class.deadline_s);
     if let Some(t) = class.timeout_s {
@@ -252,6 +314,7 @@ fn check_class(class: &ClassParams, check: &mut Checker) -> Option<Class> {
         priority: class.priority,
         deadline_s: class.deadline_s,
         timeout_s: class.timeout_s,
+        load: load?,
     })
 }
 

@@ -117,6 +117,56 @@ pub struct ClassParams {
     /// The client abandons a request not finished after this long \[s\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
+    /// How many requests the class sends and when: an open stream over the
+    /// horizon (the default), a fixed count, all at once, or closed-loop
+    /// clients (see [`LoadParams`]).
+    #[serde(default, skip_serializing_if = "LoadParams::is_open")]
+    pub load: LoadParams,
+}
+
+/// A class's load mode. Every mode but `open` sends a number of requests
+/// that the horizon does not set (docs/engine.md, Workload).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LoadParams {
+    /// Batches arrive at `batches_per_hour` over [0, horizon).
+    #[default]
+    Open,
+    /// Exactly `requests` requests, in batches arriving at
+    /// `batches_per_hour` (the last batch cut short), however long that
+    /// takes.
+    FixedCount { requests: u32 },
+    /// Exactly `requests` requests, all at time 0 (offline benchmarks).
+    Offline { requests: u32 },
+    /// `clients` clients, each sending its next request when its previous
+    /// one returns (completes, is rejected or times out) plus a think time:
+    /// over the horizon, or until `requests` have been sent in all.
+    ClosedLoop {
+        clients: u32,
+        /// Think time between a return and the next send \[ms\]; none
+        /// when absent (a distribution's draws are at least 1 ms).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        think_ms: Option<DistParams>,
+        /// Requests sent in all; absent, the clients send until the horizon.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        requests: Option<u32>,
+    },
+}
+
+impl LoadParams {
+    /// The default: an open stream over the horizon.
+    pub fn is_open(&self) -> bool {
+        *self == LoadParams::Open
+    }
+
+    /// Whether the class sends a fixed number of requests (the horizon does
+    /// not bound its sends).
+    pub fn is_counted(&self) -> bool {
+        !matches!(
+            self,
+            LoadParams::Open | LoadParams::ClosedLoop { requests: None, .. }
+        )
+    }
 }
 
 /// Numeric precision of weights or KV cache.
@@ -457,6 +507,7 @@ impl Default for ClassParams {
             priority: 0,
             deadline_s: DAY_S,
             timeout_s: None,
+            load: LoadParams::Open,
         }
     }
 }

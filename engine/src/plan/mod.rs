@@ -57,6 +57,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ScenarioError;
+use crate::model::plan_checks::check_plannable;
 use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, SensitivityInput};
 pub use crate::plan::evaluate::Verdict;
@@ -248,6 +249,10 @@ fn drive<T>(
 /// arrive). A plan never discards finished work because a later point is
 /// too large.
 pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), PlanError> {
+    check_plannable(scenario).map_err(|error| PlanError::InvalidCase {
+        case: "base".to_string(),
+        error,
+    })?;
     let plan = &scenario.params().plan;
     let mut cases = vec![("base".to_string(), Multipliers::BASE)];
     if options.scenarios {

@@ -12,6 +12,25 @@ pub(crate) struct Census {
     pub(crate) too_long: u64,
     /// Records preempted at least once.
     pub(crate) preempted: u64,
+    /// The busy period: the first arrival and the last completion \[s\]
+    /// (infinite and NaN while there are none).
+    pub(crate) first_arrival_s: f64,
+    pub(crate) last_completion_s: f64,
+    /// Output and prompt tokens of the completed requests.
+    pub(crate) completed_output_tokens: u64,
+    pub(crate) completed_input_tokens: u64,
+}
+
+impl Census {
+    /// Output and total (prompt + output) tokens per second of the
+    /// completed requests over the busy period, as offline throughput
+    /// tables give them (NaN without a completion).
+    pub(crate) fn busy_period_throughput(&self) -> (f64, f64, f64) {
+        let period_s = self.last_completion_s - self.first_arrival_s;
+        let output = self.completed_output_tokens as f64;
+        let total = output + self.completed_input_tokens as f64;
+        (period_s, output / period_s, total / period_s)
+    }
 }
 
 impl Census {
@@ -28,6 +47,10 @@ impl Census {
             per_class: vec![0; classes],
             too_long: 0,
             preempted: 0,
+            first_arrival_s: f64::INFINITY,
+            last_completion_s: f64::NAN,
+            completed_output_tokens: 0,
+            completed_input_tokens: 0,
         };
         let (mut arrival, mut completion) =
             (SeriesIndex::new(interval_s), SeriesIndex::new(interval_s));
@@ -38,10 +61,15 @@ impl Census {
             if let Some(p) = series.get_mut(arrival.of(r.arrival_s)) {
                 p.arrivals += 1;
             }
-            if r.status == Status::Completed
-                && let Some(p) = series.get_mut(completion.of(r.end_s))
-            {
-                p.completions += 1;
+            census.first_arrival_s = census.first_arrival_s.min(r.arrival_s);
+            if r.status == Status::Completed {
+                // (`f64::max` ignores the NaN it starts from.)
+                census.last_completion_s = census.last_completion_s.max(r.end_s);
+                census.completed_output_tokens += r.output_tokens as u64;
+                census.completed_input_tokens += r.input_tokens as u64;
+                if let Some(p) = series.get_mut(completion.of(r.end_s)) {
+                    p.completions += 1;
+                }
             }
         }
         census

@@ -94,6 +94,8 @@ impl Report {
             &census,
             records.len(),
         );
+        let (busy_period_s, output_tokens_per_s, total_tokens_per_s) =
+            census.busy_period_throughput();
         Report {
             scenario_name: scenario.params().name.clone(),
             seed: run.seed,
@@ -105,6 +107,9 @@ impl Report {
             utilization,
             prefill_tokens_per_s: overall.prefill_tokens as f64 / window_s,
             decode_tokens_per_s: overall.decode_tokens as f64 / window_s,
+            busy_period_s,
+            output_tokens_per_s,
+            total_tokens_per_s,
             overall,
             classes,
             series,

@@ -85,6 +85,11 @@ pub struct ClassStats {
     pub busy_s_recomputed: f64,
 }
 
+/// A figure absent from a report written before it existed.
+fn nan() -> f64 {
+    f64::NAN
+}
+
 /// Counters of the engine's own work.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EngineStats {
@@ -124,6 +129,18 @@ pub struct Report {
     pub prefill_tokens_per_s: f64,
     #[serde_as(as = "NonFinite")]
     pub decode_tokens_per_s: f64,
+    /// The busy period, from the first arrival to the last completion
+    /// (warm-up included) \[s\]; NaN when nothing completed.
+    #[serde(default = "nan", with = "nonfinite")]
+    pub busy_period_s: f64,
+    /// Output tokens of the completed requests per second of the busy
+    /// period: the figure offline throughput tables give.
+    #[serde(default = "nan", with = "nonfinite")]
+    pub output_tokens_per_s: f64,
+    /// Prompt and output tokens of the completed requests per second of
+    /// the busy period.
+    #[serde(default = "nan", with = "nonfinite")]
+    pub total_tokens_per_s: f64,
     pub load: LoadEstimate,
     pub warnings: Vec<String>,
     pub engine: EngineStats,

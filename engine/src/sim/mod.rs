@@ -8,11 +8,15 @@
 //! how a replica executes its steps: [`reference`](mod@reference) one at a
 //! time, [`fast`](mod@fast) by skipping runs of identical decode steps in
 //! closed form. [`options`] holds what a run is told (engine, caps) and how
-//! it may be refused.
+//! it may be refused; [`record`] what a run records. With closed-loop
+//! classes, arrivals follow completions and the loop is
+//! [`closed_loop`]'s.
 
+mod closed_loop;
 mod due;
 pub mod fast;
 mod options;
+mod record;
 pub mod reference;
 mod rules;
 pub mod state;
@@ -20,8 +24,12 @@ pub mod state;
 mod testing;
 pub mod workload;
 
-use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
+use serde::Serialize;
+
+use crate::model::Load;
 use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, Router};
@@ -34,125 +42,29 @@ pub(crate) use options::max_series_points;
 pub use options::{
     BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
 };
+pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
 
-/// How a request left the system.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Still in the system (or not yet arrived); never in a finished report.
-    Pending,
-    Completed,
-    /// Refused on arrival: the replica's waiting queue was full.
-    RejectedQueueFull,
-    /// Refused on arrival: prompt + output cannot fit in the KV cache or
-    /// exceed `max_model_len`.
-    RejectedTooLong,
-    /// The client's timeout passed first.
-    TimedOut,
-    /// Still queued or running when the simulation ended.
-    Unfinished,
-}
+/// Orders f64 times in a heap (times are never NaN here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Time(pub f64);
 
-/// Everything recorded about one request. Times are absolute simulated
-/// seconds; NaN where the event never happened.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RequestRecord {
-    pub class: u16,
-    /// Replica it was routed to (`u16::MAX` if rejected before routing).
-    pub replica: u16,
-    pub input_tokens: u32,
-    pub cached_tokens: u32,
-    pub output_tokens: u32,
-    pub preemptions: u32,
-    #[serde_as(as = "NonFinite")]
-    pub arrival_s: f64,
-    /// First scheduled (start of its first step).
-    #[serde_as(as = "NonFinite")]
-    pub admitted_s: f64,
-    /// End of the step that produced its first output token.
-    #[serde_as(as = "NonFinite")]
-    pub first_token_s: f64,
-    /// Completion, rejection or abandonment.
-    #[serde_as(as = "NonFinite")]
-    pub end_s: f64,
-    /// Replica-seconds attributed to it: each step's duration split in
-    /// proportion to the tokens each request computed in it.
-    #[serde_as(as = "NonFinite")]
-    pub busy_s: f64,
-    /// Tokens computed and then discarded by preemptions.
-    pub recomputed_tokens: u64,
-    pub status: Status,
-}
+impl Eq for Time {}
 
-impl RequestRecord {
-    /// The record of a request as it arrives, before it is routed.
-    #[inline]
-    pub(crate) fn arriving(spec: &RequestSpec) -> RequestRecord {
-        RequestRecord {
-            class: spec.class,
-            replica: u16::MAX,
-            input_tokens: spec.input_tokens,
-            cached_tokens: spec.cached_tokens,
-            output_tokens: spec.output_tokens,
-            preemptions: 0,
-            arrival_s: spec.arrival_s,
-            admitted_s: f64::NAN,
-            first_token_s: f64::NAN,
-            end_s: f64::NAN,
-            busy_s: 0.0,
-            recomputed_tokens: 0,
-            status: Status::Pending,
-        }
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
+}
 
-    pub fn sojourn_s(&self) -> f64 {
-        self.end_s - self.arrival_s
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
     }
 }
 
 /// The drain advances in at most about this many units of work (or in
 /// series intervals, when those are longer).
 const DRAIN_UNITS: f64 = 10_000.0;
-
-/// The fleet's state at one instant, and the flows over the interval that
-/// ends there.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesPoint {
-    #[serde_as(as = "NonFinite")]
-    pub t_s: f64,
-    pub waiting: u64,
-    pub running: u64,
-    /// Fraction of all KV blocks in use.
-    #[serde_as(as = "NonFinite")]
-    pub kv_utilization: f64,
-    pub replicas: u32,
-    /// Arrivals in the interval ending at `t_s`.
-    pub arrivals: u64,
-    /// Completions in the interval ending at `t_s`.
-    pub completions: u64,
-}
-
-/// What a finished run hands to the report: every request's record, the
-/// time series and the engine's counters (`crate::Report::build` turns it
-/// into statistics; the simulator never names the report).
-#[derive(Debug)]
-pub struct RunOutput<'s> {
-    pub scenario: &'s Scenario,
-    pub records: Vec<RequestRecord>,
-    pub series: Vec<SeriesPoint>,
-    /// Busy time of each replica up to the end of the run \[s\].
-    pub busy_s: Vec<f64>,
-    /// When the last replica stopped working, at most the end of the run \[s\].
-    pub active_until_s: f64,
-    pub events: u64,
-    pub steps: u64,
-    /// End of the run: the horizon plus the drain \[s\].
-    pub end_s: f64,
-    /// Keep every record in the report (see [`RunOptions::keep_records`]).
-    pub keep_records: bool,
-}
 
 /// Numbers a replica needs, copied out of the scenario.
 #[derive(Clone, Debug)]
@@ -195,9 +107,31 @@ pub(crate) struct Ctx {
     pub events: u64,
     pub steps: u64,
     pub max_events: u64,
+    /// The closed-loop classes, one bit each (there are at most 64 classes).
+    closed_classes: u64,
+    /// Closed-loop requests completed since the cluster last took them.
+    pub returns: Vec<ReqId>,
+    /// Replicas stop stepping once `events` passes this: the event budget,
+    /// or 0 while `returns` holds a request whose client's next send the
+    /// cluster has not yet scheduled (it may fall before the next step).
+    stop_after: u64,
 }
 
 impl Ctx {
+    /// A context for `capacity` records; `closed_classes` has bit c set for
+    /// each closed-loop class c.
+    pub fn new(capacity: usize, max_events: u64, closed_classes: u64) -> Ctx {
+        Ctx {
+            records: Vec::with_capacity(capacity),
+            events: 0,
+            steps: 0,
+            max_events,
+            closed_classes,
+            returns: Vec::new(),
+            stop_after: max_events,
+        }
+    }
+
     /// Records how a request left a replica.
     pub fn close(&mut self, a: &Active, status: Status, end_s: f64) {
         let status = match status {
@@ -215,10 +149,33 @@ impl Ctx {
         r.busy_s = a.busy_s;
         r.preemptions = a.preemptions;
         r.recomputed_tokens = a.recomputed_tokens;
+        // (Timeouts are the cluster's: it knows them in advance.)
+        if status == Status::Completed && self.closed_classes >> r.class & 1 == 1 {
+            self.returns.push(a.id);
+            self.stop_after = 0;
+        }
     }
 
     pub fn over_budget(&self) -> bool {
         self.events > self.max_events
+    }
+
+    /// Whether `class` is a closed loop.
+    pub fn is_closed(&self, class: u16) -> bool {
+        self.closed_classes >> class & 1 == 1
+    }
+
+    /// Whether replicas must stop stepping: over the event budget, or a
+    /// closed-loop request has returned.
+    #[inline]
+    pub fn must_stop(&self) -> bool {
+        self.events > self.stop_after
+    }
+
+    /// Hands over the returned closed-loop requests and lets replicas step on.
+    pub fn take_returns(&mut self, into: &mut Vec<ReqId>) {
+        into.append(&mut self.returns);
+        self.stop_after = self.max_events;
     }
 }
 
@@ -230,6 +187,13 @@ pub(crate) trait Replica {
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx);
     /// Does any deferred work, so that `used_blocks` is exact.
     fn sync(&mut self, ctx: &mut Ctx);
+    /// Runs every step that starts before `t`, deferring nothing, until
+    /// [`Ctx::must_stop`] (a closed-loop request returned).
+    fn advance_exact(&mut self, t: f64, ctx: &mut Ctx);
+    /// Whether it holds any request.
+    fn is_busy(&self) -> bool {
+        self.waiting_len() + self.running_len() > 0
+    }
     /// A request routed here at time `t` (after `advance_until(t)`).
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx);
     /// Its free blocks and waiting queue.
@@ -282,6 +246,15 @@ struct Cluster<'s, R: Replica> {
     drain_step_s: f64,
     done: bool,
     keep_records: bool,
+    /// Requests expected in all (for progress when the end is not known).
+    expected_requests: f64,
+    /// Whether a class is a closed loop: arrivals then follow completions
+    /// ([`Cluster::react`]).
+    reactive: bool,
+    /// Closed-loop requests with a timeout, by when it falls (lazily pruned).
+    closed_timeouts: BinaryHeap<Reverse<(Time, ReqId)>>,
+    /// Scratch list of returned closed-loop requests (kept for its allocation).
+    returned: Vec<ReqId>,
 }
 
 impl<'s, R: Replica> Cluster<'s, R> {
@@ -291,36 +264,44 @@ impl<'s, R: Replica> Cluster<'s, R> {
         let cfg = ReplicaConfig::new(scenario);
         let n = scenario.params().cluster.replicas as usize;
         let workload = Workload::new(scenario, scenario.params().run.seed);
+        let closed_classes = (scenario.classes().iter().enumerate())
+            .filter(|(_, c)| matches!(c.load, Load::ClosedLoop { .. }))
+            .fold(0u64, |mask, (i, _)| mask | 1 << i);
+        let interval_s = scenario.params().run.series_interval_s;
+        let drain_s = scenario.drain_s();
         Ok(Cluster {
             scenario,
             workload,
             replicas: (0..n).map(|_| R::new(cfg.clone())).collect(),
-            ctx: Ctx {
-                records: Vec::with_capacity(
-                    // Five standard deviations over the mean: a reservation
-                    // costs address space, not memory, until it is written,
-                    // while outgrowing it would copy every record.
-                    (expected + 5.0 * scenario.requests_sd() + 64.0)
-                        .min(options.max_requests as f64) as usize,
-                ),
-                events: 0,
-                steps: 0,
-                max_events: options.max_events,
-            },
+            ctx: Ctx::new(
+                // Five standard deviations over the mean: a reservation
+                // costs address space, not memory, until it is written,
+                // while outgrowing it would copy every record.
+                (expected + 5.0 * scenario.requests_sd() + 64.0).min(options.max_requests as f64)
+                    as usize,
+                options.max_events,
+                closed_classes,
+            ),
             round_robin: 0,
             series: Vec::new(),
-            next_sample_s: scenario.params().run.series_interval_s,
-            end_s: scenario.params().run.horizon_s + scenario.drain_s(),
+            next_sample_s: interval_s,
+            // Infinite when a class sends a fixed count: the run then lasts
+            // until every request is done.
+            end_s: scenario.params().run.horizon_s + drain_s,
             now_s: 0.0,
             max_requests: options.max_requests,
             max_series_points: max_series_points(n),
-            drain_step_s: scenario
-                .params()
-                .run
-                .series_interval_s
-                .max(scenario.drain_s() / DRAIN_UNITS),
+            drain_step_s: if drain_s.is_finite() {
+                interval_s.max(drain_s / DRAIN_UNITS)
+            } else {
+                interval_s
+            },
             done: false,
             keep_records: options.keep_records,
+            expected_requests: expected,
+            reactive: closed_classes != 0,
+            closed_timeouts: BinaryHeap::new(),
+            returned: Vec::new(),
         })
     }
 
@@ -385,9 +366,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         self.ctx.records.push(RequestRecord::arriving(&spec));
         let kv_tokens = spec.input_tokens as u64 + spec.output_tokens as u64 - 1;
         if kv_tokens > self.scenario.memory().max_seq_tokens {
-            let r = &mut self.ctx.records[id as usize];
-            r.status = Status::RejectedTooLong;
-            r.end_s = t;
+            self.reject(id, Status::RejectedTooLong, t);
             return;
         }
         let chosen = match self.scenario.params().cluster.router {
@@ -423,12 +402,26 @@ impl<'s, R: Replica> Cluster<'s, R> {
         if let Some(m) = self.scenario.params().engine.max_waiting
             && replica.waiting_len() >= m as usize
         {
-            let r = &mut self.ctx.records[id as usize];
-            r.status = Status::RejectedQueueFull;
-            r.end_s = t;
+            self.reject(id, Status::RejectedQueueFull, t);
             return;
         }
-        replica.enqueue(Active::arriving(id, &spec, class), t, &mut self.ctx);
+        let request = Active::arriving(id, &spec, class);
+        if self.reactive && request.timeout_at_s.is_finite() && self.ctx.is_closed(spec.class) {
+            self.closed_timeouts
+                .push(Reverse((Time(request.timeout_at_s), id)));
+        }
+        replica.enqueue(request, t, &mut self.ctx);
+    }
+
+    /// Refuses request `id` on arrival at `t`; a closed-loop client sends
+    /// again after its think time.
+    fn reject(&mut self, id: ReqId, status: Status, t: f64) {
+        let r = &mut self.ctx.records[id as usize];
+        r.status = status;
+        r.end_s = t;
+        if self.reactive {
+            self.workload.returned(id, r.class, t);
+        }
     }
 
     /// Does up to `work` units (arrivals or series samples) and reports progress.
@@ -437,6 +430,10 @@ impl<'s, R: Replica> Cluster<'s, R> {
         while !self.done && left > 0 {
             left -= 1;
             self.check_budget()?;
+            if self.reactive {
+                self.react();
+                continue;
+            }
             // (Drawn as it is delivered: a request held over from one turn
             // to the next costs a trip through memory.)
             match self.workload.next() {
@@ -454,25 +451,45 @@ impl<'s, R: Replica> Cluster<'s, R> {
                     let mut idle = true;
                     for r in &mut self.replicas {
                         r.advance_until(t, &mut self.ctx);
-                        idle &= r.waiting_len() == 0 && r.running_len() == 0;
+                        idle &= !r.is_busy();
                     }
                     self.now_s = t;
                     if t >= self.end_s || idle {
-                        for r in &mut self.replicas {
-                            r.close_unfinished(self.end_s, &mut self.ctx);
-                        }
-                        self.done = true;
+                        self.close();
                     }
                 }
             }
         }
         self.check_budget()?;
+        let fraction = if self.end_s.is_finite() {
+            self.now_s / self.end_s
+        } else {
+            self.ctx.records.len() as f64 / self.expected_requests.max(1.0)
+        };
         Ok(Progress {
             simulated_s: self.now_s,
-            fraction: (self.now_s / self.end_s).clamp(0.0, 1.0),
+            fraction: fraction.clamp(0.0, 1.0),
             requests: self.ctx.records.len() as u64,
             done: self.done,
         })
+    }
+
+    /// Ends the run: what is still in the system is unfinished. A run whose
+    /// end was open (a fixed count) ends at the later of the horizon and
+    /// its last step.
+    fn close(&mut self) {
+        if !self.end_s.is_finite() {
+            let last_s = self
+                .replicas
+                .iter()
+                .map(|r| r.clock_s())
+                .fold(0.0, f64::max);
+            self.end_s = last_s.max(self.scenario.params().run.horizon_s);
+        }
+        for r in &mut self.replicas {
+            r.close_unfinished(self.end_s, &mut self.ctx);
+        }
+        self.done = true;
     }
 
     fn finish(mut self) -> Result<RunOutput<'s>, RunError> {

@@ -217,7 +217,7 @@ impl super::Replica for RefReplica {
 
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx) {
         while self.clock < t && !(self.running.is_empty() && self.pool.waiting.is_empty()) {
-            if ctx.over_budget() {
+            if ctx.must_stop() {
                 return;
             }
             self.expire_timeouts(self.clock, ctx);
@@ -252,6 +252,10 @@ impl super::Replica for RefReplica {
     }
 
     fn sync(&mut self, _ctx: &mut Ctx) {}
+
+    fn advance_exact(&mut self, t: f64, ctx: &mut Ctx) {
+        self.advance_until(t, ctx);
+    }
 
     fn enqueue(&mut self, request: Active, t: f64, _ctx: &mut Ctx) {
         // An idle replica's clock jumps to the arrival.

@@ -71,10 +71,7 @@ pub(crate) fn config(block_size: u64, total_blocks: u32, discipline: Discipline)
 
 /// A context with `n` pending records.
 pub(crate) fn ctx(n: usize) -> Ctx {
-    Ctx {
-        records: vec![RequestRecord::arriving(&spec(0, 1, 1)); n],
-        events: 0,
-        steps: 0,
-        max_events: u64::MAX,
-    }
+    let mut ctx = Ctx::new(n, u64::MAX, 0);
+    ctx.records = vec![RequestRecord::arriving(&spec(0, 1, 1)); n];
+    ctx
 }

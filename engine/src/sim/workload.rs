@@ -6,11 +6,23 @@
 //! time-of-day profile makes it non-homogeneous, sampled exactly by
 //! inverting the integrated rate (one exponential draw per batch; see
 //! `ClassStream::invert_profile`).
+//!
+//! A class's load mode (`crate::model::Load`) sets how many it sends: over
+//! the horizon (open), a fixed count in Poisson batches, all at time 0
+//! (offline), or as closed-loop clients, whose next sends wait for their
+//! requests to return (`Workload::returned`) and a think time drawn from a
+//! fifth stream when each request is sent.
 
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use crate::model::Load;
 use crate::model::dist::{Dist, round};
 use crate::model::scenario::{Class, Scenario};
 use crate::rng::{SimRng, stream};
 use crate::samplers::{Exp, Exp1};
+use crate::sim::Time;
+use crate::sim::state::ReqId;
 
 /// One request as it arrives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,27 +72,60 @@ impl Draws {
 struct ClassStream {
     class: u16,
     /// Inter-arrival times of batches at the peak rate; `None` for a class
-    /// that never sends.
+    /// that never sends (or sends otherwise than in Poisson batches).
     gap: Option<Exp>,
     /// Whether the rate is the same in every hour (no profile to follow).
     flat: bool,
+    /// Sends at or after this end the stream: the horizon, or never for a
+    /// class whose count the horizon does not bound.
+    until_s: f64,
+    /// Requests still to emit (a fixed count's, an offline class's);
+    /// `u64::MAX` for the others, which other rules end.
+    left: u64,
     times: SimRng,
     sizes: SimRng,
     inputs: Draws,
     outputs: Draws,
-    /// Time of the batch being emitted, or of the next batch.
+    /// Time of the batch being emitted, or of the next batch (a closed
+    /// loop's next send).
     batch_s: f64,
     /// Requests of the current batch still to emit.
     left_in_batch: u32,
+    /// A closed loop's clients; `None` for the other modes.
+    clients: Option<Box<Clients>>,
+}
+
+/// A closed loop's clients: the sends they have scheduled and what each
+/// request out will wait after it returns.
+struct Clients {
+    thinks: SimRng,
+    /// Sends still to schedule (`u64::MAX` when the horizon ends them).
+    left: u64,
+    /// Scheduled sends, earliest first: (time, key), the key being the
+    /// client's index for first sends and `clients` + the returned request's
+    /// id for later ones, so that ties do not depend on the order in which
+    /// returns were noticed.
+    sends: BinaryHeap<Reverse<(Time, u64)>>,
+    /// Each request out, by id: its client's think time after it returns
+    /// \[s\], drawn when it was sent (in arrival order, which both engines
+    /// share; returns are noticed in an order that may not be).
+    thinking_s: BTreeMap<ReqId, f64>,
+    /// Clients with a send scheduled or a request in the system.
+    busy: u64,
+    clients: u64,
 }
 
 /// The requests of a scenario in arrival order (ties: lower class first, then
 /// the order within a batch). An iterator: memory does not grow with the
-/// number of requests.
+/// number of requests. Closed-loop classes send as their requests return
+/// ([`Workload::returned`]): until then [`Workload::peek_s`] shows the next
+/// send known so far.
 pub struct Workload<'a> {
     scenario: &'a Scenario,
     streams: Vec<ClassStream>,
-    horizon_s: f64,
+    /// Requests emitted so far: the id of the next (the cluster records
+    /// every request it is given, in order).
+    emitted: u64,
 }
 
 impl<'a> Workload<'a> {
@@ -90,39 +135,111 @@ impl<'a> Workload<'a> {
             .classes()
             .iter()
             .enumerate()
-            .map(|(i, class)| {
-                let base = 8 * i as u64;
-                let peak_multiplier = class.time_of_day.iter().copied().fold(0.0, f64::max);
-                let peak_rate = class.batch_rate_per_s * peak_multiplier;
-                let mut s = ClassStream {
-                    class: i as u16,
-                    gap: (peak_rate > 0.0)
-                        .then(|| Exp::new(peak_rate).ok())
-                        .flatten(),
-                    flat: class.time_of_day.iter().all(|&m| m == peak_multiplier),
-                    times: stream(seed, base),
-                    sizes: stream(seed, base + 1),
-                    inputs: Draws::new(stream(seed, base + 2)),
-                    outputs: Draws::new(stream(seed, base + 3)),
-                    batch_s: 0.0,
-                    left_in_batch: 0,
-                };
-                s.next_batch(class, 0.0, horizon_s);
-                s
-            })
+            .map(|(i, class)| ClassStream::new(i, class, seed, horizon_s))
             .collect();
         Workload {
             scenario,
             streams,
-            horizon_s,
+            emitted: 0,
+        }
+    }
+
+    /// When the next request known so far arrives (infinite if none is).
+    pub fn peek_s(&self) -> f64 {
+        self.streams
+            .iter()
+            .filter(|s| s.batch_s < s.until_s)
+            .map(|s| s.batch_s)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether no request will ever arrive again: every stream is done and
+    /// no closed-loop client has a send scheduled or a request out.
+    pub fn is_finished(&self) -> bool {
+        self.streams
+            .iter()
+            .all(|s| s.batch_s >= s.until_s && s.clients.as_ref().is_none_or(|c| c.busy == 0))
+    }
+
+    /// Request `id` of a closed-loop class left the system at `at_s`
+    /// (completed, rejected or timed out): its client sends its next
+    /// request after its think time, if the class still sends.
+    pub fn returned(&mut self, id: ReqId, class: u16, at_s: f64) {
+        let s = &mut self.streams[class as usize];
+        let Some(c) = s.clients.as_mut() else { return };
+        let think_s = c.thinking_s.remove(&id).unwrap_or(0.0);
+        c.busy -= 1;
+        let send_s = at_s + think_s;
+        if c.left > 0 && send_s < s.until_s {
+            c.left -= 1;
+            c.busy += 1;
+            c.sends.push(Reverse((Time(send_s), c.clients + id as u64)));
+            s.next_send();
         }
     }
 }
 
 impl ClassStream {
+    fn new(i: usize, class: &Class, seed: u64, horizon_s: f64) -> ClassStream {
+        let base = 8 * i as u64;
+        let peak_multiplier = class.time_of_day.iter().copied().fold(0.0, f64::max);
+        let peak_rate = class.batch_rate_per_s * peak_multiplier;
+        let mut s = ClassStream {
+            class: i as u16,
+            gap: (peak_rate > 0.0 && class.load.follows_rate())
+                .then(|| Exp::new(peak_rate).ok())
+                .flatten(),
+            flat: class.time_of_day.iter().all(|&m| m == peak_multiplier),
+            until_s: match class.load.counted_requests() {
+                Some(_) => f64::INFINITY,
+                None => horizon_s,
+            },
+            left: u64::MAX,
+            times: stream(seed, base),
+            sizes: stream(seed, base + 1),
+            inputs: Draws::new(stream(seed, base + 2)),
+            outputs: Draws::new(stream(seed, base + 3)),
+            batch_s: 0.0,
+            left_in_batch: 0,
+            clients: None,
+        };
+        match &class.load {
+            Load::Open => s.next_batch(class, 0.0),
+            Load::FixedCount { requests } => {
+                s.left = *requests as u64;
+                s.next_batch(class, 0.0);
+            }
+            Load::Offline { requests } => {
+                s.left = *requests as u64;
+                s.left_in_batch = *requests;
+            }
+            Load::ClosedLoop {
+                clients, requests, ..
+            } => {
+                let clients = *clients as u64;
+                let first = clients.min(requests.map_or(u64::MAX, u64::from));
+                s.clients = Some(Box::new(Clients {
+                    thinks: stream(seed, base + 4),
+                    left: requests.map_or(u64::MAX, |n| n as u64 - first),
+                    // Every client sends its first request at time 0.
+                    sends: (0..first).map(|k| Reverse((Time(0.0), k))).collect(),
+                    thinking_s: BTreeMap::new(),
+                    busy: first,
+                    clients,
+                }));
+                s.next_send();
+            }
+        }
+        s
+    }
+
     /// Draws the next batch after time `after`: its time and size (a time
-    /// at or past `horizon_s` ends the stream).
-    fn next_batch(&mut self, class: &Class, after: f64, horizon_s: f64) {
+    /// at or past `until_s` ends the stream); a closed loop's next send.
+    fn next_batch(&mut self, class: &Class, after: f64) {
+        if self.clients.is_some() {
+            self.next_send();
+            return;
+        }
         let Some(gap) = &self.gap else {
             self.batch_s = f64::INFINITY;
             return;
@@ -130,23 +247,34 @@ impl ClassStream {
         let t = if self.flat {
             after + gap.sample(&mut self.times)
         } else {
-            self.invert_profile(class, after, horizon_s)
+            self.invert_profile(class, after)
         };
         self.batch_s = if t.is_finite() { t } else { f64::INFINITY };
-        if self.batch_s < horizon_s {
+        if self.batch_s < self.until_s {
             self.left_in_batch = class.batch_size.sample(&mut self.sizes);
         }
+    }
+
+    /// A closed loop: the earliest scheduled send becomes the next arrival.
+    fn next_send(&mut self) {
+        let next = self
+            .clients
+            .as_ref()
+            .and_then(|c| c.sends.peek())
+            .map(|Reverse((Time(t), _))| *t);
+        self.batch_s = next.unwrap_or(f64::INFINITY);
+        self.left_in_batch = 1;
     }
 
     /// The next arrival of the non-homogeneous Poisson process after `after`,
     /// exactly, by inverting its integrated rate: draw E ~ Exp(1), then walk
     /// the hours (rate constant in each) until the rate integrated from
     /// `after` reaches E. One draw per arrival, however deep the troughs.
-    fn invert_profile(&mut self, class: &Class, after: f64, horizon_s: f64) -> f64 {
+    fn invert_profile(&mut self, class: &Class, after: f64) -> f64 {
         const HOUR: f64 = 3600.0;
         let mut left: f64 = Exp1.sample(&mut self.times);
         let mut t = after;
-        while t < horizon_s {
+        while t < self.until_s {
             let hour = (t / HOUR) as u64;
             let rate = class.batch_rate_per_s * class.time_of_day[(hour % 24) as usize];
             let hour_end = (hour + 1) as f64 * HOUR;
@@ -162,6 +290,22 @@ impl ClassStream {
         }
         t
     }
+
+    /// A closed-loop request `id` is sent: its client's think time after it
+    /// returns is drawn now, and its send leaves the schedule. (Out of
+    /// line: only closed loops call it.)
+    #[inline(never)]
+    fn sent(&mut self, class: &Class, id: ReqId) {
+        let (Some(c), Load::ClosedLoop { think_ms, .. }) = (self.clients.as_mut(), &class.load)
+        else {
+            return;
+        };
+        c.sends.pop();
+        let think_s = think_ms
+            .as_ref()
+            .map_or(0.0, |d| d.sample(&mut c.thinks) as f64 / 1000.0);
+        c.thinking_s.insert(id, think_s);
+    }
 }
 
 impl Iterator for Workload<'_> {
@@ -172,9 +316,7 @@ impl Iterator for Workload<'_> {
         // Few classes: a linear scan beats a heap.
         let mut best: Option<usize> = None;
         for (i, s) in self.streams.iter().enumerate() {
-            if s.batch_s < self.horizon_s
-                && best.is_none_or(|b| s.batch_s < self.streams[b].batch_s)
-            {
+            if s.batch_s < s.until_s && best.is_none_or(|b| s.batch_s < self.streams[b].batch_s) {
                 best = Some(i);
             }
         }
@@ -190,10 +332,17 @@ impl Iterator for Workload<'_> {
             cached_tokens: cached.min(input_tokens - 1),
             output_tokens,
         };
+        if s.clients.is_some() {
+            s.sent(class, self.emitted as ReqId);
+        }
+        self.emitted += 1;
+        s.left -= 1;
         s.left_in_batch -= 1;
-        if s.left_in_batch == 0 {
+        if s.left == 0 {
+            s.batch_s = f64::INFINITY;
+        } else if s.left_in_batch == 0 {
             let after = s.batch_s;
-            s.next_batch(class, after, self.horizon_s);
+            s.next_batch(class, after);
         }
         Some(spec)
     }
@@ -203,7 +352,7 @@ impl Iterator for Workload<'_> {
 mod tests {
     use super::*;
     use crate::params::dist::{DistParams, Shape};
-    use crate::params::{ClassParams, ScenarioParams};
+    use crate::params::{ClassParams, LoadParams, ScenarioParams};
 
     fn scenario(classes: Vec<ClassParams>, horizon_s: f64) -> Scenario {
         let mut p = ScenarioParams {
@@ -344,6 +493,65 @@ mod tests {
             first, PINNED_FIRST_DRAWS,
             "workload draws changed for seed 42"
         );
+    }
+
+    #[test]
+    fn a_fixed_count_sends_exactly_n_whatever_the_horizon() {
+        // 1000 requests in geometric batches (mean 3) at 360 batches/h:
+        // about 10,000 s of arrivals, far past the 60 s horizon; the last
+        // batch is cut short to make exactly 1000.
+        let class = ClassParams {
+            batches_per_hour: 360.0,
+            batch_size: DistParams::new(Shape::Geometric { mean: 3.0 }),
+            load: LoadParams::FixedCount { requests: 1000 },
+            ..ClassParams::default()
+        };
+        let s = scenario(vec![class], 60.0);
+        let reqs: Vec<_> = Workload::new(&s, 4).collect();
+        assert_eq!(reqs.len(), 1000);
+        assert!(reqs[999].arrival_s > 60.0, "{}", reqs[999].arrival_s);
+    }
+
+    #[test]
+    fn an_offline_class_sends_exactly_n_at_time_zero() {
+        let class = ClassParams {
+            load: LoadParams::Offline { requests: 777 },
+            ..ClassParams::default()
+        };
+        let s = scenario(vec![class], 60.0);
+        let reqs: Vec<_> = Workload::new(&s, 4).collect();
+        assert_eq!(reqs.len(), 777);
+        assert!(reqs.iter().all(|r| r.arrival_s == 0.0));
+    }
+
+    #[test]
+    fn a_closed_loop_sends_its_clients_first_then_one_per_return() {
+        // Three clients, at most five requests, 2 s of think time.
+        let class = ClassParams {
+            load: LoadParams::ClosedLoop {
+                clients: 3,
+                think_ms: Some(DistParams::constant(2000.0)),
+                requests: Some(5),
+            },
+            ..ClassParams::default()
+        };
+        let s = scenario(vec![class], 60.0);
+        let mut w = Workload::new(&s, 4);
+        let first: Vec<f64> = w.by_ref().map(|r| r.arrival_s).collect();
+        assert_eq!(first, [0.0; 3]);
+        assert!(w.peek_s().is_infinite() && !w.is_finished());
+        w.returned(1, 0, 5.0);
+        w.returned(0, 0, 3.0);
+        w.returned(2, 0, 4.0);
+        let next: Vec<f64> = w.by_ref().map(|r| r.arrival_s).collect();
+        assert_eq!(
+            next,
+            [5.0, 7.0],
+            "the first two returns send; the total is reached"
+        );
+        w.returned(3, 0, 8.0);
+        w.returned(4, 0, 9.0);
+        assert!(w.is_finished());
     }
 
     /// Arrival time \[us\] and prompt length of the first three requests, seed 42.

@@ -175,3 +175,78 @@ fn littles_law_holds_on_the_time_series() {
     }
     check("Little's law L / (λ W)", 1.0, &ratio);
 }
+
+/// `clients` closed-loop clients with a constant think time of `think_steps`
+/// steps and `output` output tokens (service `output` steps), on one
+/// replica of `servers` sequences, over `horizon_s`.
+fn closed_loop(
+    clients: u32,
+    think_steps: u32,
+    output: u32,
+    servers: u32,
+    horizon_s: f64,
+) -> Report {
+    let mut p = classical_queue(
+        1.0,
+        DistParams::constant(1.0),
+        DistParams::constant(output as f64),
+        servers,
+        STEP_S,
+        horizon_s,
+        1,
+    );
+    p.classes[0].load = sojourn_engine::LoadParams::ClosedLoop {
+        clients,
+        think_ms: (think_steps > 0).then(|| DistParams::constant(think_steps as f64)),
+        requests: None,
+    };
+    p.run.warmup_s = 0.0;
+    run(p)
+}
+
+/// With as many servers as clients, nobody waits: each client's cycle is
+/// its service s = O x δ plus its think time z, so throughput is exactly
+/// C / (s + z), and every sojourn is s. (Think times of whole steps keep
+/// every send on a step boundary: the replica is idle while all think.)
+#[test]
+fn closed_loop_throughput_is_clients_over_service_plus_think() {
+    // C = 8, s = 50 ms, z = 150 ms: 40 requests/s; sends at 0, 0.2, ...,
+    // below the 99.9 s horizon: 500 per client.
+    let r = closed_loop(8, 150, 50, 8, 99.9);
+    let (s, z) = (0.050, 0.150);
+    assert_eq!(r.records.len(), 8 * 500);
+    assert!(r.records.iter().all(|x| x.status == Status::Completed));
+    for x in &r.records {
+        assert!((x.sojourn_s() - s).abs() < 1e-9, "{x:?}");
+    }
+    let last_end = r.records.iter().map(|x| x.end_s).fold(0.0, f64::max);
+    let throughput = r.records.len() as f64 / last_end;
+    let theory = 8.0 / (s + z);
+    // The last cycle ends after its service, not its think time.
+    assert!(
+        (throughput - theory).abs() < theory * z / last_end + 1e-9,
+        "{throughput}"
+    );
+}
+
+/// With one server the server is the bottleneck: it completes one request
+/// per service time s, so throughput X = 1/s, and by the response-time law
+/// R = C / X - Z each of C clients without think time waits for the other
+/// C - 1: once the first round is through, every sojourn is C x s.
+#[test]
+fn a_saturated_closed_loop_obeys_the_response_time_law() {
+    let (clients, s) = (4, 0.050);
+    let r = closed_loop(clients, 0, 50, 1, 20.0);
+    let mut ends: Vec<f64> = r.records.iter().map(|x| x.end_s).collect();
+    ends.sort_by(f64::total_cmp);
+    for w in ends.windows(2) {
+        assert!(
+            (w[1] - w[0] - s).abs() < 1e-9,
+            "completions {w:?} not s apart"
+        );
+    }
+    for x in r.records.iter().skip(clients as usize) {
+        let response = x.sojourn_s();
+        assert!((response - clients as f64 * s).abs() < 1e-9, "{x:?}");
+    }
+}

@@ -4,8 +4,8 @@
 
 use proptest::prelude::*;
 use sojourn_engine::{
-    ClassParams, DistParams, EngineParams, Report, RunError, RunOptions, Scenario, ScenarioParams,
-    Shape, Status, StepTimeParams, simulate,
+    ClassParams, DistParams, EngineParams, LoadParams, Report, RunError, RunOptions, Scenario,
+    ScenarioParams, Shape, Status, StepTimeParams, simulate,
 };
 
 use crate::support::{mmc, run};
@@ -335,4 +335,126 @@ fn assert_warned(report: &Report, is_it: impl Fn(&str) -> bool) {
         "{:?}",
         report.warnings
     );
+}
+
+/// A scenario of one class with `load` on the default model and hardware
+/// (Llama 3.1 8B on H100s), short exponential lengths, over `horizon_s`.
+fn load_mode(load: LoadParams, replicas: u32, horizon_s: f64) -> ScenarioParams {
+    let mut p = small_default(horizon_s, 3);
+    p.classes = vec![ClassParams {
+        name: "bench".into(),
+        batches_per_hour: 7200.0,
+        input_tokens: DistParams::new(Shape::Exponential { mean: 200.0 }),
+        output_tokens: DistParams::new(Shape::Exponential { mean: 100.0 }),
+        load,
+        ..ClassParams::default()
+    }];
+    p.cluster.replicas = replicas;
+    p
+}
+
+#[test]
+fn a_fixed_count_run_yields_exactly_n_requests_all_done() {
+    // 2 requests/s for 3,000 requests: arrivals run to about 1,500 s, far
+    // past the 100 s horizon, and the run lasts until the last is done.
+    let r = run(load_mode(
+        LoadParams::FixedCount { requests: 3000 },
+        1,
+        100.0,
+    ));
+    assert_eq!(r.records.len(), 3000);
+    assert_eq!(r.overall.arrived, 3000);
+    assert!(r.records.iter().all(|x| x.status == Status::Completed));
+    let last_end = r.records.iter().map(|x| x.end_s).fold(0.0, f64::max);
+    assert!(r.records[2999].arrival_s > 1000.0);
+    assert_eq!(r.end_s, last_end, "the run ends with the last completion");
+}
+
+#[test]
+fn an_offline_run_starts_every_request_at_zero_and_reports_its_throughput() {
+    let r = run(load_mode(LoadParams::Offline { requests: 2000 }, 2, 60.0));
+    assert_eq!(r.records.len(), 2000);
+    assert!(r.records.iter().all(|x| x.arrival_s == 0.0));
+    assert!(r.records.iter().all(|x| x.status == Status::Completed));
+    // Throughput over the busy period: tokens over the last completion.
+    let last_end = r.records.iter().map(|x| x.end_s).fold(0.0, f64::max);
+    let output: u64 = r.records.iter().map(|x| x.output_tokens as u64).sum();
+    let input: u64 = r.records.iter().map(|x| x.input_tokens as u64).sum();
+    assert_eq!(r.busy_period_s, last_end);
+    assert_eq!(r.output_tokens_per_s, output as f64 / last_end);
+    assert_eq!(r.total_tokens_per_s, (output + input) as f64 / last_end);
+}
+
+/// The most requests of the run in the system at once (a request leaving
+/// at t is gone before one arriving at t counts).
+fn most_in_system(r: &Report) -> usize {
+    let mut events: Vec<(f64, i32)> = r
+        .records
+        .iter()
+        .flat_map(|x| [(x.arrival_s, 1), (x.end_s, -1)])
+        .collect();
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, d) in events {
+        now += d;
+        most = most.max(now);
+    }
+    most as usize
+}
+
+#[test]
+fn a_closed_loop_never_has_more_requests_out_than_clients() {
+    // 40 clients on two replicas with exponential think times (mean 2 s),
+    // a bounded queue and timeouts: every way a request can return.
+    let mut p = load_mode(
+        LoadParams::ClosedLoop {
+            clients: 40,
+            think_ms: Some(DistParams::new(Shape::Exponential { mean: 2000.0 })),
+            requests: None,
+        },
+        2,
+        300.0,
+    );
+    p.classes[0].timeout_s = Some(3.0);
+    p.engine.max_num_seqs = 8;
+    p.engine.max_waiting = Some(6);
+    let r = run(p);
+    let count = |s: Status| r.records.iter().filter(|x| x.status == s).count();
+    assert!(r.records.len() > 2000, "{} requests", r.records.len());
+    assert!(count(Status::RejectedQueueFull) > 0 && count(Status::TimedOut) > 0);
+    let most = most_in_system(&r);
+    assert!((20..=40).contains(&most), "{most} requests out at once");
+    // Without think time, rejections or timeouts, all 40 are always out.
+    let r = run(load_mode(
+        LoadParams::ClosedLoop {
+            clients: 40,
+            think_ms: None,
+            requests: Some(4000),
+        },
+        2,
+        60.0,
+    ));
+    assert_eq!(r.records.len(), 4000);
+    assert_eq!(most_in_system(&r), 40);
+}
+
+#[test]
+fn one_client_without_think_time_sends_each_request_as_the_last_returns() {
+    let r = run(load_mode(
+        LoadParams::ClosedLoop {
+            clients: 1,
+            think_ms: None,
+            requests: Some(500),
+        },
+        1,
+        60.0,
+    ));
+    assert_eq!(r.records.len(), 500);
+    assert_eq!(r.records[0].arrival_s, 0.0);
+    for w in r.records.windows(2) {
+        assert_eq!(w[0].status, Status::Completed);
+        assert_eq!(w[1].arrival_s, w[0].end_s, "{:?}", w);
+        // Alone on the replica: admitted as it arrives.
+        assert_eq!(w[1].admitted_s, w[1].arrival_s);
+    }
 }

@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use sojourn_engine::{
     ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
-    ReplicaParams, Report, Router, RunOptions, RunParams, Scenario, ScenarioParams, Shape,
-    StepTimeParams, simulate,
+    LoadParams, ReplicaParams, Report, Router, RunOptions, RunParams, Scenario, ScenarioParams,
+    Shape, StepTimeParams, simulate,
 };
 
 use crate::support::{hardware_for_blocks, tiny_model};
@@ -87,6 +87,35 @@ fn dist(max: f64) -> impl Strategy<Value = DistParams> {
     })
 }
 
+/// A load mode: mostly open streams; fixed counts, offline classes and
+/// closed loops (with and without think times, totals and timeouts from
+/// the class) each in about one case in ten. A closed loop's think times
+/// are long enough, or its total small enough, that the reference stepper
+/// keeps up.
+fn load() -> impl Strategy<Value = LoadParams> {
+    let think = prop_oneof![
+        (100.0..5000.0f64).prop_map(|ms| DistParams::constant(ms.round())),
+        (5000.0..60_000.0f64).prop_map(|mean| DistParams::new(Shape::Exponential { mean })),
+    ];
+    prop_oneof![
+        12 => Just(LoadParams::Open),
+        2 => (1..300u32).prop_map(|requests| LoadParams::FixedCount { requests }),
+        2 => (1..200u32).prop_map(|requests| LoadParams::Offline { requests }),
+        2 => (1..30u32, 1..300u32).prop_map(|(clients, requests)| LoadParams::ClosedLoop {
+            clients,
+            think_ms: None,
+            requests: Some(requests),
+        }),
+        2 => (1..8u32, think, prop::option::of(1..300u32)).prop_map(
+            |(clients, think, requests)| LoadParams::ClosedLoop {
+                clients,
+                think_ms: Some(think),
+                requests,
+            }
+        ),
+    ]
+}
+
 fn class(index: usize) -> impl Strategy<Value = ClassParams> {
     (
         20.0..400.0f64,
@@ -100,13 +129,18 @@ fn class(index: usize) -> impl Strategy<Value = ClassParams> {
         -1..3i32,
         prop_oneof![Just(86_400.0), 5.0..600.0f64],
         prop_oneof![3 => Just(None), 1 => (10.0..400.0f64).prop_map(Some)],
+        load(),
     )
         .prop_map(
-            move |(rate, batch_size, input, output, hit, priority, deadline, timeout)| {
+            move |(rate, batch_size, input, output, hit, priority, deadline, timeout, load)| {
                 ClassParams {
                     name: format!("class-{index}"),
                     batches_per_hour: rate,
-                    batch_size,
+                    // Offline and closed-loop classes send one at a time.
+                    batch_size: match load {
+                        LoadParams::Open | LoadParams::FixedCount { .. } => batch_size,
+                        _ => DistParams::constant(1.0),
+                    },
                     time_of_day: None,
                     input_tokens: input,
                     output_tokens: output,
@@ -114,6 +148,7 @@ fn class(index: usize) -> impl Strategy<Value = ClassParams> {
                     priority,
                     deadline_s: deadline,
                     timeout_s: timeout,
+                    load,
                 }
             },
         )
@@ -223,6 +258,8 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                 for (i, c) in classes.iter_mut().enumerate() {
                     c.name = format!("class-{i}");
                 }
+                // A run with a fixed count lasts until every request is done.
+                let counted = classes.iter().any(|c| c.load.is_counted());
                 let hardware = match &step {
                     // Slow enough memory and compute that the tiny model's steps
                     // take milliseconds and queues form.
@@ -257,7 +294,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                     run: RunParams {
                         horizon_s: horizon,
                         warmup_s: 0.0,
-                        drain_s: Some(horizon),
+                        drain_s: (!counted).then_some(horizon),
                         seed,
                         series_interval_s: 60.0,
                     },
@@ -361,4 +398,38 @@ fn a_long_busy_run_agrees_to_rounding() {
     assert_same_requests(&fast, &reference)
         .map_err(|e| e.to_string())
         .unwrap();
+}
+
+/// A closed loop across replicas: 60 clients with exponential think times
+/// behind join-shortest-queue on three replicas, with timeouts and a
+/// bounded queue, so that returns from every replica interleave with sends.
+/// (Steps of pi/3 ms: with whole milliseconds, sends after think times of
+/// whole milliseconds would fall exactly on step starts, where the two
+/// engines' clocks, equal only to rounding, may order them either way.)
+#[test]
+fn a_closed_loop_on_three_replicas_agrees() {
+    let step_s = std::f64::consts::PI / 3000.0;
+    let mut params = crate::support::mmc(1.0, 200.0, 8, step_s, 120.0, 5);
+    params.run.warmup_s = 0.0;
+    params.classes[0].load = LoadParams::ClosedLoop {
+        clients: 60,
+        think_ms: Some(DistParams::new(Shape::Exponential { mean: 300.0 })),
+        requests: None,
+    };
+    params.classes[0].timeout_s = Some(0.5);
+    params.engine.max_waiting = Some(4);
+    params.cluster = ClusterParams {
+        replicas: 3,
+        router: Router::JoinShortestQueue,
+    };
+    let (fast, reference) = run_both(&params);
+    let count = |s: sojourn_engine::Status| fast.records.iter().filter(|r| r.status == s).count();
+    assert!(
+        fast.records.len() > 10_000,
+        "{} requests",
+        fast.records.len()
+    );
+    assert!(count(sojourn_engine::Status::TimedOut) > 0);
+    assert!(count(sojourn_engine::Status::RejectedQueueFull) > 0);
+    assert_same_requests(&fast, &reference).unwrap();
 }

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use sojourn_engine::{
-    RunOptions, RunSummary, class_table, format_count, format_number, format_percent_whole,
-    records_csv, simulate,
+    RunOptions, RunSummary, class_table, format_count, format_duration_s, format_number,
+    format_percent_whole, records_csv, simulate,
 };
 
 use crate::args::RunArgs;
@@ -85,6 +85,13 @@ fn summary(run: &RunSummary, fleet: &str) -> String {
         format_number(r.prefill_tokens_per_s, 4),
         format_number(r.decode_tokens_per_s, 4),
         format_count(o.preemptions)
+    );
+    let _ = writeln!(
+        out,
+        "  busy period {} (first arrival to last completion): output {} tokens/s, total {} tokens/s",
+        format_duration_s(r.busy_period_s),
+        format_number(r.output_tokens_per_s, 4),
+        format_number(r.total_tokens_per_s, 4)
     );
     for w in &r.warnings {
         let _ = writeln!(out, "  warning: {w}");

@@ -34,7 +34,7 @@ mod service;
 mod stage;
 
 pub use queue::{ClassEstimate, QueueEstimate, QueueModel};
-pub use service::fastest_service;
+pub use service::{fastest_service, service_alone};
 pub use stage::StageEstimate;
 
 /// Offered load against estimated capacity.

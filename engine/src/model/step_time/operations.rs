@@ -164,8 +164,16 @@ impl Efficiencies {
             params.weight_bandwidth_efficiency,
             d.weights,
         );
-        let attention = fraction("attention_efficiency", params.attention_efficiency, d.attention);
-        let kv = fraction("kv_bandwidth_efficiency", params.kv_bandwidth_efficiency, d.kv);
+        let attention = fraction(
+            "attention_efficiency",
+            params.attention_efficiency,
+            d.attention,
+        );
+        let kv = fraction(
+            "kv_bandwidth_efficiency",
+            params.kv_bandwidth_efficiency,
+            d.kv,
+        );
         let interconnect = fraction(
             "interconnect_efficiency",
             params.interconnect_efficiency,
@@ -485,13 +493,18 @@ mod tests {
             })
         });
         assert_eq!(ops(&model).efficiencies.kv, 0.2);
-        assert_eq!(ops(&model).efficiencies.gemm, Family::Hopper.defaults().gemm);
+        assert_eq!(
+            ops(&model).efficiencies.gemm,
+            Family::Hopper.defaults().gemm
+        );
         let mut p = ScenarioParams::overnight_batch();
         p.step_time = StepTimeParams::Operations(OperationsParams {
             gemm_efficiency: Some(1.5),
             ..OperationsParams::default()
         });
-        let err = Scenario::try_from(p).expect_err("gemm 1.5 refused").to_string();
+        let err = Scenario::try_from(p)
+            .expect_err("gemm 1.5 refused")
+            .to_string();
         assert!(err.contains("step_time.gemm_efficiency"), "{err}");
     }
 

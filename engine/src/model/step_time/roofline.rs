@@ -118,7 +118,9 @@ impl DecodePieces {
         let counts = 0..=max_seqs.min(Self::MAX_TABLE);
         let (lines, pieces) = match model {
             StepTimeModel::Roofline(r) => (counts.map(|n| r.decode_lines(n)).collect(), Vec::new()),
-            StepTimeModel::Operations(o) => (Vec::new(), counts.map(|n| o.decode_piece(n)).collect()),
+            StepTimeModel::Operations(o) => {
+                (Vec::new(), counts.map(|n| o.decode_piece(n)).collect())
+            }
             _ => (Vec::new(), Vec::new()),
         };
         DecodePieces {

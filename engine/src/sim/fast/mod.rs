@@ -30,26 +30,8 @@ use self::decode_run::DecodeRun;
 use self::group::DecodeGroup;
 use super::rules::Pool;
 use super::state::{Active, ReqId};
-use super::{Ctx, Replica, ReplicaConfig, Status};
+use super::{Ctx, Replica, ReplicaConfig, Status, Time};
 use crate::model::step_time::DecodePieces;
-
-/// Orders f64 times in a heap (times are never NaN here).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Time(f64);
-
-impl Eq for Time {}
-
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
 
 pub(crate) struct FastReplica {
     cfg: ReplicaConfig,
@@ -137,7 +119,7 @@ impl FastReplica {
     #[inline(never)]
     fn run_steps(&mut self, t: f64, lazy: bool, ctx: &mut Ctx) {
         while self.clock < t && !self.is_idle() {
-            if ctx.over_budget() {
+            if ctx.must_stop() {
                 return;
             }
             if self.cfg.timeouts {
@@ -272,6 +254,10 @@ impl Replica for FastReplica {
 
     fn sync(&mut self, ctx: &mut Ctx) {
         self.advance_exact(self.requested_s, ctx);
+    }
+
+    fn advance_exact(&mut self, t: f64, ctx: &mut Ctx) {
+        FastReplica::advance_exact(self, t, ctx);
     }
 
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx) {

@@ -34,7 +34,7 @@ impl FastReplica {
     /// Returns whether any step ran.
     pub(super) fn single_prefill_steps(&mut self, t: f64, ctx: &mut Ctx) -> bool {
         let mut any = false;
-        while !self.cfg.timeouts && self.clock < t && !ctx.over_budget() {
+        while !self.cfg.timeouts && self.clock < t && !ctx.must_stop() {
             let n = self.group.len() as u64;
             let budget = self.cfg.budget - n;
             let admitting = match (self.prefillers.len(), self.pool.waiting.len()) {
