@@ -240,7 +240,7 @@ impl Operations {
         let peak = |tflops: f64| tp * tflops * 1e12;
         let weight_peak = match m.weight_dtype {
             Dtype::Fp8 => h.peak_fp8_tflops,
-            Dtype::Fp4 => h.peak_fp4_tflops.or(h.peak_fp8_tflops),
+            Dtype::Fp4 => h.peak_fp4_tflops,
             _ => None,
         }
         .map_or(peak(h.peak_tflops), peak);
