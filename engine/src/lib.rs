@@ -23,6 +23,7 @@
 #![deny(unnameable_types)]
 
 mod bench;
+pub mod calibration;
 mod error;
 mod format;
 mod model;

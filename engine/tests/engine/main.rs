@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod budgets;
+mod calibration;
 mod closed_forms;
 mod invariants;
 mod oracle;

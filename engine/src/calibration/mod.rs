@@ -1,0 +1,385 @@
+//! The default calibration, checked in the open: published measurements of
+//! LLM serving (`engine/data/calibration_points.json`, sources in
+//! `docs/calibration-sources.md`), each replayed in the engine with a
+//! step-time model, and the error of every figure.
+//!
+//! A point becomes a scenario ([`Point::scenario`]): its model and
+//! accelerator from the catalog, its precision and tensor-parallel degree,
+//! one replica per tensor-parallel group, and its load: all requests at time
+//! 0 (offline), or closed-loop clients (concurrency). Prompt and output
+//! lengths are fixed at the published value or mean. The engine runs vLLM's
+//! schedule with its defaults (256 sequences, 8,192 tokens per step), except
+//! that a lone request's prefill is not chunked (the published batch-1
+//! prefill times are one kernel pass). [`replay`] runs it and reads the same
+//! figures the source printed.
+//!
+//! `docs/calibration.md` holds the table [`table`] prints for the default
+//! model; a test recomputes it, so the page cannot drift from the code.
+
+use serde::Deserialize;
+
+use crate::model::scenario::Scenario;
+use crate::params::{
+    ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, StepTimeParams, presets,
+};
+use crate::report::Report;
+use crate::sim::{RunOptions, Simulation};
+
+mod models;
+
+/// The published points, as `engine/data/calibration_points.json` holds them.
+const POINTS_JSON: &str = include_str!("../../data/calibration_points.json");
+
+/// One published measurement (the fields a replay needs; the file has more).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Point {
+    pub id: String,
+    pub model: String,
+    pub weight_dtype: String,
+    #[serde(default)]
+    pub kv_dtype: Option<String>,
+    pub hardware: String,
+    pub engine: EngineName,
+    pub gpus: Gpus,
+    pub mode: String,
+    #[serde(default)]
+    pub requests: Option<f64>,
+    #[serde(default)]
+    pub clients: Option<u32>,
+    #[serde(default)]
+    pub input_tokens: Option<f64>,
+    #[serde(default)]
+    pub output_tokens: Option<f64>,
+    pub measured: Measured,
+}
+
+/// The serving engine the point ran.
+#[derive(Clone, Debug, Deserialize)]
+pub struct EngineName {
+    pub name: String,
+}
+
+/// How the GPUs were used.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Gpus {
+    pub count: u32,
+    pub tp: u32,
+    #[serde(default)]
+    pub replicas: Option<u32>,
+}
+
+/// The published figures (each optional).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Measured {
+    pub output_tokens_per_s: Option<f64>,
+    pub output_tokens_per_s_per_gpu: Option<f64>,
+    pub total_tokens_per_s: Option<f64>,
+    pub requests_per_s: Option<f64>,
+    pub mean_itl_ms: Option<f64>,
+    pub mean_tpot_ms: Option<f64>,
+    pub mean_ttft_ms: Option<f64>,
+}
+
+/// Every published point, in the file's order.
+pub fn points() -> Vec<Point> {
+    // The file is part of the build and checked by the tests.
+    serde_json::from_str(POINTS_JSON).unwrap_or_default()
+}
+
+/// One figure of one point: what was published, what the engine gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub point: String,
+    /// Whether the point's model is a mixture of experts.
+    pub moe: bool,
+    /// e.g. "output tokens/s".
+    pub figure: &'static str,
+    pub measured: f64,
+    pub predicted: f64,
+}
+
+impl Comparison {
+    /// Predicted over measured, minus one.
+    pub fn error(&self) -> f64 {
+        self.predicted / self.measured - 1.0
+    }
+
+    /// Whether the figure counts toward the fidelity target: throughput or
+    /// mean inter-token latency of a dense model (issue 14's target; the
+    /// mixture-of-experts points are shown, their expert kernels are not
+    /// modelled apart yet).
+    pub fn in_target(&self) -> bool {
+        !self.moe
+            && matches!(
+                self.figure,
+                "output tokens/s" | "output tokens/s per GPU" | "mean ITL [ms]"
+            )
+    }
+}
+
+/// Why a point is not replayed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skipped {
+    pub point: String,
+    pub reason: String,
+}
+
+impl Point {
+    /// The scenario that replays this point under `step_time`, or why none does.
+    pub fn scenario(&self, step_time: &StepTimeParams) -> Result<ScenarioParams, String> {
+        let mut model = models::model(&self.model)
+            .ok_or_else(|| format!("model {} is not in the catalog", self.model))?;
+        model.weight_dtype = dtype(&self.weight_dtype)?;
+        model.kv_dtype = match &self.kv_dtype {
+            Some(kv) => dtype(kv)?,
+            None => Dtype::Bf16,
+        };
+        let hardware = presets::hardware(hardware_id(&self.hardware))
+            .ok_or_else(|| format!("accelerator {} is not in the catalog", self.hardware))?;
+        let input = self.input_tokens.ok_or("no input length")?.round().max(1.0);
+        let output = self
+            .output_tokens
+            .ok_or("no output length")?
+            .round()
+            .max(1.0);
+        let requests = self.requests.map(|r| r.round() as u32);
+        let load = match (self.mode.as_str(), requests, self.clients) {
+            ("offline", Some(requests), _) => LoadParams::Offline { requests },
+            ("concurrency", _, Some(clients)) => LoadParams::ClosedLoop {
+                clients,
+                think_ms: None,
+                requests: Some(requests.unwrap_or(0).max(clients.saturating_mul(4))),
+            },
+            (mode, ..) => return Err(format!("load mode {mode} without its count")),
+        };
+        let mut p = ScenarioParams::overnight_batch();
+        p.name = self.id.clone();
+        p.model = model;
+        p.hardware = hardware;
+        p.replica.gpus_per_replica = self.gpus.tp.max(1);
+        p.cluster.replicas = self.gpus.replicas.unwrap_or(1).max(1);
+        p.step_time = step_time.clone();
+        p.step_time_scale = 1.0;
+        self.configure(&mut p, requests.unwrap_or(1));
+        p.classes = vec![ClassParams {
+            name: "benchmark".into(),
+            input_tokens: DistParams::constant(input),
+            output_tokens: DistParams::constant(output),
+            load,
+            ..ClassParams::default()
+        }];
+        Ok(p)
+    }
+
+    /// The engine's settings as the source ran them (`docs/calibration.md`,
+    /// "Replaying a point"): TensorRT-LLM's throughput benchmark batches up
+    /// to 8,192 sequences with 95% of the free memory for KV and (an
+    /// assumption: not stated) an FP8 KV cache with FP8 or FP4 weights; its
+    /// static-batch tables run the whole batch at once (FP8 KV stated); vLLM
+    /// and NIM take vLLM's defaults (1,024 sequences and 8,192 tokens per
+    /// step on GPUs of 70 GiB or more other than the A100, else 256 and
+    /// 2,048). Prefills are not chunked below the step's budget (TensorRT's
+    /// batch-1 prefills are one pass).
+    fn configure(&self, p: &mut ScenarioParams, requests: u32) {
+        let name = self.engine.name.as_str();
+        let trt = name.starts_with("TensorRT-LLM");
+        let large = p.hardware.memory_gib >= 70.0 && !self.hardware.starts_with("a100");
+        let (seqs, budget) = match (trt, name.contains("static"), large) {
+            (true, true, _) => (requests.max(1), 8192),
+            (true, false, _) => (8192, 8192),
+            (false, _, true) => (1024, 8192),
+            (false, _, false) => (256, 2048),
+        };
+        p.engine.max_num_seqs = seqs;
+        p.engine.max_num_batched_tokens = budget;
+        p.engine.long_prefill_threshold = budget;
+        if trt {
+            p.replica.gpu_memory_utilization = 0.95;
+            if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
+                p.model.kv_dtype = Dtype::Fp8;
+            }
+        }
+    }
+
+    /// The published figures beside the engine's for them.
+    fn compare(&self, run: &Replay, moe: bool) -> Vec<Comparison> {
+        let m = &self.measured;
+        let per_gpu = run.output_tokens_per_s / self.gpus.count.max(1) as f64;
+        [
+            (
+                "output tokens/s",
+                m.output_tokens_per_s,
+                run.output_tokens_per_s,
+            ),
+            (
+                "output tokens/s per GPU",
+                m.output_tokens_per_s_per_gpu,
+                per_gpu,
+            ),
+            (
+                "total tokens/s",
+                m.total_tokens_per_s,
+                run.total_tokens_per_s,
+            ),
+            ("requests/s", m.requests_per_s, run.requests_per_s),
+            ("mean ITL [ms]", m.mean_itl_ms, run.mean_itl_ms),
+            ("mean TPOT [ms]", m.mean_tpot_ms, run.mean_tpot_ms),
+            ("mean TTFT [ms]", m.mean_ttft_ms, run.mean_ttft_ms),
+        ]
+        .into_iter()
+        .filter_map(|(figure, measured, predicted)| {
+            let measured = measured.filter(|v| *v > 0.0)?;
+            Some(Comparison {
+                point: self.id.clone(),
+                moe,
+                figure,
+                measured,
+                predicted,
+            })
+        })
+        .collect()
+    }
+}
+
+/// The figures of one replay.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Replay {
+    pub output_tokens_per_s: f64,
+    pub total_tokens_per_s: f64,
+    pub requests_per_s: f64,
+    /// Mean gap between output tokens, over all tokens (vLLM's ITL).
+    pub mean_itl_ms: f64,
+    /// Mean over requests of their time per output token after the first.
+    pub mean_tpot_ms: f64,
+    pub mean_ttft_ms: f64,
+}
+
+/// Runs `params` (seed 1) and reads the published figures from the run.
+pub fn replay(params: ScenarioParams) -> Result<Replay, String> {
+    let scenario = Scenario::try_from(params).map_err(|e| e.to_string())?;
+    let options = RunOptions {
+        keep_records: true,
+        ..RunOptions::default()
+    };
+    let simulation = Simulation::new(&scenario, &options).map_err(|e| e.to_string())?;
+    let report = Report::build(simulation.finish().map_err(|e| e.to_string())?);
+    let records = &report.records;
+    let (mut gaps_s, mut gaps) = (0.0, 0.0);
+    for r in records
+        .iter()
+        .filter(|r| r.output_tokens > 1 && r.end_s.is_finite())
+    {
+        gaps_s += r.end_s - r.first_token_s;
+        gaps += (r.output_tokens - 1) as f64;
+    }
+    let completed = report.overall.met + report.overall.late;
+    Ok(Replay {
+        output_tokens_per_s: report.output_tokens_per_s,
+        total_tokens_per_s: report.total_tokens_per_s,
+        requests_per_s: completed as f64 / report.busy_period_s,
+        mean_itl_ms: 1e3 * gaps_s / gaps,
+        mean_tpot_ms: 1e3 * report.overall.tpot.mean,
+        mean_ttft_ms: 1e3 * report.overall.ttft.mean,
+    })
+}
+
+/// Every point replayed under `step_time`: the comparisons, and the points
+/// skipped with their reason.
+pub fn compare(step_time: &StepTimeParams) -> (Vec<Comparison>, Vec<Skipped>) {
+    let mut compared = Vec::new();
+    let mut skipped = Vec::new();
+    for point in points() {
+        let moe = models::model(&point.model).is_some_and(|m| m.moe.is_some());
+        match point.scenario(step_time).and_then(replay) {
+            Ok(run) => compared.extend(point.compare(&run, moe)),
+            Err(reason) => skipped.push(Skipped {
+                point: point.id.clone(),
+                reason,
+            }),
+        }
+    }
+    (compared, skipped)
+}
+
+/// The median and the largest absolute error of `comparisons`.
+pub fn summary(comparisons: &[Comparison]) -> (f64, f64) {
+    let mut errors: Vec<f64> = comparisons.iter().map(|c| c.error().abs()).collect();
+    errors.sort_by(f64::total_cmp);
+    let median = crate::stats::quantile_sorted(&errors, 0.5);
+    (median, errors.last().copied().unwrap_or(f64::NAN))
+}
+
+/// What `docs/calibration.md` shows for `step_time`: the table, the
+/// target's median and largest error, and the points not replayed.
+pub fn report(step_time: &StepTimeParams) -> String {
+    let (compared, skipped) = compare(step_time);
+    render(&compared, &skipped)
+}
+
+/// [`report`] of comparisons already made.
+pub fn render(compared: &[Comparison], skipped: &[Skipped]) -> String {
+    let target: Vec<Comparison> = compared.iter().filter(|c| c.in_target()).cloned().collect();
+    let (median, max) = summary(&target);
+    let (all_median, all_max) = summary(compared);
+    let mut out = table(compared);
+    out += &format!(
+        "\nTarget figures (throughput and mean ITL of dense models, {} figures): median absolute error {:.0}%, largest {:.0}%. All {} figures: median {:.0}%, largest {:.0}%.\n",
+        target.len(),
+        100.0 * median,
+        100.0 * max,
+        compared.len(),
+        100.0 * all_median,
+        100.0 * all_max
+    );
+    for s in skipped {
+        out += &format!("\nNot replayed: {} ({}).\n", s.point, s.reason);
+    }
+    out
+}
+
+/// The comparisons as a Markdown table, for `docs/calibration.md`.
+pub fn table(comparisons: &[Comparison]) -> String {
+    let mut out = String::from(
+        "| point | figure | published | Sojourn | error |\n|---|---|---:|---:|---:|\n",
+    );
+    for c in comparisons {
+        out += &format!(
+            "| {} | {} | {} | {} | {:+.0}% |\n",
+            c.point,
+            c.figure,
+            significant(c.measured),
+            significant(c.predicted),
+            100.0 * c.error()
+        );
+    }
+    out
+}
+
+/// `x` to four significant figures.
+fn significant(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".into();
+    }
+    let digits = (3 - x.abs().max(1e-9).log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+fn dtype(name: &str) -> Result<Dtype, String> {
+    Ok(match name {
+        "bf16" => Dtype::Bf16,
+        "fp16" => Dtype::Fp16,
+        "fp8" => Dtype::Fp8,
+        "fp4" => Dtype::Fp4,
+        "int8" => Dtype::Int8,
+        "int4" => Dtype::Int4,
+        other => return Err(format!("precision {other} unknown")),
+    })
+}
+
+/// The catalog's id for a point's accelerator.
+fn hardware_id(name: &str) -> &str {
+    match name {
+        "h200" => "h200-sxm",
+        other => other,
+    }
+}

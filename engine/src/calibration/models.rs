@@ -1,0 +1,73 @@
+//! The models the published points ran: the catalog's, and two older ones
+//! that only calibration uses.
+
+use crate::params::{Dtype, ModelParams, presets};
+
+/// The model a point names: a catalog id, Llama 3.3 70B (the catalog's
+/// Llama 3.1 70B: Meta released 3.3 as the same architecture, newly
+/// trained; an assumption, see `docs/calibration-sources.md`), or Llama 2
+/// 7B / 70B.
+pub(super) fn model(name: &str) -> Option<ModelParams> {
+    match name {
+        "Llama-3.3-70B-Instruct" => presets::model("llama-3.1-70b"),
+        "Llama-2-7B" => Some(llama_2(6.74, 32, (32, 32), (4096, 11008))),
+        "Llama-2-70B" => Some(llama_2(68.98, 80, (64, 8), (8192, 28672))),
+        id => presets::model(id),
+    }
+}
+
+/// A Llama 2 model: head dimension 128, vocabulary 32,000, untied
+/// embeddings. Shapes from Vidur's `Llama2_7BModelConfig` and
+/// `Llama2_70BModelConfig` (microsoft/vidur, vidur/config/model_config.py);
+/// parameters computed from them (per layer 4 h^2 attention, or h^2 x 2 +
+/// h x h/8 x 2 with 8 KV heads, plus 3 h x mlp; plus 2 x 32,000 x h).
+fn llama_2(
+    params_b: f64,
+    layers: u32,
+    (q_heads, kv_heads): (u32, u32),
+    (hidden, mlp): (u32, u32),
+) -> ModelParams {
+    ModelParams {
+        name: format!("Llama-2-{}B", params_b.round()),
+        params_b,
+        active_params_b: None,
+        layers,
+        q_heads,
+        kv_heads,
+        head_dim: 128,
+        kv_latent_dim: None,
+        weight_dtype: Dtype::Fp16,
+        kv_dtype: Dtype::Fp16,
+        hidden_size: Some(hidden),
+        intermediate_size: Some(mlp),
+        vocab_size: Some(32_000),
+        moe: None,
+        mla: None,
+        sliding_window: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stated totals follow from the shapes (the formula in `llama_2`).
+    #[test]
+    fn llama_2_parameter_counts_follow_from_their_shapes() {
+        for (name, layers, hidden, kv, mlp) in [
+            ("Llama-2-7B", 32.0, 4096.0, 4096.0, 11008.0),
+            ("Llama-2-70B", 80.0, 8192.0, 1024.0, 28672.0),
+        ] {
+            let m = model(name).expect("known");
+            let per_layer = 2.0 * hidden * hidden + 2.0 * hidden * kv + 3.0 * hidden * mlp;
+            let total = layers * per_layer + 2.0 * 32_000.0 * hidden;
+            assert!((total / 1e9 - m.params_b).abs() < 0.01, "{name}: {total}");
+        }
+        assert_eq!(
+            model("Llama-3.3-70B-Instruct"),
+            presets::model("llama-3.1-70b")
+        );
+        assert!(model("gpt-oss-120b").is_some());
+        assert!(model("unknown").is_none());
+    }
+}

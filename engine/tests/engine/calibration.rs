@@ -1,0 +1,107 @@
+//! The default calibration against published measurements: the tables in
+//! `docs/calibration.md` are what the engine computes (so they cannot drift
+//! from the code), and the per-operation model meets the fidelity target on
+//! dense models.
+
+use std::sync::OnceLock;
+
+use sojourn_engine::calibration::{Comparison, Skipped, compare, render, summary};
+use sojourn_engine::{OperationsParams, StepTimeParams};
+
+/// The models the page compares: the single roofline (the old default) and
+/// the per-operation model with its family defaults.
+fn models() -> [(&'static str, StepTimeParams); 2] {
+    [
+        ("roofline", StepTimeParams::default()),
+        (
+            "operations",
+            StepTimeParams::Operations(OperationsParams::default()),
+        ),
+    ]
+}
+
+fn docs_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/calibration.md")
+}
+
+/// The text between `<!-- calibration:NAME -->` and `<!-- /calibration:NAME -->`.
+fn block<'a>(doc: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<!-- calibration:{name} -->\n");
+    let start = doc.find(&open)? + open.len();
+    let end = start + doc[start..].find(&format!("<!-- /calibration:{name} -->"))?;
+    Some(&doc[start..end])
+}
+
+type Compared = (&'static str, Vec<Comparison>, Vec<Skipped>);
+
+/// Each model's comparisons, made once for the tests below.
+fn compared() -> &'static Vec<Compared> {
+    static COMPARED: OnceLock<Vec<Compared>> = OnceLock::new();
+    COMPARED.get_or_init(|| {
+        models()
+            .into_iter()
+            .map(|(name, m)| {
+                let (compared, skipped) = compare(&m);
+                (name, compared, skipped)
+            })
+            .collect()
+    })
+}
+
+fn reports() -> Vec<(&'static str, String)> {
+    compared()
+        .iter()
+        .map(|(name, c, s)| (*name, render(c, s)))
+        .collect()
+}
+
+#[test]
+fn the_docs_tables_are_what_the_engine_computes() {
+    let doc = std::fs::read_to_string(docs_path()).expect("docs/calibration.md");
+    for (name, computed) in &reports() {
+        let written = block(&doc, name).unwrap_or_else(|| panic!("no {name} block"));
+        assert!(
+            written == computed,
+            "docs/calibration.md's {name} table is stale: run \
+             `cargo test -p sojourn-engine --test engine write_calibration_tables -- --ignored`"
+        );
+    }
+}
+
+/// Rewrites the tables in `docs/calibration.md` (run by hand after a change
+/// to the engine or the points).
+#[test]
+#[ignore = "writes docs/calibration.md"]
+fn write_calibration_tables() {
+    let path = docs_path();
+    let mut doc = std::fs::read_to_string(&path).expect("docs/calibration.md");
+    for (name, computed) in &reports() {
+        let old = block(&doc, name)
+            .unwrap_or_else(|| panic!("no {name} block"))
+            .to_string();
+        let open = format!("<!-- calibration:{name} -->\n");
+        doc = doc.replacen(&format!("{open}{old}"), &format!("{open}{computed}"), 1);
+    }
+    std::fs::write(&path, doc).expect("written");
+}
+
+/// Issue 14's target, on the figures it names (throughput and mean
+/// inter-token latency of dense models): median absolute error at most 15%.
+/// (Its second half, no point beyond 35%, is not met yet: see the docs.)
+#[test]
+fn dense_models_meet_the_median_target_and_beat_the_roofline() {
+    let target = |name: &str| -> Vec<Comparison> {
+        let (_, c, _) = compared()
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .expect("compared");
+        c.iter().filter(|c| c.in_target()).cloned().collect()
+    };
+    let (ops_median, _) = summary(&target("operations"));
+    let (roof_median, _) = summary(&target("roofline"));
+    assert!(ops_median <= 0.15, "median error {ops_median}");
+    assert!(
+        ops_median < roof_median / 2.0,
+        "{ops_median} vs roofline {roof_median}"
+    );
+}
