@@ -10,7 +10,7 @@ pub const UTILIZATION: &str = "Fraction of the replicas' time spent executing en
 pub const RHO: &str = "rho: offered work divided by what the fleet can do at saturation. Near 1 queues grow long with any burst; at 1 or more the backlog grows without bound.";
 pub const KV_CACHE: &str = "KV cache: the attention keys and values of every token a running request holds, kept in accelerator memory. Its size caps how many sequences run at once; when it fills, requests are preempted and recomputed.";
 pub const MEMORY_BAR: &str = "Per replica: model weights, the runtime reserve (activations, CUDA graphs, workspace) and the KV cache share the memory the engine may use (gpu_memory_utilization of the device). Fits: the KV cache holds max_num_seqs typical requests; tight: the KV cache, not max_num_seqs, limits concurrency.";
-pub const STEP_TIME: &str = "Step-time model: how long one engine step takes. Roofline: the slower of compute (FLOPs / peak x MFU) and memory traffic (bytes / bandwidth x MBU) plus a fixed overhead. Alpha-beta: alpha per prefill token plus beta per step that decodes. The calibration multiplier scales every step.";
+pub const STEP_TIME: &str = "Step-time model: how long one engine step takes. Per operation (calibrated against published measurements, docs/calibration.md): linear layers, attention, KV writes and tensor-parallel all-reduces one after another, each bound by compute or memory with its own efficiency. Roofline: the slower of compute (FLOPs / peak x MFU) and memory traffic (bytes / bandwidth x MBU) plus a fixed overhead. Alpha-beta: alpha per prefill token plus beta per step that decodes. The calibration multiplier scales every step.";
 pub const CDF: &str = "The sojourn-time CDF: for each time t (log scale), the fraction of requests done within t. Where a curve crosses a deadline line, one minus its height is the miss rate of that class. Best and worst cases apply their multipliers to the same fleet.";
 pub const BATCH_ARRIVALS: &str = "Batches of requests arrive as a Poisson process; every request of a batch arrives at once. A constant batch size of 1 is plain Poisson traffic.";
 pub const BATCH_SIZE: &str =
@@ -102,3 +102,12 @@ pub const MBU: &str =
 pub const OVERHEAD: &str = "Fixed cost of every engine step (scheduling, kernel launches).";
 pub const ALPHA: &str = "Seconds per prefill token.";
 pub const BETA: &str = "Seconds per engine step that decodes.";
+pub const OPS_GEMM: &str = "Share of the accelerator's peak FLOP/s the linear layers reach (at the weights' precision: FP8 weights use the FP8 peak). Empty: the accelerator family's default.";
+pub const OPS_WEIGHTS: &str = "Share of the memory bandwidth reached streaming the weights once per step (and writing KV). Empty: the family's default.";
+pub const OPS_ATTENTION: &str =
+    "Share of the BF16 peak FLOP/s attention reaches (long prefills). Empty: the family's default.";
+pub const OPS_KV: &str = "Share of the memory bandwidth attention reaches reading the KV cache: what makes large decode batches and long contexts slow. Empty: the family's default.";
+pub const OPS_PER_SEQUENCE: &str = "Attention kernel cost per decoding sequence per step, in seconds. Empty: the family's default.";
+pub const OPS_INTERCONNECT: &str = "Share of the intra-node link's bandwidth a tensor-parallel all-reduce reaches (two per layer). Empty: the family's default.";
+pub const OPS_ALLREDUCE_LATENCY: &str =
+    "Fixed cost of one all-reduce, in seconds. Empty: the family's default.";

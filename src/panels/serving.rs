@@ -3,7 +3,7 @@
 //! "Advanced".
 
 use leptos::prelude::*;
-use sojourn_engine::StepTimeParams;
+use sojourn_engine::{OperationsParams, StepTimeParams};
 
 use crate::help;
 use crate::panels::at::{At, at};
@@ -90,6 +90,10 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                         if kind != step_time_kind(&p.step_time) {
                             match kind.as_str() {
                                 "roofline" => p.step_time = StepTimeParams::default(),
+                                "operations" => {
+                                    p.step_time =
+                                        StepTimeParams::Operations(OperationsParams::default())
+                                }
                                 "alpha_beta" => p.step_time = ALPHA_BETA,
                                 _ => {}
                             }
@@ -101,6 +105,10 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                 |p| {
                     let mut choices = vec![
                         ("roofline", "Roofline (from model and hardware)"),
+                        (
+                            "operations",
+                            "Per operation (calibrated by accelerator family)",
+                        ),
                         ("alpha_beta", "Alpha-beta (per token, per step)"),
                     ];
                     if matches!(p.step_time, StepTimeParams::Table { .. }) {
@@ -136,6 +144,7 @@ const ALPHA_BETA: StepTimeParams = StepTimeParams::AlphaBeta {
 fn step_time_kind(step_time: &StepTimeParams) -> &'static str {
     match step_time {
         StepTimeParams::Roofline { .. } => "roofline",
+        StepTimeParams::Operations(_) => "operations",
         StepTimeParams::AlphaBeta { .. } => "alpha_beta",
         StepTimeParams::Table { .. } => "table",
     }
@@ -223,6 +232,110 @@ fn step_time_numbers(
     }
 }
 
+/// The per-operation model's numbers: (field, label, unit, how the box
+/// reads, explanation). An empty box takes the accelerator family's default.
+const OPERATIONS: &[(&str, &str, &str, Kind, &str)] = &[
+    (
+        "gemm_efficiency",
+        "Linear layers: share of peak FLOP/s",
+        "%",
+        Kind::Percent,
+        help::OPS_GEMM,
+    ),
+    (
+        "weight_bandwidth_efficiency",
+        "Weights: share of bandwidth",
+        "%",
+        Kind::Percent,
+        help::OPS_WEIGHTS,
+    ),
+    (
+        "attention_efficiency",
+        "Attention: share of peak FLOP/s",
+        "%",
+        Kind::Percent,
+        help::OPS_ATTENTION,
+    ),
+    (
+        "kv_bandwidth_efficiency",
+        "KV reads: share of bandwidth",
+        "%",
+        Kind::Percent,
+        help::OPS_KV,
+    ),
+    (
+        "per_sequence_s",
+        "Attention cost per decoding sequence",
+        "s",
+        Kind::Real,
+        help::OPS_PER_SEQUENCE,
+    ),
+    (
+        "overhead_s",
+        "Overhead per step",
+        "s",
+        Kind::Real,
+        help::OVERHEAD,
+    ),
+    (
+        "interconnect_efficiency",
+        "All-reduce: share of link bandwidth",
+        "%",
+        Kind::Percent,
+        help::OPS_INTERCONNECT,
+    ),
+    (
+        "allreduce_latency_s",
+        "All-reduce latency",
+        "s",
+        Kind::Real,
+        help::OPS_ALLREDUCE_LATENCY,
+    ),
+];
+
+/// Where the per-operation model keeps `field`, if the model is that one.
+fn operations_slot<'a>(
+    step_time: &'a mut StepTimeParams,
+    field: &str,
+) -> Option<&'a mut Option<f64>> {
+    let StepTimeParams::Operations(o) = step_time else {
+        return None;
+    };
+    Some(match field {
+        "gemm_efficiency" => &mut o.gemm_efficiency,
+        "weight_bandwidth_efficiency" => &mut o.weight_bandwidth_efficiency,
+        "attention_efficiency" => &mut o.attention_efficiency,
+        "kv_bandwidth_efficiency" => &mut o.kv_bandwidth_efficiency,
+        "per_sequence_s" => &mut o.per_sequence_s,
+        "overhead_s" => &mut o.overhead_s,
+        "interconnect_efficiency" => &mut o.interconnect_efficiency,
+        "allreduce_latency_s" => &mut o.allreduce_latency_s,
+        _ => return None,
+    })
+}
+
+/// The per-operation model's boxes.
+fn operations_fields(state: AppState) -> impl IntoView {
+    let rows = OPERATIONS
+        .iter()
+        .map(|&(field, label, unit, reads, help)| {
+            let at = At::new(
+                format!("step_time.{field}"),
+                move |p| operations_slot(&mut p.step_time.clone(), field).map(|v| *v),
+                move |p, value| {
+                    if let Some(slot) = operations_slot(&mut p.step_time, field) {
+                        *slot = value;
+                    }
+                },
+            );
+            number(at, label, unit, help)
+                .reads_as(reads)
+                .placeholder("accelerator's default")
+        })
+        .collect();
+    fields(state, rows)
+}
+
 /// The numbers of the chosen step-time model; a measured table is edited
 /// in a file.
 #[component]
@@ -230,6 +343,9 @@ fn StepTimeFields(state: AppState) -> impl IntoView {
     let kind = Memo::new(move |_| state.params.with(|p| step_time_kind(&p.step_time)));
     move || {
         let kind = kind.get();
+        if kind == "operations" {
+            return operations_fields(state).into_any();
+        }
         if kind == "table" {
             return view! {
                 <p class="panel-note">
@@ -312,5 +428,26 @@ mod tests {
                 assert_ne!(edited, model, "{kind} {field}");
             }
         }
+    }
+
+    // Every box of the per-operation model starts empty (the family's
+    // default) and writes its own field, and only that one.
+    #[test]
+    fn every_operations_box_writes_its_own_efficiency() {
+        let model = StepTimeParams::Operations(OperationsParams::default());
+        for (i, &(field, ..)) in OPERATIONS.iter().enumerate() {
+            let mut edited = model.clone();
+            let slot = operations_slot(&mut edited, field).expect(field);
+            assert_eq!(*slot, None, "{field}");
+            *slot = Some(0.5 + i as f64);
+            let json = serde_json::to_value(&edited).expect("json");
+            assert_eq!(json[field], serde_json::json!(0.5 + i as f64), "{field}");
+            assert_eq!(
+                json.as_object().map(|o| o.len()),
+                Some(2),
+                "{field}: {json}"
+            );
+        }
+        assert!(operations_slot(&mut StepTimeParams::default(), "gemm_efficiency").is_none());
     }
 }

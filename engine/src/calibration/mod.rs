@@ -360,7 +360,7 @@ fn significant(x: f64) -> String {
     if !x.is_finite() {
         return "–".into();
     }
-    let digits = (3 - x.abs().max(1e-9).log10().floor() as i32).max(0) as usize;
+    let digits = (3 - libm::floor(libm::log10(x.abs().max(1e-9))) as i32).max(0) as usize;
     format!("{x:.digits$}")
 }
 
