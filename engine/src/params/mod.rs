@@ -428,9 +428,12 @@ pub struct RunParams {
 impl ScenarioParams {
     /// The case of the source documents: overnight batch jobs with a 24 h
     /// SLA beside a steady API stream, Llama 3.1 8B on two H100s, with an
-    /// example price (labelled as such). The page opens on it; a scenario
-    /// file that omits a section gets neutral values instead (see the
-    /// field attributes above), never these.
+    /// example price (labelled as such), and the per-operation step-time
+    /// model calibrated in `docs/calibration.md`. The page opens on it; a
+    /// scenario file that omits a section gets neutral values instead (see
+    /// the field attributes above), never these: a file without `step_time`
+    /// keeps the single roofline, the model every earlier file was written
+    /// for.
     pub fn overnight_batch() -> Self {
         ScenarioParams {
             version: FORMAT_VERSION,
@@ -475,7 +478,7 @@ impl ScenarioParams {
                 replicas: 2,
                 ..ClusterParams::default()
             },
-            step_time: StepTimeParams::default(),
+            step_time: StepTimeParams::Operations(OperationsParams::default()),
             step_time_scale: 1.0,
             run: RunParams::default(),
             // An example price, labelled as such, so that the first page
