@@ -266,20 +266,6 @@ mod tests {
     }
 
     #[test]
-    fn the_planner_refuses_other_modes_by_name_where_a_run_takes_them() {
-        let mut p = ScenarioParams::overnight_batch();
-        p.classes[1].load = LoadParams::FixedCount { requests: 100 };
-        let scenario = Scenario::try_from(p).expect("a fixed count runs");
-        let e = crate::plan::check_budget(&scenario, &crate::plan::PlanOptions::default())
-            .expect_err("the planner refuses it");
-        let crate::plan::PlanError::InvalidCase { error, .. } = &e else {
-            panic!("{e}")
-        };
-        let why = error.for_field("classes[1].load").expect("names the class");
-        assert!(why.contains("only open classes"), "{why}");
-    }
-
-    #[test]
     fn the_load_field_is_optional_and_written_only_when_not_open() {
         let p = ScenarioParams::overnight_batch();
         let json = serde_json::to_string(&p).unwrap();

@@ -30,7 +30,15 @@ impl<R: Replica> Cluster<'_, R> {
             .map_or(f64::INFINITY, |Reverse((Time(t), _))| *t);
         let arrival_s = self.workload.peek_s();
         let limit = arrival_s.min(timeout_s).min(sample_s).min(self.end_s);
-        if self.step_earliest_replica(limit) {
+        // A timeout is decided by the steps that start before it (one that
+        // completes the request first wins), and the end is no send: only
+        // sends and samples take the tie rule of `steps_before`.
+        let upto = if limit == timeout_s || limit >= self.end_s {
+            limit
+        } else {
+            self.steps_before(limit)
+        };
+        if self.step_earliest_replica(upto) {
             return;
         }
         if !self.replicas.iter().any(R::is_busy) && self.workload.is_finished() {

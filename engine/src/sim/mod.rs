@@ -62,6 +62,12 @@ impl Ord for Time {
     }
 }
 
+/// With closed loops, a step that starts within this fraction of an event's
+/// time (of a second, before 1 s) counts as starting at it: the event comes
+/// first. Far below any step, far above the rounding that separates two
+/// computations of one instant (a few ulps).
+const TIE: f64 = 1e-11;
+
 /// The drain advances in at most about this many units of work (or in
 /// series intervals, when those are longer).
 const DRAIN_UNITS: f64 = 10_000.0;
@@ -194,7 +200,8 @@ pub(crate) trait Replica {
     fn is_busy(&self) -> bool {
         self.waiting_len() + self.running_len() > 0
     }
-    /// A request routed here at time `t` (after `advance_until(t)`).
+    /// A request routed here at time `t` (after `advance_until(t)`, or with
+    /// closed loops to just before `t`: `Cluster::steps_before`).
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx);
     /// Its free blocks and waiting queue.
     fn pool(&self) -> &Pool;
@@ -321,6 +328,20 @@ impl<'s, R: Replica> Cluster<'s, R> {
         Ok(())
     }
 
+    /// The replicas run the steps that start before this when an event
+    /// falls at `t`: `t` itself, or with closed loops a little earlier
+    /// ([`TIE`]): a closed-loop send often falls exactly on a step start (a
+    /// completion plus a think time of whole steps), where clocks that
+    /// agree only to rounding would order the two either way.
+    #[inline(always)]
+    fn steps_before(&self, t: f64) -> f64 {
+        if self.reactive {
+            t - TIE * t.abs().max(1.0)
+        } else {
+            t
+        }
+    }
+
     /// Takes the time-series samples due at or before `t`. (The check
     /// inlines: most arrivals find none due.)
     #[inline(always)]
@@ -337,9 +358,10 @@ impl<'s, R: Replica> Cluster<'s, R> {
             && self.series.len() < self.max_series_points
         {
             let at = self.next_sample_s;
+            let upto = self.steps_before(at);
             let (mut waiting, mut running, mut blocks) = (0, 0, 0u64);
             for r in &mut self.replicas {
-                r.advance_until(at, &mut self.ctx);
+                r.advance_until(upto, &mut self.ctx);
                 r.sync(&mut self.ctx);
                 waiting += r.waiting_len();
                 running += r.running_len();
@@ -361,6 +383,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
 
     fn deliver(&mut self, spec: RequestSpec) {
         let t = spec.arrival_s;
+        let upto = self.steps_before(t);
         let class = &self.scenario.classes()[spec.class as usize];
         let id = self.ctx.records.len() as ReqId;
         self.ctx.records.push(RequestRecord::arriving(&spec));
@@ -381,7 +404,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 // the first of the least loaded wins.
                 let mut best = (u64::MAX, u64::MAX, 0);
                 for (i, r) in self.replicas.iter_mut().enumerate() {
-                    r.advance_until(t, &mut self.ctx);
+                    r.advance_until(upto, &mut self.ctx);
                     let queue = (r.waiting_len() + r.running_len()) as u64;
                     let load = if by_kv {
                         r.sync(&mut self.ctx);
@@ -397,7 +420,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             }
         };
         let replica = &mut self.replicas[chosen];
-        replica.advance_until(t, &mut self.ctx);
+        replica.advance_until(upto, &mut self.ctx);
         self.ctx.records[id as usize].replica = chosen as u16;
         if let Some(m) = self.scenario.params().engine.max_waiting
             && replica.waiting_len() >= m as usize

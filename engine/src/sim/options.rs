@@ -81,7 +81,7 @@ impl fmt::Display for RunError {
             RunError::TooManyRequests { expected, cap } => write!(
                 f,
                 "the scenario would simulate about {expected:.0} requests, more than the cap of {cap}; \
-                 shorten the horizon or lower the arrival rates"
+                 shorten the horizon or lower the arrival rates (or a load mode's requests or clients)"
             ),
             RunError::TooManyEvents { cap, simulated_s } => write!(
                 f,
@@ -96,7 +96,7 @@ impl fmt::Display for RunError {
             } => write!(
                 f,
                 "the scenario would need about {:.0} MB of memory for its {expected_requests:.0} expected requests, \
-                 more than the budget of {:.0} MB per run; shorten the horizon (run.horizon_s) or lower the arrival rates",
+                 more than the budget of {:.0} MB per run; shorten the horizon (run.horizon_s) or lower the arrival rates (or a load mode's requests or clients)",
                 estimated_bytes / 1e6,
                 *cap_bytes as f64 / 1e6
             ),

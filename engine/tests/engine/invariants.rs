@@ -469,3 +469,17 @@ fn one_client_without_think_time_sends_each_request_as_the_last_returns() {
         assert_eq!(w[1].admitted_s, w[1].arrival_s);
     }
 }
+
+#[test]
+fn the_planner_refuses_other_load_modes_by_name_where_a_run_takes_them() {
+    let mut p = ScenarioParams::overnight_batch();
+    p.classes[1].load = LoadParams::FixedCount { requests: 100 };
+    let scenario = Scenario::try_from(p).expect("a fixed count runs");
+    let e = sojourn_engine::check_budget(&scenario, &sojourn_engine::PlanOptions::default())
+        .expect_err("the planner refuses it");
+    let sojourn_engine::PlanError::InvalidCase { error, .. } = &e else {
+        panic!("{e}")
+    };
+    let why = error.for_field("classes[1].load").expect("names the class");
+    assert!(why.contains("only open classes"), "{why}");
+}

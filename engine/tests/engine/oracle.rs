@@ -403,12 +403,14 @@ fn a_long_busy_run_agrees_to_rounding() {
 /// A closed loop across replicas: 60 clients with exponential think times
 /// behind join-shortest-queue on three replicas, with timeouts and a
 /// bounded queue, so that returns from every replica interleave with sends.
-/// (Steps of pi/3 ms: with whole milliseconds, sends after think times of
-/// whole milliseconds would fall exactly on step starts, where the two
-/// engines' clocks, equal only to rounding, may order them either way.)
+/// Steps of 1 ms and think times of whole milliseconds put sends exactly on
+/// step starts (the tie rule of `Cluster::steps_before` orders them). The
+/// timeout is not a whole number of steps: a timeout on a step start is a
+/// tie the engines' clocks, equal only to rounding, decide either way (as
+/// they would for an open class).
 #[test]
 fn a_closed_loop_on_three_replicas_agrees() {
-    let step_s = std::f64::consts::PI / 3000.0;
+    let step_s = 0.001;
     let mut params = crate::support::mmc(1.0, 200.0, 8, step_s, 120.0, 5);
     params.run.warmup_s = 0.0;
     params.classes[0].load = LoadParams::ClosedLoop {
@@ -416,7 +418,7 @@ fn a_closed_loop_on_three_replicas_agrees() {
         think_ms: Some(DistParams::new(Shape::Exponential { mean: 300.0 })),
         requests: None,
     };
-    params.classes[0].timeout_s = Some(0.5);
+    params.classes[0].timeout_s = Some(0.5003713);
     params.engine.max_waiting = Some(4);
     params.cluster = ClusterParams {
         replicas: 3,

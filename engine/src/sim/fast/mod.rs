@@ -261,7 +261,9 @@ impl Replica for FastReplica {
     }
 
     fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx) {
-        self.advance_exact(t, ctx);
+        // Up to where the cluster advanced it: `t`, or a little before it
+        // with closed loops (see `Cluster::steps_before`).
+        self.advance_exact(self.requested_s.min(t), ctx);
         self.quiet_until = f64::NEG_INFINITY;
         self.deferred = None;
         if self.is_idle() {
