@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use sojourn_engine::{
     ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
-    LoadParams, ReplicaParams, Report, Router, RunOptions, RunParams, Scenario, ScenarioParams,
-    Shape, StepTimeParams, simulate,
+    LoadParams, OperationsParams, ReplicaParams, Report, Router, RunOptions, RunParams, Scenario,
+    ScenarioParams, Shape, StepTimeParams, simulate,
 };
 
 use crate::support::{hardware_for_blocks, tiny_model};
@@ -184,7 +184,26 @@ fn step_time() -> impl Strategy<Value = StepTimeParams> {
             ],
         },
     );
-    prop_oneof![alpha_beta, roofline, table]
+    // The per-operation model with random efficiencies and costs (its decode
+    // pieces are what the fast engine sums).
+    let operations = (
+        (0.2..1.0f64, 0.2..1.0f64, 0.2..1.0f64, 0.1..1.0f64),
+        (0.0..1e-4f64, 0.0..3e-3f64),
+    )
+        .prop_map(
+            |((gemm, weights, attention, kv), (per_sequence, overhead))| {
+                StepTimeParams::Operations(OperationsParams {
+                    gemm_efficiency: Some(gemm),
+                    weight_bandwidth_efficiency: Some(weights),
+                    attention_efficiency: Some(attention),
+                    kv_bandwidth_efficiency: Some(kv),
+                    per_sequence_s: Some(per_sequence),
+                    overhead_s: Some(overhead),
+                    ..OperationsParams::default()
+                })
+            },
+        );
+    prop_oneof![alpha_beta, roofline, operations, table]
 }
 
 fn scenario() -> impl Strategy<Value = ScenarioParams> {
@@ -263,11 +282,13 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                 let hardware = match &step {
                     // Slow enough memory and compute that the tiny model's steps
                     // take milliseconds and queues form.
-                    StepTimeParams::Roofline { .. } => HardwareParams {
-                        bandwidth_gb_s: 0.002,
-                        peak_tflops: 2e-5,
-                        ..hardware_for_blocks(blocks, block)
-                    },
+                    StepTimeParams::Roofline { .. } | StepTimeParams::Operations(_) => {
+                        HardwareParams {
+                            bandwidth_gb_s: 0.002,
+                            peak_tflops: 2e-5,
+                            ..hardware_for_blocks(blocks, block)
+                        }
+                    }
                     _ => hardware_for_blocks(blocks, block),
                 };
                 ScenarioParams {
