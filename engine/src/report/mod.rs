@@ -90,7 +90,8 @@ impl Report {
             &overall,
             &classes,
             &load,
-            utilization,
+            &series,
+            run.horizon_s,
             &census,
             records.len(),
         );

@@ -3,27 +3,34 @@
 use super::ClassStats;
 use super::census::Census;
 use crate::model::analytic::LoadEstimate;
+use crate::sim::SeriesPoint;
 
 /// What a reader should know before trusting the figures: saturation,
 /// unfinished, rejected and preempted requests, silent classes (`census`
 /// counts the `records` records).
+///
+/// Saturation is read from the offered load against the estimated capacity
+/// and from queues still growing when the horizon ends, never from the busy
+/// fraction: under continuous batching a replica is almost never idle, so
+/// being busy says nothing about how close it is to its capacity.
 pub(crate) fn warnings(
     overall: &ClassStats,
     classes: &[ClassStats],
     load: &LoadEstimate,
-    utilization: f64,
+    series: &[SeriesPoint],
+    horizon_s: f64,
     census: &Census,
     records: usize,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let pct = |k: u64, n: u64| 100.0 * k as f64 / n.max(1) as f64;
-    if load.rho < 0.85 && utilization >= 0.9 {
-        // The estimate assumes full batches; KV pressure, preemption and
-        // small batches make a real fleet busier than rho says.
+    if load.rho < 1.0
+        && let Some((from, to)) = growing_queue(series, horizon_s)
+    {
         out.push(format!(
-            "Near saturation: the fleet was busy {:.0}% of the time although the load estimate says rho = {:.2}; \
-             preemptions, partial batches or bursts use more capacity than the estimate assumes.",
-            100.0 * utilization,
+            "Queues were still growing when the horizon ended ({from} to {to} waiting over its last quarter, never empty): \
+             the fleet is at or past its capacity although the load estimate says rho = {:.2} (preemptions and recomputation, \
+             or bursts, use capacity the estimate does not count).",
             load.rho
         ));
     }
@@ -66,4 +73,17 @@ pub(crate) fn warnings(
         ));
     }
     out
+}
+
+/// The waiting queue at the start and at the end of the horizon's last
+/// quarter, when it never emptied in between and ended longer than it began.
+fn growing_queue(series: &[SeriesPoint], horizon_s: f64) -> Option<(u64, u64)> {
+    let last: Vec<&SeriesPoint> = series
+        .iter()
+        .filter(|p| p.t_s >= 0.75 * horizon_s && p.t_s <= horizon_s)
+        .collect();
+    let (first, end) = (last.first()?, last.last()?);
+    let never_empty = last.iter().all(|p| p.waiting > 0);
+    (last.len() >= 2 && never_empty && end.waiting > first.waiting)
+        .then_some((first.waiting, end.waiting))
 }

@@ -260,18 +260,18 @@ fn reports_round_trip_through_json_with_nan_and_infinite_fields() {
     );
 }
 
+/// M/M/4 at rho = 0.8: every step lasts the same whatever it holds, so a
+/// replica is busy whenever anyone is in service, about 98% of the time.
+/// Busy is not saturated: the queue is stable and no warning says otherwise.
 #[test]
-fn a_fleet_busy_almost_all_the_time_is_flagged_even_when_rho_looks_fine() {
-    // M/M/4 at ρ = 0.8: the load estimate is 0.8, but with every step lasting
-    // the same whatever it holds the replica is busy whenever anyone is in
-    // service, 1 - P(empty) ≈ 98% of the time.
+fn a_fleet_busy_almost_all_the_time_but_stable_is_not_called_saturated() {
     let r = run(mmc(3.2, 1000.0, 4, 0.001, 5000.0, 8));
     assert!(r.load.rho < 0.85, "rho = {}", r.load.rho);
     assert!(r.utilization > 0.9, "utilization = {}", r.utilization);
     assert!(
-        r.warnings
+        !r.warnings
             .iter()
-            .any(|w| w.starts_with("Near saturation: the fleet was busy")),
+            .any(|w| w.contains("saturation") || w.contains("still growing")),
         "{:?}",
         r.warnings
     );

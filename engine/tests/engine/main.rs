@@ -14,5 +14,6 @@ mod invariants;
 mod oracle;
 mod planner;
 mod robustness;
+mod saturation;
 mod search_space;
 mod support;

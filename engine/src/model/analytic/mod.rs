@@ -3,15 +3,24 @@
 //! stage whose concurrency is limited by `max_num_seqs` and the KV cache).
 //!
 //! # Formula
-//! Per replica, at saturation:
-//! - decode concurrency `c = min(max_num_seqs, KV tokens / (E\[I\] + E\[O\] / 2))`
+//! Per replica, at saturation under decode-first chunked prefill (vLLM's
+//! schedule: every step decodes the running requests and fills the rest of
+//! the token budget with prompt chunks):
+//! - concurrency `c = min(max_num_seqs, KV tokens / (E\[I\] + E\[O\] / 2))`
 //!   (a running request holds its prompt and, on average, half its output);
-//! - a decode step with c sequences at mean context `E\[I\] + E\[O\] / 2` lasts
-//!   `t_d`, so each output token costs `t_d / c` replica-seconds;
-//! - a full prefill step of `max_num_batched_tokens` tokens at mean context
-//!   `E\[I\] / 2` lasts `t_p`, so each prompt token costs `t_p / budget`;
-//! - work per request `w = E\[I - cached\] t_p / budget + E\[O\] t_d / c`;
-//! - `rho = lambda w / n_replicas`; saturation throughput `n_replicas / w`.
+//! - a step decodes `d = min(c, budget / (1 + E\[P\] / E\[O\]))` sequences and
+//!   prefills `d E\[P\] / E\[O\]` prompt tokens (P: prompt tokens computed,
+//!   cache hits excluded): in steady state it finishes `d / E\[O\]` requests,
+//!   whose prompts the same step must prefill;
+//! - that mixed step lasts `t`, so a request costs `w = E\[O\] t / d`
+//!   replica-seconds; `rho = lambda w / n_replicas`, saturation throughput
+//!   `n_replicas / w` (split into prompt and output tokens by the decodes'
+//!   own step time, for costs per token).
+//!
+//! Where the KV cache holds every running request without preemption, this
+//! is within 3% of simulated overload (`engine/tests/engine/saturation.rs`);
+//! where it binds, an overloaded engine preempts and recomputes, which the
+//! estimate does not count, and the report flags queues still growing.
 //!
 //! [`QueueModel`] is the seeds' two-stage queue as an instant estimate of
 //! waiting times and SLA misses (see its docs and `docs/planner.md`), and
@@ -106,36 +115,71 @@ impl WorkloadMoments {
     }
 }
 
+/// A replica's step at saturation under decode-first chunked prefill: the
+/// running requests decode one token each and the rest of the token budget
+/// prefills the prompts that replace those finishing (in steady state a
+/// step finishes `decodes / E[O]` requests, whose `E[P]` prompt tokens each
+/// the same step must prefill). Concurrency is what `max_num_seqs` and the
+/// KV cache allow; when the budget cannot hold both, the decodes shrink to
+/// `budget / (1 + E[P] / E[O])` and prefill takes the rest.
+struct SaturatedStep {
+    /// Sequences running at saturation (decoding or prefilling).
+    concurrency: f64,
+    shape: StepShape,
+}
+
+impl SaturatedStep {
+    fn of(scenario: &Scenario, w: &WorkloadMoments) -> SaturatedStep {
+        let e = &scenario.params().engine;
+        let held = w.mean_input + w.mean_output / 2.0;
+        let kv_limit = scenario.memory().kv_capacity_tokens() as f64 / held.max(1.0);
+        let concurrency = (e.max_num_seqs as f64).min(kv_limit).max(1.0);
+        let budget = e.max_num_batched_tokens.max(1) as f64;
+        let per_decode = w.mean_prefill / w.mean_output.max(1.0);
+        let decodes = concurrency.min(budget / (1.0 + per_decode)).max(1.0);
+        let prefill = (decodes * per_decode).min(budget).max(1.0).round() as u64;
+        let decodes = decodes.round().max(1.0) as u64;
+        let mut shape = StepShape {
+            decode_seqs: decodes,
+            decode_kv_tokens: (decodes as f64 * (held + 1.0)) as u64,
+            ..StepShape::default()
+        };
+        // Prompt tokens see half their prompt of context on average: chunks
+        // of the per-request limit, each after (E[I] - chunk) / 2 tokens.
+        let chunk = match e.long_prefill_threshold {
+            0 => prefill,
+            limit => prefill.min(limit as u64),
+        }
+        .min(w.mean_input.max(1.0) as u64)
+        .max(1);
+        let computed = ((w.mean_input - chunk as f64) / 2.0).max(0.0) as u64;
+        shape.add_prefill_repeated(computed, chunk, prefill / chunk);
+        if !prefill.is_multiple_of(chunk) {
+            shape.add_prefill(computed, prefill % chunk);
+        }
+        SaturatedStep { concurrency, shape }
+    }
+}
+
 /// The load estimate of a scenario as configured.
 pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
     let w = WorkloadMoments::of(scenario);
-    let e = &scenario.params().engine;
-    let held = w.mean_input + w.mean_output / 2.0;
-    let kv_limit = scenario.memory().kv_capacity_tokens() as f64 / held.max(1.0);
-    let c = (e.max_num_seqs as f64).min(kv_limit).max(1.0);
-    let c_int = c.floor().max(1.0) as u64;
-    let decode = StepShape {
-        decode_seqs: c_int,
-        decode_kv_tokens: (c_int as f64 * (held + 1.0)) as u64,
-        ..StepShape::default()
+    let saturated = SaturatedStep::of(scenario, &w);
+    let step = scenario.step_time();
+    let t = step.step_s(&saturated.shape);
+    let decodes_only = StepShape {
+        prefill_tokens: 0,
+        prefill_attention_pairs: 0.0,
+        prefill_kv_tokens: 0,
+        prefill_seqs: 0,
+        ..saturated.shape
     };
-    let decode_s_per_token = scenario.step_time().step_s(&decode) / c_int as f64;
-    let budget = e.max_num_batched_tokens as u64;
-    let mut prefill = StepShape::default();
-    // A full step of chunks at half the mean prompt of context each.
-    let chunk = if e.long_prefill_threshold == 0 {
-        budget
-    } else {
-        (e.long_prefill_threshold as u64).min(budget)
-    };
-    // (Equal chunks add up in closed form: no loop over the budget.)
-    let mean_context = (w.mean_input / 2.0) as u64;
-    prefill.add_prefill_repeated(mean_context, chunk, budget / chunk);
-    if !budget.is_multiple_of(chunk) {
-        prefill.add_prefill(mean_context, budget % chunk);
-    }
-    let prefill_s_per_token = scenario.step_time().step_s(&prefill) / budget as f64;
+    let d = saturated.shape.decode_seqs.max(1) as f64;
+    let t_decode = step.step_s(&decodes_only).min(t);
+    let decode_s_per_token = t_decode / d;
+    let prefill_s_per_token = (t - t_decode) / saturated.shape.prefill_tokens.max(1) as f64;
     let work = w.mean_prefill * prefill_s_per_token + w.mean_output * decode_s_per_token;
+    let c = saturated.concurrency;
     let n = scenario.params().cluster.replicas as f64;
     LoadEstimate {
         arrival_rate_per_s: w.rate_per_s,
