@@ -13,6 +13,7 @@ pub mod plan;
 pub mod presets;
 pub mod search;
 pub mod step_time;
+pub mod trace;
 
 pub use dist::{DistParams, Shape};
 pub use parse::scenario_params_from_json;
