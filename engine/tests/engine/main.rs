@@ -15,4 +15,5 @@ mod oracle;
 mod planner;
 mod robustness;
 mod search_space;
+mod shipped_scenarios;
 mod support;
