@@ -1,9 +1,10 @@
-//! The page: a header, the toolbar, the inputs on the left and the results
+//! The page: a header, the toolbar, the guide (closed), the inputs on the left and the results
 //! on the right (stacked on narrow screens).
 
 use leptos::prelude::*;
 
 use crate::panels::fields::TextField;
+use crate::panels::guide::Guide;
 use crate::panels::model::{HardwarePanel, ModelPanel};
 use crate::panels::plan::{CasesPanel, PricesPanel, TargetsPanel};
 use crate::panels::results::ResultsPanel;
@@ -27,6 +28,7 @@ pub fn App() -> impl IntoView {
         </header>
         <Toolbar state />
         <NoticeBar state />
+        <Guide />
         <main class="layout">
             <div class="inputs" role="region" aria-label="Scenario inputs">
                 <section class="panel scenario-name">

@@ -31,6 +31,9 @@ pub struct Notice {
     pub text: String,
     /// Further lines (e.g. each validation problem of an imported file).
     pub details: Vec<String>,
+    /// The scenario a reset or an example replaced, offered back by an
+    /// Undo button.
+    pub undo: Option<Box<ScenarioParams>>,
 }
 
 impl Notice {
@@ -39,6 +42,7 @@ impl Notice {
             error: false,
             text: text.into(),
             details: Vec::new(),
+            undo: None,
         }
     }
 
@@ -47,6 +51,7 @@ impl Notice {
             error: true,
             text: text.into(),
             details: Vec::new(),
+            undo: None,
         }
     }
 }
@@ -342,6 +347,19 @@ impl AppState {
     pub fn load(self, params: ScenarioParams) {
         self.unparsed.set(BTreeMap::new());
         self.params.set(params);
+    }
+
+    /// Replaces the whole scenario and says so with `text`, offering the
+    /// one it replaced back (reset, examples): one click must not lose an
+    /// afternoon's edits.
+    pub fn load_undoable(self, params: ScenarioParams, text: impl Into<String>) {
+        let previous = self.params.get_untracked();
+        let undo = (previous != params).then(|| Box::new(previous));
+        self.load(params);
+        self.notice.set(Some(Notice {
+            undo,
+            ..Notice::info(text)
+        }));
     }
 
     fn on_message(self, message: WorkerMessage) {

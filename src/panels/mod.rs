@@ -4,6 +4,7 @@
 
 pub mod at;
 pub mod fields;
+pub mod guide;
 pub mod model;
 pub mod plan;
 pub mod results;

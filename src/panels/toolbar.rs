@@ -1,5 +1,5 @@
 //! The bar above everything: Run and Cancel with the progress of the job,
-//! and the scenario's file and link actions.
+//! the scenario's file and link actions, and the shipped examples.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -37,6 +37,100 @@ pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), Stri
         Err(error) => error.errors.iter().map(|e| e.to_string()).collect(),
     };
     Ok((params, problems))
+}
+
+/// A scenario shipped in `scenarios/`, built into the page.
+#[derive(Clone, Copy, Debug)]
+pub struct Example {
+    /// Its file in `scenarios/`.
+    pub file: &'static str,
+    /// What the menu calls it.
+    pub title: &'static str,
+    pub json: &'static str,
+}
+
+/// An [`Example`] of `scenarios/FILE`, its text built into the page.
+macro_rules! example {
+    ($file:literal, $title:literal) => {
+        Example {
+            file: $file,
+            title: $title,
+            json: include_str!(concat!("../../scenarios/", $file)),
+        }
+    };
+}
+
+/// Every scenario in `scenarios/` (their write-ups are in
+/// `scenarios/README.md`), the default first.
+pub const EXAMPLES: [Example; 6] = [
+    example!(
+        "overnight-batch.json",
+        "Overnight batch beside an API stream (the seeds' case)"
+    ),
+    example!(
+        "interactive-chat.json",
+        "Interactive chat: TTFT and TPOT targets, diurnal traffic"
+    ),
+    example!(
+        "long-context-documents.json",
+        "Long-context documents: 50k-token prompts, KV-bound"
+    ),
+    example!(
+        "calibration-nim-llama33-70b.json",
+        "Calibration: a published NIM benchmark replayed"
+    ),
+    example!(
+        "batch-only-70b.json",
+        "Batch only on Llama 3.1 70B, 24 h SLA"
+    ),
+    example!(
+        "chat-unattainable.json",
+        "Chat with a p99 target no fleet can meet"
+    ),
+];
+
+/// The menu of examples: choosing one loads it (undoably) and the menu
+/// goes back to its prompt.
+#[component]
+fn ExampleMenu(state: AppState) -> impl IntoView {
+    let on_change = move |event| {
+        let select = event_target::<web_sys::HtmlSelectElement>(&event);
+        let chosen = select.value().parse::<usize>().ok();
+        select.set_value("");
+        let Some(example) = chosen.and_then(|i| EXAMPLES.get(i)) else {
+            return;
+        };
+        match import_scenario(example.json) {
+            Ok((params, _)) => state.load_undoable(
+                params,
+                format!(
+                    "Opened the example “{}” (its write-up: scenarios/README.md).",
+                    example.title
+                ),
+            ),
+            Err(error) => state.notice.set(Some(Notice::error(format!(
+                "The example {} could not be opened: {error}",
+                example.file
+            )))),
+        }
+    };
+    view! {
+        <label class="example-menu">
+            <span class="visually-hidden">"Open an example"</span>
+            <select on:change=on_change>
+                <option value="" selected>
+                    "Open an example…"
+                </option>
+                {EXAMPLES
+                    .iter()
+                    .enumerate()
+                    .map(|(i, example)| {
+                        view! { <option value=i.to_string()>{example.title}</option> }
+                    })
+                    .collect_view()}
+            </select>
+        </label>
+    }
 }
 
 #[component]
@@ -96,9 +190,8 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 )
             } else {
                 Notice {
-                    error: false,
-                    text: "Copy this link (the browser did not allow copying):".to_string(),
                     details: vec![address],
+                    ..Notice::info("Copy this link (the browser did not allow copying):")
                 }
             }));
         });
@@ -142,10 +235,13 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 }
                 Ok((params, problems)) => {
                     state.load(params);
+                    let text = format!(
+                        "Imported {name}, but the engine reports {} problem(s); fix them to run:",
+                        problems.len(),
+                    );
                     state.notice.set(Some(Notice {
-                        error: true,
-                        text: format!("Imported {name}, but the engine reports {} problem(s); fix them to run:", problems.len()),
                         details: problems,
+                        ..Notice::error(text)
                     }));
                 }
                 Err(error) => state.notice.set(Some(Notice::error(format!(
@@ -223,12 +319,16 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 <label class="button secondary" for="import-file">
                     "Import JSON"
                 </label>
+                <ExampleMenu state />
                 <button
                     type="button"
                     class="secondary"
                     on:click=move |_| {
-                        state.load(ScenarioParams::overnight_batch());
-                        state.notice.set(Some(Notice::info("The default scenario is loaded.")));
+                        state
+                            .load_undoable(
+                                ScenarioParams::overnight_batch(),
+                                "The default scenario is loaded.",
+                            );
                     }
                 >
                     "Reset to defaults"
@@ -267,14 +367,35 @@ pub fn NoticeBar(state: AppState) -> impl IntoView {
                                 }
                             })}
                     </div>
-                    <button
-                        type="button"
-                        class="secondary"
-                        aria-label="Dismiss the message"
-                        on:click=move |_| state.notice.set(None)
-                    >
-                        "Dismiss"
-                    </button>
+                    <div class="notice-actions">
+                        {notice
+                            .undo
+                            .clone()
+                            .map(|previous| {
+                                view! {
+                                    <button
+                                        type="button"
+                                        class="secondary"
+                                        on:click=move |_| {
+                                            state.load((*previous).clone());
+                                            state
+                                                .notice
+                                                .set(Some(Notice::info("The previous scenario is back.")));
+                                        }
+                                    >
+                                        "Undo"
+                                    </button>
+                                }
+                            })}
+                        <button
+                            type="button"
+                            class="secondary"
+                            aria-label="Dismiss the message"
+                            on:click=move |_| state.notice.set(None)
+                        >
+                            "Dismiss"
+                        </button>
+                    </div>
                 </div>
             }
         })

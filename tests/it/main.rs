@@ -3,7 +3,8 @@
 //! - Natively (`cargo test --workspace`): `determinism`, and the plain
 //!   modules the page is built on: `link` (share links), `job` (worker
 //!   messages), `results` (figures and the engine's tables of a real run),
-//!   `charts`, `form` and `format` (input boxes; the number formats and CSV
+//!   `charts`, `examples` (the shipped scenarios the page offers, its guide),
+//!   `form` and `format` (input boxes; the number formats and CSV
 //!   are the engine's, tested there).
 //! - In headless Chromium (`cargo test -p sojourn-app --target
 //!   wasm32-unknown-unknown`, run by wasm-bindgen-test-runner): `determinism`
@@ -27,6 +28,8 @@ mod determinism;
 // Plain logic: once, natively, is enough.
 #[cfg(not(target_arch = "wasm32"))]
 mod charts;
+#[cfg(not(target_arch = "wasm32"))]
+mod examples;
 #[cfg(not(target_arch = "wasm32"))]
 mod form;
 #[cfg(not(target_arch = "wasm32"))]

@@ -16,4 +16,5 @@ mod planner;
 mod robustness;
 mod saturation;
 mod search_space;
+mod shipped_scenarios;
 mod support;
