@@ -43,6 +43,9 @@ pub use params::plan::{
     PricingModel, PricingParams, ReserveParams, SearchParams, SensitivityInput, SensitivityParams,
     ServiceCurveParams, Setting, TargetMetric, TargetParams,
 };
+pub use params::trace::{
+    MAX_TRACE_ROWS, TraceRequest, fit_classes as fit_trace_classes, parse_trace_csv,
+};
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
     HardwareParams, Interconnect, InterconnectParams, LoadParams, MlaParams, ModelParams,
