@@ -7,13 +7,16 @@ use sojourn_engine::{ClassParams, DistParams, ScenarioParams, Shape};
 
 use crate::format::input_text;
 
-/// A number as typed: "1800", "1,800", "0.2", "1e-4". `None` if not a number.
+/// A number as typed: "1800", "1,800", "0.2", "1e-4". `None` if not a
+/// number. A comma only separates thousands (groups of three digits before
+/// any decimal point): "3,5" is refused, never read as 35, since in many
+/// locales it means 3.5 (the box then asks for a decimal point).
 pub fn parse_number(text: &str) -> Option<f64> {
-    let cleaned: String = text
-        .trim()
-        .chars()
-        .filter(|c| *c != ',' && *c != '_')
-        .collect();
+    let text = text.trim();
+    if text.contains(',') && !thousands_grouped(text) {
+        return None;
+    }
+    let cleaned: String = text.chars().filter(|c| *c != ',' && *c != '_').collect();
     if cleaned.is_empty() {
         return None;
     }
@@ -23,6 +26,21 @@ pub fn parse_number(text: &str) -> Option<f64> {
         .filter(|value| value.is_finite())
 }
 
+/// Whether the commas of `text` group its integer part in thousands:
+/// "1,800", "-12,345.5", not "3,5", "1,80" or "1,8000".
+fn thousands_grouped(text: &str) -> bool {
+    let whole = text.split(['.', 'e', 'E']).next().unwrap_or("");
+    let whole = whole.trim_start_matches(['-', '+']);
+    let mut groups = whole.split(',');
+    let first = groups.next().unwrap_or("");
+    (1..=3).contains(&first.len())
+        && groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+        && !text
+            .split(['.', 'e', 'E'])
+            .skip(1)
+            .any(|rest| rest.contains(','))
+}
+
 /// A whole number of zero or more, as typed.
 pub fn parse_count(text: &str) -> Option<u64> {
     let value = parse_number(text)?;
@@ -30,7 +48,8 @@ pub fn parse_count(text: &str) -> Option<u64> {
 }
 
 /// What to say when a box holds text that is not a number.
-pub const NOT_A_NUMBER: &str = "enter a number";
+pub const NOT_A_NUMBER: &str =
+    "enter a number, with a point for decimals (3.5; a comma only separates thousands: 1,800)";
 /// What to say when a box holds text that is not a whole number.
 pub const NOT_A_COUNT: &str = "enter a whole number (0 or more)";
 /// What to say when a duration does not read.

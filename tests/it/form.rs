@@ -13,6 +13,13 @@ fn numbers_accept_separators_and_exponents_but_not_words() {
     assert_eq!(parse_number(""), None);
     assert_eq!(parse_number("ten"), None);
     assert_eq!(parse_number("inf"), None, "infinity is not a usable input");
+    // A comma groups thousands only: a decimal comma is refused, never
+    // read as a larger number (the review's "3,5" became 35).
+    assert_eq!(parse_number("1,234,567.5"), Some(1_234_567.5));
+    assert_eq!(parse_number("-12,345"), Some(-12_345.0));
+    for typed in ["3,5", "12,34", "1,8000", ",800", "1.5,0", "1,800,"] {
+        assert_eq!(parse_number(typed), None, "{typed}");
+    }
     assert_eq!(parse_count("12"), Some(12));
     assert_eq!(parse_count("1.5"), None);
     assert_eq!(parse_count("-1"), None);
