@@ -273,6 +273,14 @@ fn check_targets(
     }
     let names: Vec<&str> = params.classes.iter().map(|c| c.name.as_str()).collect();
     for (i, target) in targets.iter().enumerate() {
+        // The same target twice would be judged twice and read as two.
+        if let Some(first) = targets[..i].iter().position(|t| t == target) {
+            check.fail(
+                &format!("targets[{i}]"),
+                format!("the same target as targets[{first}]: remove one"),
+            );
+            continue;
+        }
         check.at(format!("targets[{i}]"), |c| {
             let class_index = match target.class() {
                 Some(name) => match names.iter().position(|n| *n == name) {

@@ -147,6 +147,7 @@ fn bad_plan_input_names_the_field() {
             percentile: 0.99,
             bound_s: 1e-6,
         },
+        TargetParams::miss_probability("api", 1.5),
     ];
     p.plan.pricing.usd_per_gpu_hour = Some(-2.0);
     p.plan.worst.arrival_rate = 0.0;
@@ -160,6 +161,7 @@ fn bad_plan_input_names_the_field() {
     assert!(reason("plan.targets[0].epsilon").contains("strictly between 0 and 1"));
     assert!(reason("plan.targets[1].class").contains("no class is called \"nope\""));
     assert!(reason("plan.targets[2].bound_s").contains("fastest possible service"));
+    assert!(reason("plan.targets[3]").contains("the same target as targets[0]"));
     assert!(reason("plan.pricing.usd_per_gpu_hour").contains("-2"));
     assert!(reason("plan.worst.arrival_rate").contains("positive"));
     assert!(reason("plan.sensitivity.delta").contains("between 0 and 1"));
