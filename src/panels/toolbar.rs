@@ -39,6 +39,36 @@ pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), Stri
     Ok((params, problems))
 }
 
+/// `params` with its classes replaced by those fitted to a request trace
+/// (CSV: `arrival_s`, `input_tokens`, `output_tokens`, optionally `class`
+/// and `prefix_hit`), and what the notice says; or why the trace does not
+/// read (naming its row and column). Deadlines, priorities and timeouts of
+/// a class whose name the scenario already has are kept.
+pub fn import_trace(
+    params: &ScenarioParams,
+    text: &str,
+) -> Result<(ScenarioParams, String), String> {
+    let requests = sojourn_engine::parse_trace_csv(text).map_err(|e| e.to_string())?;
+    let mut fitted = sojourn_engine::fit_trace_classes(&requests);
+    for class in &mut fitted {
+        if let Some(old) = params.classes.iter().find(|c| c.name == class.name) {
+            class.deadline_s = old.deadline_s;
+            class.priority = old.priority;
+            class.timeout_s = old.timeout_s;
+        }
+    }
+    let names: Vec<String> = fitted.iter().map(|c| format!("\"{}\"", c.name)).collect();
+    let summary = format!(
+        "{} requests fitted into {} class(es): {} (rates, hour-of-day profile, batch sizes and lengths from the trace).",
+        requests.len(),
+        fitted.len(),
+        names.join(", ")
+    );
+    let mut out = params.clone();
+    out.classes = fitted;
+    Ok((out, summary))
+}
+
 /// A scenario shipped in `scenarios/`, built into the page.
 #[derive(Clone, Copy, Debug)]
 pub struct Example {
@@ -250,6 +280,29 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
             }
         });
     };
+    let trace_input = NodeRef::<leptos::html::Input>::new();
+    let on_trace = move |_| {
+        let Some(input) = trace_input.get() else {
+            return;
+        };
+        spawn_local(async move {
+            let Some((name, text)) = browser::read_picked_file(&input).await else {
+                state
+                    .notice
+                    .set(Some(Notice::error("The file could not be read.")));
+                return;
+            };
+            input.set_value("");
+            match import_trace(&state.params.get_untracked(), &text) {
+                Ok((params, summary)) => {
+                    state.load_undoable(params, format!("Trace {name}: {summary}"))
+                }
+                Err(error) => state.notice.set(Some(Notice::error(format!(
+                    "{name} was not imported: {error}"
+                )))),
+            }
+        });
+    };
     view! {
         <div class="toolbar" role="toolbar" aria-label="Scenario actions">
             <div class="run-controls">
@@ -318,6 +371,21 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 />
                 <label class="button secondary" for="import-file">
                     "Import JSON"
+                </label>
+                <input
+                    id="import-trace"
+                    class="visually-hidden"
+                    type="file"
+                    accept="text/csv,.csv"
+                    node_ref=trace_input
+                    on:change=on_trace
+                />
+                <label
+                    class="button secondary"
+                    for="import-trace"
+                    title="A CSV of requests (arrival_s, input_tokens, output_tokens, optional class and prefix_hit): the classes are fitted to it"
+                >
+                    "Import trace"
                 </label>
                 <ExampleMenu state />
                 <button

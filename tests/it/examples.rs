@@ -43,3 +43,38 @@ fn the_page_checklist_is_the_guides() {
         );
     }
 }
+
+/// A trace replaces the classes with those fitted to it, keeps the
+/// deadline of a class it names again, and a bad row is refused by row and
+/// column, leaving nothing half-imported.
+#[test]
+fn an_imported_trace_fits_the_classes_and_a_bad_one_names_its_row() {
+    use sojourn_app::panels::toolbar::import_trace;
+    let base = sojourn_engine::ScenarioParams::overnight_batch();
+    let api_deadline = base
+        .classes
+        .iter()
+        .find(|c| c.name == "api")
+        .map(|c| c.deadline_s);
+    let text = "arrival_s,input_tokens,output_tokens,class\n0,100,20,api\n60,300,40,api\n60,2000,500,bulk\n";
+    let (params, summary) = import_trace(&base, text).expect("reads");
+    let names: Vec<&str> = params.classes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["api", "bulk"]);
+    assert_eq!(Some(params.classes[0].deadline_s), api_deadline);
+    assert_eq!(
+        params.classes[1].deadline_s, 86_400.0,
+        "a new class: the 24 h default"
+    );
+    assert!(
+        summary.starts_with("3 requests fitted into 2 class(es)"),
+        "{summary}"
+    );
+    assert_eq!(params.model, base.model, "only the classes change");
+
+    let e = import_trace(
+        &base,
+        "arrival_s,input_tokens,output_tokens\n0,1,2\n5,-3,2\n",
+    )
+    .expect_err("a negative length");
+    assert!(e.contains("trace row 3, column input_tokens"), "{e}");
+}
