@@ -111,7 +111,7 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                         ),
                         ("alpha_beta", "Alpha-beta (per token, per step)"),
                     ];
-                    if matches!(p.step_time, StepTimeParams::Table { .. }) {
+                    if step_time_kind(&p.step_time) == "table" {
                         choices.push(("table", "Measured table (edit in a JSON file)"));
                     }
                     options(&choices)
@@ -146,7 +146,7 @@ fn step_time_kind(step_time: &StepTimeParams) -> &'static str {
         StepTimeParams::Roofline { .. } => "roofline",
         StepTimeParams::Operations(_) => "operations",
         StepTimeParams::AlphaBeta { .. } => "alpha_beta",
-        StepTimeParams::Table { .. } => "table",
+        StepTimeParams::Table { .. } | StepTimeParams::BatchTable { .. } => "table",
     }
 }
 
