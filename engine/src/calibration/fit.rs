@@ -80,6 +80,10 @@ pub struct FittedParameter {
     pub after: f64,
     /// Whether the fit set it (else the data could not tell it apart).
     pub fitted: bool,
+    /// Whether the fitted value is at a bound (an efficiency of 1, or
+    /// 0.001; a time of 1 ns or 1 s): the data ask for more than the model
+    /// allows, and the other parameters, or the model's shape, are off.
+    pub at_bound: bool,
 }
 
 impl FitResult {
@@ -400,6 +404,10 @@ fn run(
             before: value(&base, knob),
             after: value(&operations, knob),
             fitted: free.contains(&k),
+            at_bound: free
+                .iter()
+                .zip(&logs)
+                .any(|(&f, &x)| f == k && (x <= knob.bounds().0 || x >= knob.bounds().1)),
         })
         .collect();
     let points = measured
@@ -430,11 +438,13 @@ fn run(
     })
 }
 
-/// Levenberg-Marquardt from `logs` (evaluated as `current`): each iteration solves
-/// `(JᵀJ + λ diag(JᵀJ)) δ = -Jᵀr`, clips the step to the bounds and keeps it
-/// only if the sum of squares falls (λ shrinks tenfold), else retries with
-/// λ ten times larger. Stops at an exact fit, when no step helps, or when
-/// the next iteration would pass the evaluation budget.
+/// Levenberg-Marquardt from `logs` (evaluated as `current`): each iteration
+/// solves `(JᵀJ + λ diag(JᵀJ)) δ = -Jᵀr` for the parameters not held at a
+/// bound (a parameter at a bound the gradient pushes past stays there),
+/// clips the step to the bounds and keeps it only if the sum of squares
+/// falls (λ shrinks tenfold), else retries with λ ten times larger. Stops at
+/// an exact fit, when no step helps or a step gains less than a 1e-10th of
+/// the sum, or when the next iteration would pass the evaluation budget.
 fn minimise(
     problem: &mut Problem,
     free: &[usize],
@@ -453,9 +463,18 @@ fn minimise(
             break;
         };
         let (normal, gradient) = normal_equations(&jacobian, &current.residuals);
-        let mut improved = false;
+        let held: Vec<bool> = free
+            .iter()
+            .zip(&logs)
+            .zip(&gradient)
+            .map(|((&k, &x), &g)| {
+                let (lo, hi) = KNOBS[k].bounds();
+                (x <= lo && g > 0.0) || (x >= hi && g < 0.0)
+            })
+            .collect();
+        let before = cost;
         while damping < 1e12 && problem.evaluations < search.max_evaluations {
-            let trial: Vec<f64> = match solve(&normal, &gradient, damping) {
+            let trial: Vec<f64> = match solve_unheld(&normal, &gradient, damping, &held) {
                 Some(step) => logs
                     .iter()
                     .zip(&step)
@@ -475,16 +494,36 @@ fn minimise(
                 cost = sum_of_squares(&evaluation.residuals);
                 (logs, current) = (trial, evaluation);
                 damping = (damping / 10.0).max(1e-12);
-                improved = true;
                 break;
             }
             damping *= 10.0;
         }
-        if !improved {
+        if before - cost <= 1e-10 * before {
             break;
         }
     }
     (logs, current)
+}
+
+/// [`solve`] for the parameters not `held`; the held ones do not move.
+fn solve_unheld(
+    normal: &[Vec<f64>],
+    gradient: &[f64],
+    damping: f64,
+    held: &[bool],
+) -> Option<Vec<f64>> {
+    let moving: Vec<usize> = (0..gradient.len()).filter(|&i| !held[i]).collect();
+    let reduced: Vec<Vec<f64>> = moving
+        .iter()
+        .map(|&i| moving.iter().map(|&j| normal[i][j]).collect())
+        .collect();
+    let g: Vec<f64> = moving.iter().map(|&i| gradient[i]).collect();
+    let step = solve(&reduced, &g, damping)?;
+    let mut full = vec![0.0; gradient.len()];
+    for (&i, d) in moving.iter().zip(step) {
+        full[i] = d;
+    }
+    Some(full)
 }
 
 /// A fit's parameters as a table: each value before and after, and whether
@@ -500,15 +539,20 @@ pub fn parameters_table(result: &FitResult) -> DataTable {
             Cell::text(p.field),
             Cell::number(p.before, format_number(p.before, 4)),
             Cell::number(p.after, format_number(p.after, 4)),
-            Cell::text(if p.fitted { "fitted" } else { "kept" }),
+            Cell::text(match (p.fitted, p.at_bound) {
+                (true, true) => "fitted, at its bound",
+                (true, false) => "fitted",
+                (false, _) => "kept",
+            }),
         ]);
     }
     table
 }
 
-/// A fit's points as a table: each measured figure, the model's value
-/// before and after, and their errors (model over measured, minus one).
-pub fn points_table(result: &FitResult) -> DataTable {
+/// A fit's points as a table (those of a [`FitResult`] or of a scenario's
+/// [`FitRecord`]): each measured figure, the model's value before and
+/// after, and their errors (model over measured, minus one).
+pub fn points_table(points: &[FittedPoint]) -> DataTable {
     let mut table = DataTable::new(
         "fit-points",
         "Each measurement before and after the fit",
@@ -523,7 +567,7 @@ pub fn points_table(result: &FitResult) -> DataTable {
         ],
     );
     let percent = |e: f64| Cell::number(100.0 * e, format!("{:+.1}", 100.0 * e));
-    for p in result.points() {
+    for p in points {
         table.rows.push(vec![
             Cell::text(p.point.clone()),
             Cell::text(p.figure.clone()),
