@@ -7,6 +7,7 @@ use sojourn_engine::{OperationsParams, StepTimeParams};
 
 use crate::help;
 use crate::panels::at::{At, at};
+use crate::panels::calibration::FitMeasurements;
 use crate::panels::fields::{Kind, choice, fields, menu, number, options};
 use crate::panels::{LazyDetails, Panel};
 use crate::state::AppState;
@@ -118,7 +119,10 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                 },
             ),
         ];
-        view! { <div class="grid">{fields(state, rows)} <StepTimeFields state /></div> }
+        view! {
+            <div class="grid">{fields(state, rows)} <StepTimeFields state /></div>
+            <FitMeasurements state />
+        }
     };
     view! {
         <Panel id="serving" title="Serving engine and cluster">
