@@ -3,6 +3,7 @@
 //! lists in the scenario (classes, targets, hardware options).
 
 pub mod at;
+pub mod calibration;
 pub mod fields;
 pub mod guide;
 pub mod model;

@@ -107,7 +107,7 @@ fn ChartFigure(
 
 /// A table with a CSV download.
 #[component]
-fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoView {
+pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoView {
     let csv = table.to_csv();
     let file = format!("{}.csv", table.id);
     let id = format!("table-{}", table.id);

@@ -7,6 +7,7 @@ use sojourn_engine::{OperationsParams, StepTimeParams};
 
 use crate::help;
 use crate::panels::at::{At, at};
+use crate::panels::calibration::FitMeasurements;
 use crate::panels::fields::{Kind, choice, fields, menu, number, options};
 use crate::panels::{LazyDetails, Panel};
 use crate::state::AppState;
@@ -111,14 +112,17 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                         ),
                         ("alpha_beta", "Alpha-beta (per token, per step)"),
                     ];
-                    if matches!(p.step_time, StepTimeParams::Table { .. }) {
+                    if step_time_kind(&p.step_time) == "table" {
                         choices.push(("table", "Measured table (edit in a JSON file)"));
                     }
                     options(&choices)
                 },
             ),
         ];
-        view! { <div class="grid">{fields(state, rows)} <StepTimeFields state /></div> }
+        view! {
+            <div class="grid">{fields(state, rows)} <StepTimeFields state /></div>
+            <FitMeasurements state />
+        }
     };
     view! {
         <Panel id="serving" title="Serving engine and cluster">
@@ -146,7 +150,7 @@ fn step_time_kind(step_time: &StepTimeParams) -> &'static str {
         StepTimeParams::Roofline { .. } => "roofline",
         StepTimeParams::Operations(_) => "operations",
         StepTimeParams::AlphaBeta { .. } => "alpha_beta",
-        StepTimeParams::Table { .. } => "table",
+        StepTimeParams::Table { .. } | StepTimeParams::BatchTable { .. } => "table",
     }
 }
 

@@ -25,7 +25,21 @@ use crate::params::{
 use crate::report::Report;
 use crate::sim::{RunOptions, Simulation};
 
+mod csv;
+mod fit;
+mod least_squares;
+mod measurements;
 mod models;
+
+pub use crate::params::step_time::{FitRecord, FittedPoint};
+pub use fit::{
+    BENCHMARK_EVALUATIONS, FitResult, FittedParameter, fit, fit_benchmarks, fit_step_times,
+    parameters_table, points_table,
+};
+pub use measurements::{
+    BenchmarkMode, BenchmarkPoint, Figure, MAX_MEASUREMENTS, MeasuredStep, MeasurementError,
+    Measurements, parse_measurements,
+};
 
 /// The published points, as `engine/data/calibration_points.json` holds them.
 const POINTS_JSON: &str = include_str!("../../data/calibration_points.json");

@@ -36,6 +36,15 @@ pub enum StepTimeParams {
         kv_tokens: Vec<f64>,
         step_s: Vec<Vec<f64>>,
     },
+    /// Measured decode step times as profilers sweep them: `step_s[i]\[j\]`
+    /// with `batch_sizes\[i\]` sequences in the step, each reading
+    /// `context_tokens\[j\]` KV tokens (so the step reads batch x context).
+    /// A step of T tokens reading K KV tokens reads as batch T, context K / T.
+    BatchTable {
+        batch_sizes: Vec<f64>,
+        context_tokens: Vec<f64>,
+        step_s: Vec<Vec<f64>>,
+    },
 }
 
 impl Default for StepTimeParams {
@@ -77,4 +86,48 @@ pub struct OperationsParams {
     /// Fixed cost of one all-reduce \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allreduce_latency_s: Option<f64>,
+    /// What these values were fitted to, when a fit set them (`sojourn
+    /// calibrate`, the page's "Fit to my measurements"): kept so whoever
+    /// opens the scenario sees the evidence. The engine never reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitRecord>,
+}
+
+/// The record of a fit: the data it was fitted to and each point's error.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FitRecord {
+    /// What was measured: "step times" or "benchmark points".
+    pub data: String,
+    /// The fields the fit set; the others kept the values they had.
+    pub fitted: Vec<String>,
+    /// Each measured figure, with the model's value before and after.
+    pub points: Vec<FittedPoint>,
+}
+
+/// One measured figure and the model's value for it before and after a fit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FittedPoint {
+    /// The measurement, in words ("prefill 2048, 0 decodes, 2048 KV tokens").
+    pub point: String,
+    /// The figure, with its unit ("step [s]", "output tokens/s").
+    pub figure: String,
+    pub measured: f64,
+    /// The model's value with the values the fit started from.
+    pub before: f64,
+    /// The model's value with the fitted values.
+    pub after: f64,
+}
+
+impl FittedPoint {
+    /// Error before the fit: model over measured, minus one.
+    pub fn error_before(&self) -> f64 {
+        self.before / self.measured - 1.0
+    }
+
+    /// Error after the fit.
+    pub fn error_after(&self) -> f64 {
+        self.after / self.measured - 1.0
+    }
 }

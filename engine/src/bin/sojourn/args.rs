@@ -12,6 +12,7 @@ usage:
   sojourn plan SCENARIO.json [--json] [--seed N] [--search-only] [--threads N]
   sojourn plan --bench [--threads N]
   sojourn bench [--quick]
+  sojourn calibrate MEASUREMENTS.csv|json --scenario SCENARIO.json [--json] [--out FITTED.json]
   sojourn example
 
 run      simulate a scenario and print a summary (or the report as JSON)
@@ -23,6 +24,11 @@ plan     capacity plan from the scenario's plan section: the cheapest
          --bench times the searches of a fixed 24 h scenario
 bench    time the fast engine on a fixed day of 1M+ requests on 8 replicas,
          and the reference stepper on a smaller one for the speedup
+calibrate  fit the per-operation step-time model to measured step times
+         or benchmark points (docs/calibration.md) and print the fitted
+         values and each point's error before and after; --out writes the
+         scenario with the fitted step time (a measured table CSV is
+         checked and written as the scenario's step time)
 example  print the example scenario (the overnight batch case of the source
          documents), a starting point for your own files";
 
@@ -43,6 +49,7 @@ pub enum Command {
     Bench {
         quick: bool,
     },
+    Calibrate(CalibrateArgs),
 }
 
 /// `sojourn run`.
@@ -69,12 +76,25 @@ pub struct PlanArgs {
     pub threads: u32,
 }
 
+/// `sojourn calibrate`.
+#[derive(Debug, PartialEq)]
+pub struct CalibrateArgs {
+    /// The measurements (CSV or JSON).
+    pub measurements: String,
+    /// The scenario whose model and hardware the fit is for.
+    pub scenario: String,
+    pub json: bool,
+    /// Where to write the scenario with the fitted step time.
+    pub out: Option<String>,
+}
+
 /// Each command and the flags it takes; run and plan also take a scenario
-/// file.
-const COMMANDS: [(&str, &[&str]); 4] = [
+/// file, calibrate a measurements file.
+const COMMANDS: [(&str, &[&str]); 5] = [
     ("run", &["seed", "json", "engine", "records"]),
     ("plan", &["seed", "json", "bench", "search-only", "threads"]),
     ("bench", &["quick"]),
+    ("calibrate", &["scenario", "json", "out"]),
     ("example", &[]),
 ];
 
@@ -90,6 +110,8 @@ struct Flags {
     search_only: bool,
     quick: bool,
     threads: u32,
+    scenario: Option<String>,
+    out: Option<String>,
 }
 
 /// Parses the arguments after the program's name.
@@ -106,7 +128,7 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
         return Err(format!("unknown command \"{command}\"\n{USAGE}"));
     };
     let takes = |flag: &str| allowed.contains(&flag);
-    let takes_path = command == "run" || command == "plan";
+    let takes_path = matches!(command.as_str(), "run" | "plan" | "calibrate");
     let mut flags = Flags::default();
     while let Some(arg) = parser.next().map_err(text)? {
         match arg {
@@ -135,6 +157,12 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
             }
             Long("records") if takes("records") => {
                 flags.records = Some(parser.value().map_err(text)?.string().map_err(text)?);
+            }
+            Long("scenario") if takes("scenario") => {
+                flags.scenario = Some(parser.value().map_err(text)?.string().map_err(text)?);
+            }
+            Long("out") if takes("out") => {
+                flags.out = Some(parser.value().map_err(text)?.string().map_err(text)?);
             }
             Long("bench") if takes("bench") => flags.bench = true,
             Long("search-only") if takes("search-only") => flags.search_only = true,
@@ -169,6 +197,16 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
             threads: flags.threads,
         }),
         "bench" => Command::Bench { quick: flags.quick },
+        "calibrate" => Command::Calibrate(CalibrateArgs {
+            measurements: flags.path.ok_or(
+                "calibrate needs a measurements file (CSV or JSON; see docs/calibration.md)",
+            )?,
+            scenario: flags.scenario.ok_or(
+                "calibrate needs --scenario SCENARIO.json (the model and hardware measured)",
+            )?,
+            json: flags.json,
+            out: flags.out,
+        }),
         _ => Command::Example,
     })
 }
@@ -247,6 +285,31 @@ mod tests {
             }),
         );
         check(&["bench", "--quick"], Ok(Command::Bench { quick: true }));
+        check(
+            &["calibrate", "steps.csv", "--scenario", "s.json"],
+            Ok(Command::Calibrate(CalibrateArgs {
+                measurements: "steps.csv".into(),
+                scenario: "s.json".into(),
+                json: false,
+                out: None,
+            })),
+        );
+        check(
+            &[
+                "calibrate",
+                "--json",
+                "--scenario=s.json",
+                "points.json",
+                "--out",
+                "fitted.json",
+            ],
+            Ok(Command::Calibrate(CalibrateArgs {
+                measurements: "points.json".into(),
+                scenario: "s.json".into(),
+                json: true,
+                out: Some("fitted.json".into()),
+            })),
+        );
         check(&["example"], Ok(Command::Example));
         check(&[], Ok(Command::Help));
         check(&["--help"], Ok(Command::Help));
@@ -265,6 +328,14 @@ mod tests {
             Err("invalid option '--engine'"),
         );
         check(&["example", "extra"], Err("unexpected argument \"extra\""));
+        check(
+            &["calibrate", "m.csv", "--scenario", "s.json", "--seed", "1"],
+            Err("invalid option '--seed'"),
+        );
+        check(
+            &["run", "s.json", "--out", "f.json"],
+            Err("invalid option '--out'"),
+        );
         check(
             &["run", "a.json", "b.json"],
             Err("unexpected argument \"b.json\""),
@@ -292,6 +363,18 @@ mod tests {
         check(
             &["plan"],
             Err("plan needs a scenario file (try scenarios/overnight-batch.json)"),
+        );
+        check(
+            &["calibrate", "m.csv"],
+            Err("calibrate needs --scenario SCENARIO.json (the model and hardware measured)"),
+        );
+        check(
+            &["calibrate", "--scenario", "s.json"],
+            Err("calibrate needs a measurements file (CSV or JSON; see docs/calibration.md)"),
+        );
+        check(
+            &["calibrate", "m.csv", "--scenario"],
+            Err("missing argument for option '--scenario'"),
         );
         let unknown = parse(["bogus"]).expect_err("an unknown command");
         assert!(

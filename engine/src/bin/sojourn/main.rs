@@ -5,11 +5,12 @@
 //! sojourn plan SCENARIO.json \[--json\] \[--seed N\] \[--search-only\]
 //! sojourn plan --bench
 //! sojourn bench \[--quick\]
+//! sojourn calibrate MEASUREMENTS.csv|json --scenario SCENARIO.json \[--json\] \[--out FITTED.json\]
 //! sojourn example            # prints the example scenario as JSON
 //! ```
 //!
 //! [`args`] parses the command line once into a typed command; `run.rs`,
-//! `plan.rs` and `bench.rs` carry it out, writing their text with the
+//! `plan.rs`, `bench.rs` and `calibrate.rs` carry it out, writing their text with the
 //! engine's presentation layer (the same numbers, labels and tables as the
 //! web page); `huge_pages.rs` is the allocator.
 
@@ -40,6 +41,7 @@ macro_rules! say_raw {
 
 mod args;
 mod bench;
+mod calibrate;
 #[cfg(target_os = "linux")]
 mod huge_pages;
 mod plan;
@@ -79,6 +81,7 @@ fn execute(command: Command) -> Result<(), String> {
         Command::Plan(args) => plan::plan(&args),
         Command::PlanBench { json, threads } => plan::bench(json, threads),
         Command::Bench { quick } => bench::bench(quick),
+        Command::Calibrate(args) => calibrate::calibrate(&args),
     }
 }
 

@@ -21,7 +21,8 @@
 //!   and decode attention, per-sequence kernel cost, KV writes, all-reduces,
 //!   overhead); the formula is in that module.
 //! - **table**: measured step times on a grid of (tokens in the step, KV tokens
-//!   read), bilinearly interpolated, extrapolated linearly from the edge cells.
+//!   read), or of (batch size, context per sequence), bilinearly
+//!   interpolated, extrapolated linearly from the edge cells.
 //!
 //! The roofline's constants and decode lines are in `roofline.rs`, the
 //! measured table in `table.rs`.
@@ -173,7 +174,12 @@ impl StepTimeModel {
                 batch_tokens,
                 kv_tokens,
                 step_s,
-            } => StepTimeModel::Table(Table::build(check, batch_tokens, kv_tokens, step_s)),
+            } => StepTimeModel::Table(Table::by_tokens(check, batch_tokens, kv_tokens, step_s)),
+            StepTimeParams::BatchTable {
+                batch_sizes,
+                context_tokens,
+                step_s,
+            } => StepTimeModel::Table(Table::by_batch(check, batch_sizes, context_tokens, step_s)),
         };
         (check.has_errors() == before).then_some(model.scaled(params.step_time_scale))
     }

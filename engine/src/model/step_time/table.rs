@@ -1,37 +1,118 @@
-//! The measured model: step times on a grid of (tokens in the step, KV
-//! tokens read), bilinearly interpolated and extrapolated linearly from the
-//! edge cells; a decode-only step is affine in the KV tokens within a cell.
+//! The measured model: step times on a grid, bilinearly interpolated and
+//! extrapolated linearly from the edge cells; a decode-only step is affine
+//! in the KV tokens within a cell.
+//!
+//! The grid comes in two shapes. `table`: rows by tokens in the step,
+//! columns by KV tokens read. `batch_table`, the shape decode profilers
+//! sweep: rows by batch size, columns by context (KV tokens each sequence
+//! reads). Validation keeps the user's grid as written (so each cell's
+//! message names the cell they wrote) and notes its shape; a step of T
+//! tokens reading K KV tokens is read at row T and column K / T in the
+//! second shape, so a decode of b sequences with c tokens of context each
+//! lands on (b, c). Resampling it onto a (tokens, KV tokens) grid instead
+//! would invent cells (the product b x c differs on every row).
 
 use super::DecodePiece;
 use crate::error::{Checker, show};
 
-/// Measured step times \[s\] on a grid: `step_s[i][j]` at `batch_tokens[i]`
-/// tokens in the step and `kv_tokens[j]` KV tokens read.
+/// What the columns measure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Columns {
+    /// KV tokens the step reads in all.
+    KvTokens,
+    /// KV tokens each of the step's tokens reads (a decode's context).
+    ContextPerToken,
+}
+
+/// Measured step times \[s\] on a grid: `step_s[i][j]` at `rows[i]` tokens
+/// in the step and column `columns[j]` (KV tokens, or context per token).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
-    batch_tokens: Vec<f64>,
-    kv_tokens: Vec<f64>,
+    kind: Columns,
+    rows: Vec<f64>,
+    columns: Vec<f64>,
     step_s: Vec<Vec<f64>>,
 }
 
+/// The field names of one grid shape, for its messages.
+struct Names {
+    rows: &'static str,
+    columns: &'static str,
+    /// What a row measures, in words.
+    row_words: &'static str,
+    /// What a column measures, in words.
+    column_words: &'static str,
+}
+
+const TOKENS_KV: Names = Names {
+    rows: "batch_tokens",
+    columns: "kv_tokens",
+    row_words: "tokens",
+    column_words: "context",
+};
+
+const BATCH_CONTEXT: Names = Names {
+    rows: "batch_sizes",
+    columns: "context_tokens",
+    row_words: "sequences",
+    column_words: "context",
+};
+
 impl Table {
-    /// Checks the grid (axes strictly increasing, one value per cell, never
-    /// faster with more tokens or more context) and keeps it; problems go to
-    /// `check`.
-    pub(super) fn build(
+    /// The (tokens in the step, KV tokens read) grid, checked.
+    pub(super) fn by_tokens(
         check: &mut Checker,
         batch_tokens: &[f64],
         kv_tokens: &[f64],
         step_s: &[Vec<f64>],
     ) -> Table {
-        check_axis(check, "batch_tokens", batch_tokens);
-        check_axis(check, "kv_tokens", kv_tokens);
-        if step_s.len() != batch_tokens.len() {
+        Table::build(
+            check,
+            Columns::KvTokens,
+            &TOKENS_KV,
+            batch_tokens,
+            kv_tokens,
+            step_s,
+        )
+    }
+
+    /// The (batch size, context per sequence) grid, checked.
+    pub(super) fn by_batch(
+        check: &mut Checker,
+        batch_sizes: &[f64],
+        context_tokens: &[f64],
+        step_s: &[Vec<f64>],
+    ) -> Table {
+        Table::build(
+            check,
+            Columns::ContextPerToken,
+            &BATCH_CONTEXT,
+            batch_sizes,
+            context_tokens,
+            step_s,
+        )
+    }
+
+    /// Checks the grid (axes strictly increasing, one value per cell, never
+    /// faster with more tokens or more context) and keeps it; problems go to
+    /// `check`.
+    fn build(
+        check: &mut Checker,
+        kind: Columns,
+        names: &Names,
+        rows: &[f64],
+        columns: &[f64],
+        step_s: &[Vec<f64>],
+    ) -> Table {
+        check_axis(check, names.rows, rows);
+        check_axis(check, names.columns, columns);
+        if step_s.len() != rows.len() {
             check.fail(
                 "step_s",
                 format!(
-                    "must have one row per batch_tokens entry ({}), got {}",
-                    batch_tokens.len(),
+                    "must have one row per {} entry ({}), got {}",
+                    names.rows,
+                    rows.len(),
                     step_s.len()
                 ),
             );
@@ -40,21 +121,28 @@ impl Table {
             if row.windows(2).any(|w| w[1] < w[0]) {
                 check.fail(
                     &format!("step_s[{i}]"),
-                    "must not decrease as kv_tokens grow (more context never makes a step faster)",
+                    format!(
+                        "must not decrease as {} grow (more {} never makes a step faster)",
+                        names.columns, names.column_words
+                    ),
                 );
             }
             if i > 0 && row.iter().zip(&step_s[i - 1]).any(|(v, prev)| v < prev) {
                 check.fail(
                     &format!("step_s[{i}]"),
-                    "must not be below the row before it (more tokens never make a step faster)",
+                    format!(
+                        "must not be below the row before it (more {} never make a step faster)",
+                        names.row_words
+                    ),
                 );
             }
-            if row.len() != kv_tokens.len() {
+            if row.len() != columns.len() {
                 check.fail(
                     &format!("step_s[{i}]"),
                     format!(
-                        "must have one value per kv_tokens entry ({}), got {}",
-                        kv_tokens.len(),
+                        "must have one value per {} entry ({}), got {}",
+                        names.columns,
+                        columns.len(),
                         row.len()
                     ),
                 );
@@ -64,8 +152,9 @@ impl Table {
             }
         }
         Table {
-            batch_tokens: batch_tokens.to_vec(),
-            kv_tokens: kv_tokens.to_vec(),
+            kind,
+            rows: rows.to_vec(),
+            columns: columns.to_vec(),
             step_s: step_s.to_vec(),
         }
     }
@@ -82,49 +171,59 @@ impl Table {
         }
     }
 
+    /// KV tokens per unit of the column axis in a step of `b` tokens: 1 for
+    /// KV-token columns, `b` (at least 1) for context columns.
+    fn kv_per_column(&self, b: f64) -> f64 {
+        match self.kind {
+            Columns::KvTokens => 1.0,
+            Columns::ContextPerToken => b.max(1.0),
+        }
+    }
+
     /// Interpolated step time at `b` tokens and `k` KV tokens: clamped below
     /// the first grid value of each axis, extrapolated linearly beyond the last.
     pub(super) fn at(&self, b: f64, k: f64) -> f64 {
-        let k = k.max(self.kv_tokens[0]);
-        if self.kv_tokens.len() < 2 {
+        let x = (k / self.kv_per_column(b)).max(self.columns[0]);
+        if self.columns.len() < 2 {
             return self.line_at(b, 0);
         }
-        let j = cell(&self.kv_tokens, k);
+        let j = cell(&self.columns, x);
         let (lo, hi) = (self.line_at(b, j), self.line_at(b, j + 1));
-        let (k0, k1) = (self.kv_tokens[j], self.kv_tokens[j + 1]);
-        lo + (hi - lo) * (k - k0) / (k1 - k0)
+        let (x0, x1) = (self.columns[j], self.columns[j + 1]);
+        lo + (hi - lo) * (x - x0) / (x1 - x0)
     }
 
     pub(super) fn decode_piece(&self, b: f64, k: f64) -> DecodePiece {
-        let first = self.kv_tokens[0];
-        if k < first || self.kv_tokens.len() < 2 {
+        let per = self.kv_per_column(b);
+        let first = self.columns[0] * per;
+        if k < first || self.columns.len() < 2 {
             return DecodePiece {
                 base_s: self.line_at(b, 0),
                 slope_s_per_token: 0.0,
                 valid_below: (k < first).then(|| first.ceil() as u64),
             };
         }
-        let j = cell(&self.kv_tokens, k);
+        let j = cell(&self.columns, k / per);
         let (lo, hi) = (self.line_at(b, j), self.line_at(b, j + 1));
-        let (k0, k1) = (self.kv_tokens[j], self.kv_tokens[j + 1]);
+        let (k0, k1) = (self.columns[j] * per, self.columns[j + 1] * per);
         let slope = (hi - lo) / (k1 - k0);
         DecodePiece {
             base_s: lo - slope * k0,
             slope_s_per_token: slope,
-            valid_below: (j + 2 < self.kv_tokens.len()).then(|| k1.ceil() as u64),
+            valid_below: (j + 2 < self.columns.len()).then(|| k1.ceil() as u64),
         }
     }
 
-    /// Step time at `b` tokens on KV grid column `col`, interpolated along
-    /// the batch axis (clamped below its first value).
+    /// Step time at `b` tokens on grid column `col`, interpolated along
+    /// the rows (clamped below the first).
     fn line_at(&self, b: f64, col: usize) -> f64 {
-        let b = b.max(self.batch_tokens[0]);
-        if self.batch_tokens.len() < 2 {
+        let b = b.max(self.rows[0]);
+        if self.rows.len() < 2 {
             return self.step_s[0][col];
         }
-        let i = cell(&self.batch_tokens, b);
+        let i = cell(&self.rows, b);
         let (v0, v1) = (self.step_s[i][col], self.step_s[i + 1][col]);
-        let (b0, b1) = (self.batch_tokens[i], self.batch_tokens[i + 1]);
+        let (b0, b1) = (self.rows[i], self.rows[i + 1]);
         v0 + (v1 - v0) * (b - b0) / (b1 - b0)
     }
 }
@@ -185,6 +284,57 @@ mod tests {
         for n in [1, 100, 256, 4000] {
             check_pieces(&m, n, 0, 3_000_000);
         }
+    }
+
+    /// A decode sweep by batch size and context: 1 and 8 sequences, 1,000
+    /// and 3,000 tokens of context each.
+    fn batch_table() -> StepTimeParams {
+        StepTimeParams::BatchTable {
+            batch_sizes: vec![1.0, 8.0],
+            context_tokens: vec![1000.0, 3000.0],
+            step_s: vec![vec![0.010, 0.012], vec![0.020, 0.030]],
+        }
+    }
+
+    #[test]
+    fn a_batch_and_context_table_reads_decodes_at_their_batch_and_context() {
+        let m = model_of(batch_table());
+        // On a grid point: 8 sequences of 3,000 tokens read 24,000 KV tokens.
+        assert!((m.step_s(&decode_shape(8, 24_000)) - 0.030).abs() < 1e-15);
+        // 8 sequences of 2,000 tokens: midway along the context axis,
+        // (0.020 + 0.030) / 2.
+        assert!((m.step_s(&decode_shape(8, 16_000)) - 0.025).abs() < 1e-15);
+        // 4 sequences of 1,000 tokens: 3/7 of the way from batch 1 to 8,
+        // 0.010 + (0.020 - 0.010) x 3 / 7.
+        let t = m.step_s(&decode_shape(4, 4_000));
+        assert!((t - (0.010 + 0.010 * 3.0 / 7.0)).abs() < 1e-15, "{t}");
+        // 4 sequences of 2,000 tokens: the four corners, each weighted
+        // (3/7 or 4/7) x 1/2: 0.011 + (0.025 - 0.011) x 3 / 7.
+        let t = m.step_s(&decode_shape(4, 8_000));
+        assert!((t - (0.011 + 0.014 * 3.0 / 7.0)).abs() < 1e-15, "{t}");
+        // Beyond the context axis: 1 sequence of 5,000 tokens extrapolates
+        // the last cell, 0.012 + 0.002 x (5,000 - 3,000) / 2,000.
+        let t = m.step_s(&decode_shape(1, 5_000));
+        assert!((t - 0.014).abs() < 1e-15, "{t}");
+        for n in [1, 4, 8, 100] {
+            check_pieces(&m, n, 0, 2_000_000);
+        }
+    }
+
+    #[test]
+    fn a_batch_table_names_its_own_fields() {
+        let params = ScenarioParams {
+            step_time: StepTimeParams::BatchTable {
+                batch_sizes: vec![8.0, 1.0],
+                context_tokens: vec![1000.0, 3000.0],
+                step_s: vec![vec![0.01, 0.009], vec![0.02, 0.03]],
+            },
+            ..ScenarioParams::overnight_batch()
+        };
+        let e = Scenario::try_from(params).unwrap_err();
+        assert!(e.for_field("step_time.batch_sizes").is_some(), "{e}");
+        let row = e.for_field("step_time.step_s[0]").unwrap_or_default();
+        assert!(row.contains("context_tokens grow"), "{e}");
     }
 
     #[test]

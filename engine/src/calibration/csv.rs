@@ -1,0 +1,279 @@
+//! Measurements from CSV text (the format is in [`super::measurements`]):
+//! the header tells the kind, each row becomes a measurement, a table's
+//! rows become its grid; every error names its row and column.
+
+use std::collections::BTreeMap;
+
+use super::measurements::{
+    BenchmarkMode, BenchmarkPoint, MeasuredStep, MeasurementError, Measurements, empty_check, error,
+};
+use crate::params::StepTimeParams;
+
+/// The columns of each kind of CSV: (kind, required, optional).
+const CSV_KINDS: [(&str, &[&str], &[&str]); 4] = [
+    (
+        "step times",
+        &["prefill_tokens", "decode_seqs", "kv_tokens", "step_s"],
+        &["prefill_context"],
+    ),
+    (
+        "benchmark points",
+        &["mode", "input_tokens", "output_tokens"],
+        &[
+            "requests",
+            "clients",
+            "output_tokens_per_s",
+            "mean_itl_ms",
+            "mean_ttft_ms",
+        ],
+    ),
+    ("table", &["batch_tokens", "kv_tokens", "step_s"], &[]),
+    (
+        "batch table",
+        &["batch_size", "context_tokens", "step_s"],
+        &[],
+    ),
+];
+
+/// One data row of a CSV: its row number and its fields by column.
+struct Row<'a> {
+    number: usize,
+    fields: BTreeMap<&'a str, &'a str>,
+}
+
+impl Row<'_> {
+    fn place(&self, column: &str) -> String {
+        format!("row {}, column {column}", self.number)
+    }
+
+    /// The field of `column`, if present and not empty.
+    fn text(&self, column: &str) -> Option<&str> {
+        self.fields.get(column).copied().filter(|t| !t.is_empty())
+    }
+
+    fn number(&self, column: &str) -> Result<Option<f64>, MeasurementError> {
+        let Some(text) = self.text(column) else {
+            return Ok(None);
+        };
+        let value: f64 = text
+            .parse()
+            .map_err(|_| error(self.place(column), format!("\"{text}\" is not a number")))?;
+        if !value.is_finite() {
+            return Err(error(self.place(column), "must be a finite number"));
+        }
+        Ok(Some(value))
+    }
+
+    fn real(&self, column: &str) -> Result<f64, MeasurementError> {
+        self.number(column)?
+            .ok_or_else(|| error(self.place(column), "is empty"))
+    }
+
+    fn optional_count(&self, column: &str) -> Result<Option<u64>, MeasurementError> {
+        match self.number(column)? {
+            Some(v) if v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64 => Ok(Some(v as u64)),
+            Some(v) => Err(error(
+                self.place(column),
+                format!("{v} is not a whole number of at most {}", u32::MAX),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    fn count(&self, column: &str) -> Result<u64, MeasurementError> {
+        self.optional_count(column)?
+            .ok_or_else(|| error(self.place(column), "is empty"))
+    }
+}
+
+pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'));
+    let Some((header_row, header)) = lines.next() else {
+        return Err(error("", "no header row: the first row names the columns"));
+    };
+    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+    let kind = csv_kind(header_row, &columns)?;
+    let mut rows = Vec::new();
+    for (number, line) in lines {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != columns.len() {
+            return Err(error(
+                format!("row {number}"),
+                format!(
+                    "{} fields, but the header names {} columns",
+                    fields.len(),
+                    columns.len()
+                ),
+            ));
+        }
+        rows.push(Row {
+            number,
+            fields: columns.iter().copied().zip(fields).collect(),
+        });
+    }
+    empty_check(rows.len(), "the CSV")?;
+    match kind {
+        "step times" => rows
+            .iter()
+            .map(step_row)
+            .collect::<Result<_, _>>()
+            .map(Measurements::StepTimes),
+        "benchmark points" => rows
+            .iter()
+            .map(benchmark_row)
+            .collect::<Result<_, _>>()
+            .map(Measurements::Benchmarks),
+        "table" => {
+            grid(&rows, "batch_tokens", "kv_tokens").map(|(batch_tokens, kv_tokens, step_s)| {
+                Measurements::Table(StepTimeParams::Table {
+                    batch_tokens,
+                    kv_tokens,
+                    step_s,
+                })
+            })
+        }
+        _ => grid(&rows, "batch_size", "context_tokens").map(
+            |(batch_sizes, context_tokens, step_s)| {
+                Measurements::Table(StepTimeParams::BatchTable {
+                    batch_sizes,
+                    context_tokens,
+                    step_s,
+                })
+            },
+        ),
+    }
+}
+
+/// Which kind of CSV `columns` make, or why none.
+fn csv_kind(row: usize, columns: &[&str]) -> Result<&'static str, MeasurementError> {
+    let known = |column: &str| {
+        CSV_KINDS
+            .iter()
+            .any(|(_, required, optional)| required.contains(&column) || optional.contains(&column))
+    };
+    if let Some(unknown) = columns.iter().find(|c| !known(c)) {
+        return Err(error(
+            format!("row {row}, column {unknown}"),
+            "unknown column (see docs/calibration.md, \"Fitting from measurements\")",
+        ));
+    }
+    let kind = CSV_KINDS.iter().find(|(_, required, optional)| {
+        required.iter().all(|c| columns.contains(c))
+            && columns
+                .iter()
+                .all(|c| required.contains(c) || optional.contains(c))
+    });
+    match kind {
+        Some((name, ..)) => Ok(name),
+        None => Err(error(
+            format!("row {row}"),
+            "the header names no known set of columns: step times (prefill_tokens, decode_seqs, kv_tokens, step_s), benchmark points (mode, input_tokens, output_tokens and figures), or a table (batch_tokens, kv_tokens, step_s or batch_size, context_tokens, step_s)",
+        )),
+    }
+}
+
+fn step_row(row: &Row) -> Result<MeasuredStep, MeasurementError> {
+    let step = MeasuredStep {
+        prefill_tokens: row.count("prefill_tokens")?,
+        prefill_context: row.optional_count("prefill_context")?.unwrap_or(0),
+        decode_seqs: row.count("decode_seqs")?,
+        kv_tokens: row.count("kv_tokens")?,
+        step_s: row.real("step_s")?,
+    };
+    step.check(|column| row.place(column))?;
+    Ok(step)
+}
+
+fn benchmark_row(row: &Row) -> Result<BenchmarkPoint, MeasurementError> {
+    let mode = match row.text("mode") {
+        Some("offline") => BenchmarkMode::Offline,
+        Some("concurrency") => BenchmarkMode::Concurrency,
+        other => {
+            return Err(error(
+                row.place("mode"),
+                format!(
+                    "expected offline or concurrency, got \"{}\"",
+                    other.unwrap_or_default()
+                ),
+            ));
+        }
+    };
+    let small = |v: Option<u64>| v.map(|v| v as u32);
+    let point = BenchmarkPoint {
+        mode,
+        requests: small(row.optional_count("requests")?),
+        clients: small(row.optional_count("clients")?),
+        input_tokens: row.count("input_tokens")?,
+        output_tokens: row.count("output_tokens")?,
+        output_tokens_per_s: row.number("output_tokens_per_s")?,
+        mean_itl_ms: row.number("mean_itl_ms")?,
+        mean_ttft_ms: row.number("mean_ttft_ms")?,
+    };
+    point.check(|column| row.place(column))?;
+    Ok(point)
+}
+
+/// The grid of a table CSV: its two axes (sorted) and `step_s` by row and
+/// column; every combination must be measured exactly once.
+type Grid = (Vec<f64>, Vec<f64>, Vec<Vec<f64>>);
+
+fn grid(rows: &[Row], row_axis: &str, column_axis: &str) -> Result<Grid, MeasurementError> {
+    let mut cells: Vec<(f64, f64, f64, usize)> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let (x, y, t) = (
+            row.real(row_axis)?,
+            row.real(column_axis)?,
+            row.real("step_s")?,
+        );
+        for (column, value) in [(row_axis, x), (column_axis, y)] {
+            if value < 0.0 {
+                return Err(error(row.place(column), "must be zero or more"));
+            }
+        }
+        if t <= 0.0 {
+            return Err(error(
+                row.place("step_s"),
+                "must be a positive number of seconds",
+            ));
+        }
+        if let Some(earlier) = cells.iter().find(|c| c.0 == x && c.1 == y) {
+            return Err(error(
+                row.place(column_axis),
+                format!(
+                    "{row_axis} {x}, {column_axis} {y} was already measured on row {}",
+                    earlier.3
+                ),
+            ));
+        }
+        cells.push((x, y, t, row.number));
+    }
+    let axis = |pick: fn(&(f64, f64, f64, usize)) -> f64| {
+        let mut values: Vec<f64> = cells.iter().map(pick).collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        values
+    };
+    let (xs, ys) = (axis(|c| c.0), axis(|c| c.1));
+    let mut step_s = vec![vec![f64::NAN; ys.len()]; xs.len()];
+    for &(x, y, t, _) in &cells {
+        let i = xs.partition_point(|v| *v < x);
+        let j = ys.partition_point(|v| *v < y);
+        step_s[i][j] = t;
+    }
+    for (i, row) in step_s.iter().enumerate() {
+        if let Some(j) = row.iter().position(|t| t.is_nan()) {
+            return Err(error(
+                "",
+                format!(
+                    "no row measures {row_axis} {}, {column_axis} {}: every combination of the two must be measured",
+                    xs[i], ys[j]
+                ),
+            ));
+        }
+    }
+    Ok((xs, ys, step_s))
+}

@@ -1,0 +1,586 @@
+//! Fitting the per-operation model's efficiencies to a user's own
+//! measurements: step times (the model is a formula of each step's shape)
+//! or benchmark points (each point replayed in the engine).
+//!
+//! # Method
+//! Least squares on relative errors: the fit minimises
+//! `sum_i ln(model_i / measured_i)^2` over the logarithms of the
+//! parameters, each kept within bounds (efficiencies in \[0.001, 1\],
+//! seconds in \[1 ns, 1 s\]), by Levenberg-Marquardt with a
+//! finite-difference Jacobian and steps clipped to the bounds. It is written
+//! here, about a hundred lines, rather than taken from a crate: there are
+//! at most eight parameters, so each step solves an 8 x 8 system, and the
+//! crates that do it (`levenberg-marquardt` on `nalgebra`, `argmin`) would
+//! bring a linear-algebra stack into the page's WebAssembly for that; this
+//! one uses only `libm`, so a fit gives the same numbers on every target. A
+//! step is kept only if it lowers the sum, so a fit never ends worse than
+//! where it started.
+//!
+//! # Which parameters
+//! Only those the data can tell apart. At the starting values the fit
+//! measures how each parameter moves the predictions (a Jacobian column)
+//! and keeps them in the order of [`KNOBS`], each only if it moves them
+//! (root mean square above 1e-4 per unit of log-parameter) and at least 2%
+//! of its column is not explained by those kept before it. So the
+//! interconnect stays at its default without tensor parallelism, attention's
+//! FLOP efficiency without a prefill long enough to be compute-bound, and
+//! the all-reduce latency always with step times (every step pays it with
+//! the overhead: the two are one constant). The rest keep the values they
+//! had (the scenario's, else the accelerator family's defaults); the result
+//! says which were fitted.
+//!
+//! # Work
+//! A step-time fit evaluates the formula: with central differences about
+//! 17 evaluations per iteration, each one step time per measurement, well
+//! under a second for the largest input ([`super::MAX_MEASUREMENTS`]
+//! rows). A benchmark fit replays every point per evaluation, with forward
+//! differences, and stops after `max_evaluations` evaluations
+//! ([`BENCHMARK_EVALUATIONS`] by default): the replays use the scenario's
+//! seed, so the same input gives the same fit.
+
+use serde::Serialize;
+
+use super::least_squares::{identifiable, normal_equations, solve, sum_of_squares};
+use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements};
+use super::replay;
+use crate::error::Checker;
+use crate::format::format_number;
+use crate::model::scenario::Scenario;
+use crate::model::step_time::{Efficiencies, Family, StepTimeModel};
+use crate::params::step_time::{FitRecord, FittedPoint};
+use crate::params::{OperationsParams, ScenarioParams, StepTimeParams};
+use crate::present::table::{Cell, DataTable};
+
+/// Whole-set evaluations a benchmark fit makes at most by default (each
+/// replays every point once).
+pub const BENCHMARK_EVALUATIONS: u32 = 80;
+
+/// A fitted per-operation model and what it was fitted to.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FitResult {
+    /// The model: the fitted fields set, the others as the scenario had
+    /// them; its `fit` holds the record (the points and their errors).
+    pub operations: OperationsParams,
+    /// Every parameter, fitted or kept.
+    pub parameters: Vec<FittedParameter>,
+    /// Times the model was evaluated on the whole set.
+    pub evaluations: u32,
+    /// Root mean square of ln(model / measured) with the starting values.
+    pub rms_log_error_before: f64,
+    /// The same with the fitted values.
+    pub rms_log_error_after: f64,
+}
+
+/// One parameter of the per-operation model in a fit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FittedParameter {
+    /// Its field in the scenario's `step_time`.
+    pub field: &'static str,
+    pub before: f64,
+    pub after: f64,
+    /// Whether the fit set it (else the data could not tell it apart).
+    pub fitted: bool,
+    /// Whether the fitted value is at a bound (an efficiency of 1, or
+    /// 0.001; a time of 1 ns or 1 s): the data ask for more than the model
+    /// allows, and the other parameters, or the model's shape, are off.
+    pub at_bound: bool,
+}
+
+impl FitResult {
+    /// Each measured figure with the model's value before and after.
+    pub fn points(&self) -> &[FittedPoint] {
+        self.operations.fit.as_ref().map_or(&[], |r| &r.points)
+    }
+
+    /// Writes the fitted model into `params` (the record goes with it).
+    pub fn apply(&self, params: &mut ScenarioParams) {
+        params.step_time = StepTimeParams::Operations(self.operations.clone());
+    }
+}
+
+/// Fits the per-operation model of `params` to `measurements` (benchmark
+/// points within [`BENCHMARK_EVALUATIONS`]); a table is not fitted.
+pub fn fit(params: &ScenarioParams, measurements: &Measurements) -> Result<FitResult, String> {
+    match measurements {
+        Measurements::StepTimes(steps) => fit_step_times(params, steps),
+        Measurements::Benchmarks(points) => fit_benchmarks(params, points, BENCHMARK_EVALUATIONS),
+        Measurements::Table(_) => Err(
+            "a measured table is the step-time model itself: use it as it is, there is nothing to fit"
+                .into(),
+        ),
+    }
+}
+
+/// Fits the per-operation model of `params` to measured step times.
+pub fn fit_step_times(
+    params: &ScenarioParams,
+    steps: &[MeasuredStep],
+) -> Result<FitResult, String> {
+    let shapes: Vec<_> = steps.iter().map(MeasuredStep::shape).collect();
+    let mut scenario = params.clone();
+    let mut predict = |operations: &OperationsParams| {
+        scenario.step_time = StepTimeParams::Operations(operations.clone());
+        let model = StepTimeModel::build(&scenario, &mut Checker::new())
+            .ok_or("the step-time model is invalid")?;
+        Ok(shapes.iter().map(|shape| model.step_s(shape)).collect())
+    };
+    let measured = steps
+        .iter()
+        .map(|s| (s.label(), "step [s]", s.step_s))
+        .collect();
+    let search = Search {
+        step: 1e-6,
+        central: true,
+        max_evaluations: 50_000,
+    };
+    run(params, "step times", measured, &mut predict, &search)
+}
+
+/// Fits the per-operation model of `params` to benchmark points, each
+/// replayed on one replica of the scenario's configuration, within
+/// `max_evaluations` replays of the whole set.
+pub fn fit_benchmarks(
+    params: &ScenarioParams,
+    points: &[BenchmarkPoint],
+    max_evaluations: u32,
+) -> Result<FitResult, String> {
+    let scenarios: Vec<ScenarioParams> = points.iter().map(|p| p.scenario(params)).collect();
+    let mut predict = |operations: &OperationsParams| {
+        let mut predicted = Vec::new();
+        for (point, scenario) in points.iter().zip(&scenarios) {
+            let mut scenario = scenario.clone();
+            scenario.step_time = StepTimeParams::Operations(operations.clone());
+            let run = replay(scenario).map_err(|e| format!("{}: {e}", point.label()))?;
+            predicted.extend(point.figures().iter().map(|(figure, _)| figure.of(&run)));
+        }
+        Ok(predicted)
+    };
+    let measured = points
+        .iter()
+        .flat_map(|p| {
+            p.figures()
+                .into_iter()
+                .map(move |(figure, value)| (p.label(), figure.label(), value))
+        })
+        .collect();
+    let search = Search {
+        step: 1e-3,
+        central: false,
+        max_evaluations,
+    };
+    run(params, "benchmark points", measured, &mut predict, &search)
+}
+
+/// The model's values for every measured figure, with the given parameters.
+type Predict<'a> = dyn FnMut(&OperationsParams) -> Result<Vec<f64>, String> + 'a;
+
+/// How the fit probes and how long it may search.
+struct Search {
+    /// Finite-difference step in log-parameter.
+    step: f64,
+    /// Central differences (two evaluations per parameter) or forward.
+    central: bool,
+    max_evaluations: u32,
+}
+
+/// One parameter of the per-operation model, as the fit sees it.
+struct Knob {
+    field: &'static str,
+    /// An efficiency in (0, 1] (else seconds).
+    fraction: bool,
+    default: fn(&Efficiencies) -> f64,
+    slot: fn(&mut OperationsParams) -> &mut Option<f64>,
+}
+
+impl Knob {
+    /// Bounds of the log-parameter.
+    fn bounds(&self) -> (f64, f64) {
+        if self.fraction {
+            (libm::log(1e-3), 0.0)
+        } else {
+            (libm::log(1e-9), 0.0)
+        }
+    }
+}
+
+/// The parameters, in the order the fit keeps them when two explain the
+/// same variation (the first kept).
+const KNOBS: [Knob; 8] = [
+    Knob {
+        field: "gemm_efficiency",
+        fraction: true,
+        default: |e| e.gemm,
+        slot: |o| &mut o.gemm_efficiency,
+    },
+    Knob {
+        field: "weight_bandwidth_efficiency",
+        fraction: true,
+        default: |e| e.weights,
+        slot: |o| &mut o.weight_bandwidth_efficiency,
+    },
+    Knob {
+        field: "attention_efficiency",
+        fraction: true,
+        default: |e| e.attention,
+        slot: |o| &mut o.attention_efficiency,
+    },
+    Knob {
+        field: "kv_bandwidth_efficiency",
+        fraction: true,
+        default: |e| e.kv,
+        slot: |o| &mut o.kv_bandwidth_efficiency,
+    },
+    Knob {
+        field: "per_sequence_s",
+        fraction: false,
+        default: |e| e.per_sequence_s,
+        slot: |o| &mut o.per_sequence_s,
+    },
+    Knob {
+        field: "overhead_s",
+        fraction: false,
+        default: |e| e.overhead_s,
+        slot: |o| &mut o.overhead_s,
+    },
+    Knob {
+        field: "interconnect_efficiency",
+        fraction: true,
+        default: |e| e.interconnect,
+        slot: |o| &mut o.interconnect_efficiency,
+    },
+    Knob {
+        field: "allreduce_latency_s",
+        fraction: false,
+        default: |e| e.allreduce_latency_s,
+        slot: |o| &mut o.allreduce_latency_s,
+    },
+];
+
+/// A sum of squared log errors this small is an exact fit.
+const EXACT: f64 = 1e-28;
+
+/// The model's values at one point of the search, and their log errors.
+#[derive(Clone)]
+struct Evaluation {
+    predicted: Vec<f64>,
+    residuals: Vec<f64>,
+}
+
+/// The least-squares problem: the model's predictions for a point of the
+/// search, and the measurements.
+struct Problem<'a, 'p> {
+    predict: &'a mut Predict<'p>,
+    /// The starting model (the parameters not fitted keep its values).
+    base: OperationsParams,
+    measured: Vec<f64>,
+    evaluations: u32,
+}
+
+impl Problem<'_, '_> {
+    /// The model with the parameters `free` at exp(`logs`).
+    fn operations(&self, free: &[usize], logs: &[f64]) -> OperationsParams {
+        let mut operations = self.base.clone();
+        for (&k, &log) in free.iter().zip(logs) {
+            *(KNOBS[k].slot)(&mut operations) = Some(libm::exp(log));
+        }
+        operations
+    }
+
+    /// The model's value and ln(model / measured) of every figure, or why
+    /// there is none.
+    fn evaluate(&mut self, operations: &OperationsParams) -> Result<Evaluation, String> {
+        self.evaluations += 1;
+        let predicted = (self.predict)(operations)?;
+        let residuals = predicted
+            .iter()
+            .zip(&self.measured)
+            .map(|(p, m)| {
+                if p.is_finite() && *p > 0.0 {
+                    Ok(libm::log(p / m))
+                } else {
+                    Err(format!("the model gives {p} for a measured {m}"))
+                }
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Evaluation {
+            predicted,
+            residuals,
+        })
+    }
+
+    /// The evaluation at a point of the search; `None` if the model has
+    /// none there (the step is then refused).
+    fn at(&mut self, free: &[usize], logs: &[f64]) -> Option<Evaluation> {
+        let operations = self.operations(free, logs);
+        self.evaluate(&operations).ok()
+    }
+
+    /// d residuals / d log-parameter for each of `free`, by finite
+    /// differences around `logs` (where the residuals are `r`).
+    fn jacobian(
+        &mut self,
+        free: &[usize],
+        logs: &[f64],
+        r: &[f64],
+        search: &Search,
+    ) -> Option<Vec<Vec<f64>>> {
+        let mut columns = Vec::with_capacity(free.len());
+        for (c, &k) in free.iter().enumerate() {
+            let (lo, hi) = KNOBS[k].bounds();
+            let x = logs[c];
+            let (a, b) = if search.central {
+                ((x - search.step).max(lo), (x + search.step).min(hi))
+            } else if x + search.step <= hi {
+                (x, x + search.step)
+            } else {
+                (x - search.step, x)
+            };
+            let mut at = |value: f64| {
+                if value == x {
+                    return Some(r.to_vec());
+                }
+                let mut moved = logs.to_vec();
+                moved[c] = value;
+                self.at(free, &moved).map(|e| e.residuals)
+            };
+            let (ra, rb) = (at(a)?, at(b)?);
+            columns.push(ra.iter().zip(&rb).map(|(p, q)| (q - p) / (b - a)).collect());
+        }
+        Some(columns)
+    }
+}
+
+/// Runs the fit from `params`' operations values (the family's defaults
+/// where it has none) and records it.
+fn run(
+    params: &ScenarioParams,
+    data: &str,
+    measured: Vec<(String, &'static str, f64)>,
+    predict: &mut Predict,
+    search: &Search,
+) -> Result<FitResult, String> {
+    let mut base = match &params.step_time {
+        StepTimeParams::Operations(o) => o.clone(),
+        _ => OperationsParams::default(),
+    };
+    base.fit = None;
+    let mut checked = params.clone();
+    checked.step_time = StepTimeParams::Operations(base.clone());
+    Scenario::try_from(checked).map_err(|e| format!("the scenario is invalid: {e}"))?;
+
+    let defaults = Family::of(&params.hardware.name).defaults();
+    let start: Vec<f64> = KNOBS
+        .iter()
+        .map(|knob| {
+            let value = (knob.slot)(&mut base.clone()).unwrap_or((knob.default)(&defaults));
+            let (lo, hi) = knob.bounds();
+            libm::log(value.max(f64::MIN_POSITIVE)).clamp(lo, hi)
+        })
+        .collect();
+    let mut problem = Problem {
+        predict,
+        base: base.clone(),
+        measured: measured.iter().map(|m| m.2).collect(),
+        evaluations: 0,
+    };
+    let before = problem.evaluate(&base)?;
+    let all: Vec<usize> = (0..KNOBS.len()).collect();
+    let columns = problem
+        .jacobian(&all, &start, &before.residuals, search)
+        .ok_or("the model has no value near the starting point")?;
+    let free = identifiable(&columns, measured.len());
+    let logs: Vec<f64> = free.iter().map(|&k| start[k]).collect();
+    let (logs, after) = minimise(&mut problem, &free, logs, before.clone(), search);
+
+    let operations = problem.operations(&free, &logs);
+    let value = |operations: &OperationsParams, knob: &Knob| {
+        (knob.slot)(&mut operations.clone()).unwrap_or((knob.default)(&defaults))
+    };
+    let parameters = KNOBS
+        .iter()
+        .enumerate()
+        .map(|(k, knob)| FittedParameter {
+            field: knob.field,
+            before: value(&base, knob),
+            after: value(&operations, knob),
+            fitted: free.contains(&k),
+            at_bound: free
+                .iter()
+                .zip(&logs)
+                .any(|(&f, &x)| f == k && (x <= knob.bounds().0 || x >= knob.bounds().1)),
+        })
+        .collect();
+    let points = measured
+        .into_iter()
+        .zip(before.predicted.iter().zip(&after.predicted))
+        .map(|((point, figure, value), (&before, &after))| FittedPoint {
+            point,
+            figure: figure.to_string(),
+            measured: value,
+            before,
+            after,
+        })
+        .collect();
+    let rms = |r: &[f64]| libm::sqrt(sum_of_squares(r) / r.len().max(1) as f64);
+    Ok(FitResult {
+        operations: OperationsParams {
+            fit: Some(FitRecord {
+                data: data.to_string(),
+                fitted: free.iter().map(|&k| KNOBS[k].field.to_string()).collect(),
+                points,
+            }),
+            ..operations
+        },
+        parameters,
+        evaluations: problem.evaluations,
+        rms_log_error_before: rms(&before.residuals),
+        rms_log_error_after: rms(&after.residuals),
+    })
+}
+
+/// Levenberg-Marquardt from `logs` (evaluated as `current`): each iteration
+/// solves `(JᵀJ + λ diag(JᵀJ)) δ = -Jᵀr` for the parameters not held at a
+/// bound (a parameter at a bound the gradient pushes past stays there),
+/// clips the step to the bounds and keeps it only if the sum of squares
+/// falls (λ shrinks tenfold), else retries with λ ten times larger. Stops at
+/// an exact fit, when no step helps or a step gains less than a 1e-10th of
+/// the sum, or when the next iteration would pass the evaluation budget.
+fn minimise(
+    problem: &mut Problem,
+    free: &[usize],
+    mut logs: Vec<f64>,
+    mut current: Evaluation,
+    search: &Search,
+) -> (Vec<f64>, Evaluation) {
+    let per_jacobian = (free.len() * if search.central { 2 } else { 1 }) as u32;
+    let mut cost = sum_of_squares(&current.residuals);
+    let mut damping = 1e-3;
+    while !free.is_empty()
+        && cost > EXACT
+        && problem.evaluations + per_jacobian < search.max_evaluations
+    {
+        let Some(jacobian) = problem.jacobian(free, &logs, &current.residuals, search) else {
+            break;
+        };
+        let (normal, gradient) = normal_equations(&jacobian, &current.residuals);
+        let held: Vec<bool> = free
+            .iter()
+            .zip(&logs)
+            .zip(&gradient)
+            .map(|((&k, &x), &g)| {
+                let (lo, hi) = KNOBS[k].bounds();
+                (x <= lo && g > 0.0) || (x >= hi && g < 0.0)
+            })
+            .collect();
+        let before = cost;
+        while damping < 1e12 && problem.evaluations < search.max_evaluations {
+            let trial: Vec<f64> = match solve_unheld(&normal, &gradient, damping, &held) {
+                Some(step) => logs
+                    .iter()
+                    .zip(&step)
+                    .zip(free)
+                    .map(|((x, d), &k)| {
+                        let (lo, hi) = KNOBS[k].bounds();
+                        (x + d).clamp(lo, hi)
+                    })
+                    .collect(),
+                None => logs.clone(),
+            };
+            let accepted = (trial != logs)
+                .then(|| problem.at(free, &trial))
+                .flatten()
+                .filter(|e| sum_of_squares(&e.residuals) < cost);
+            if let Some(evaluation) = accepted {
+                cost = sum_of_squares(&evaluation.residuals);
+                (logs, current) = (trial, evaluation);
+                damping = (damping / 10.0).max(1e-12);
+                break;
+            }
+            damping *= 10.0;
+        }
+        if before - cost <= 1e-10 * before {
+            break;
+        }
+    }
+    (logs, current)
+}
+
+/// [`solve`] for the parameters not `held`; the held ones do not move.
+fn solve_unheld(
+    normal: &[Vec<f64>],
+    gradient: &[f64],
+    damping: f64,
+    held: &[bool],
+) -> Option<Vec<f64>> {
+    let moving: Vec<usize> = (0..gradient.len()).filter(|&i| !held[i]).collect();
+    let reduced: Vec<Vec<f64>> = moving
+        .iter()
+        .map(|&i| moving.iter().map(|&j| normal[i][j]).collect())
+        .collect();
+    let g: Vec<f64> = moving.iter().map(|&i| gradient[i]).collect();
+    let step = solve(&reduced, &g, damping)?;
+    let mut full = vec![0.0; gradient.len()];
+    for (&i, d) in moving.iter().zip(step) {
+        full[i] = d;
+    }
+    Some(full)
+}
+
+/// A fit's parameters as a table: each value before and after, and whether
+/// the fit set it.
+pub fn parameters_table(result: &FitResult) -> DataTable {
+    let mut table = DataTable::new(
+        "fit-parameters",
+        "Fitted step-time parameters",
+        &["parameter", "before", "after", "fitted"],
+    );
+    for p in &result.parameters {
+        table.rows.push(vec![
+            Cell::text(p.field),
+            Cell::number(p.before, format_number(p.before, 4)),
+            Cell::number(p.after, format_number(p.after, 4)),
+            Cell::text(match (p.fitted, p.at_bound) {
+                (true, true) => "fitted, at its bound",
+                (true, false) => "fitted",
+                (false, _) => "kept",
+            }),
+        ]);
+    }
+    table
+}
+
+/// A fit's points as a table (those of a [`FitResult`] or of a scenario's
+/// [`FitRecord`]): each measured figure, the model's value before and
+/// after, and their errors (model over measured, minus one).
+pub fn points_table(points: &[FittedPoint]) -> DataTable {
+    let mut table = DataTable::new(
+        "fit-points",
+        "Each measurement before and after the fit",
+        &[
+            "point",
+            "figure",
+            "measured",
+            "before",
+            "error before [%]",
+            "after",
+            "error after [%]",
+        ],
+    );
+    let percent = |e: f64| Cell::number(100.0 * e, format!("{:+.1}", 100.0 * e));
+    for p in points {
+        table.rows.push(vec![
+            Cell::text(p.point.clone()),
+            Cell::text(p.figure.clone()),
+            Cell::number(p.measured, format_number(p.measured, 4)),
+            Cell::number(p.before, format_number(p.before, 4)),
+            percent(p.error_before()),
+            Cell::number(p.after, format_number(p.after, 4)),
+            percent(p.error_after()),
+        ]);
+    }
+    table
+}
+
+#[cfg(test)]
+#[path = "fit_tests.rs"]
+mod tests;

@@ -1,0 +1,309 @@
+//! "Fit to my measurements", in the serving panel's step-time section:
+//! paste (or import) measured step times and the per-operation model is
+//! fitted to them on the page's thread (a step-time fit evaluates a formula,
+//! a few milliseconds); or paste a measured grid of either shape to use as
+//! the step-time model. "Apply" writes the result into the scenario, so the
+//! link carries it, with the record of the fit.
+//!
+//! Benchmark points are fitted by replaying each one in simulations, and
+//! the page runs simulations only in its workers: the page says so and
+//! points to `sojourn calibrate`, whose output file it imports.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use sojourn_engine::calibration::{
+    FitResult, FittedPoint, Measurements, fit, parameters_table, parse_measurements, points_table,
+};
+use sojourn_engine::{DataTable, Scenario, ScenarioParams, StepTimeParams, format_number};
+
+use crate::browser;
+use crate::panels::results::TableView;
+use crate::state::AppState;
+
+/// What pasted measurements give, ready to show and apply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Prepared {
+    /// The per-operation model fitted to measured step times.
+    Fit(Box<FitResult>),
+    /// A measured grid, checked, to use as the step-time model.
+    Table(StepTimeParams),
+}
+
+/// Reads `text` (CSV or JSON) and fits `params`' per-operation model to
+/// it, or checks the grid it holds; the message names the row and column
+/// of bad input.
+pub fn prepare(params: &ScenarioParams, text: &str) -> Result<Prepared, String> {
+    match parse_measurements(text).map_err(|e| e.to_string())? {
+        Measurements::Benchmarks(_) => Err(
+            "Benchmark points are fitted by replaying each in simulations, which the page runs \
+             only in its workers. Fit them with `sojourn calibrate POINTS.csv --scenario \
+             SCENARIO.json --out FITTED.json` and import FITTED.json."
+                .into(),
+        ),
+        Measurements::Table(table) => {
+            let mut checked = params.clone();
+            checked.step_time = table.clone();
+            Scenario::try_from(checked)
+                .map(|_| Prepared::Table(table))
+                .map_err(|e| format!("The table is not usable: {e}"))
+        }
+        steps => fit(params, &steps).map(|result| Prepared::Fit(Box::new(result))),
+    }
+}
+
+impl Prepared {
+    /// Writes the fitted model (with its record) or the table into `params`.
+    pub fn apply(&self, params: &mut ScenarioParams) {
+        match self {
+            Prepared::Fit(result) => result.apply(params),
+            Prepared::Table(table) => params.step_time = table.clone(),
+        }
+    }
+
+    /// One sentence on what applying does.
+    pub fn summary(&self) -> String {
+        match self {
+            Prepared::Fit(result) => format!(
+                "Fitted {} of 8 parameters to {} step times: root mean square log error {} before, {} after.",
+                result.parameters.iter().filter(|p| p.fitted).count(),
+                result.points().len(),
+                format_number(result.rms_log_error_before, 3),
+                format_number(result.rms_log_error_after, 3),
+            ),
+            Prepared::Table(_) => {
+                "A measured step-time table: Apply makes it the step-time model.".into()
+            }
+        }
+    }
+
+    /// The tables to show: the parameters and each point, or none.
+    pub fn tables(&self) -> Vec<DataTable> {
+        match self {
+            Prepared::Fit(result) => {
+                vec![parameters_table(result), points_table(result.points())]
+            }
+            Prepared::Table(_) => Vec::new(),
+        }
+    }
+}
+
+/// The record of the fit the scenario's step time carries, if any.
+pub fn fit_record(params: &ScenarioParams) -> Option<(String, Vec<FittedPoint>)> {
+    let StepTimeParams::Operations(o) = &params.step_time else {
+        return None;
+    };
+    let record = o.fit.as_ref()?;
+    let line = format!(
+        "This model was fitted to {} {} (fitted: {}).",
+        record.points.len(),
+        record.data,
+        record.fitted.join(", ")
+    );
+    Some((line, record.points.clone()))
+}
+
+/// Column names the box accepts, shown under it.
+const FORMATS: &str = "Step times: prefill_tokens, decode_seqs, kv_tokens, step_s \
+    (optional prefill_context). A table: batch_tokens, kv_tokens, step_s or \
+    batch_size, context_tokens, step_s. One header row, one row per measurement.";
+
+/// The fit area: the box, the file import, the Fit button, the result and
+/// Apply; and the record of the fit the scenario already carries.
+#[component]
+pub fn FitMeasurements(state: AppState) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let outcome: RwSignal<Option<Result<Prepared, String>>> = RwSignal::new(None);
+    let file_input = NodeRef::<leptos::html::Input>::new();
+    let run = move || {
+        let result = state
+            .params
+            .with_untracked(|p| prepare(p, &text.get_untracked()));
+        outcome.set(Some(result));
+    };
+    let on_file = move |_| {
+        let Some(input) = file_input.get() else {
+            return;
+        };
+        spawn_local(async move {
+            match browser::read_picked_file(&input).await {
+                Some((_, content)) => {
+                    input.set_value("");
+                    text.set(content);
+                    run();
+                }
+                None => outcome.set(Some(Err("The file could not be read.".into()))),
+            }
+        });
+    };
+    let apply = move |_| {
+        if let Some(Ok(prepared)) = outcome.get_untracked() {
+            state.params.update(|p| prepared.apply(p));
+            outcome.set(None);
+        }
+    };
+    let record = Memo::new(move |_| state.params.with(fit_record));
+    view! {
+        <div class="fit-area">
+            <h3>"Fit to my measurements"</h3>
+            {move || {
+                record
+                    .get()
+                    .map(|(line, points)| {
+                        view! {
+                            <p class="panel-note">{line}</p>
+                            <TableView table=points_table(&points) />
+                        }
+                    })
+            }}
+            <label for="fit-measurements">"Measured step times or a table (CSV)"</label>
+            <textarea
+                id="fit-measurements"
+                rows="6"
+                style="width: 100%; font-family: monospace"
+                placeholder="prefill_tokens,decode_seqs,kv_tokens,step_s"
+                prop:value=move || text.get()
+                on:input=move |e| text.set(event_target_value(&e))
+            ></textarea>
+            <p class="panel-note">{FORMATS}</p>
+            <input
+                id="fit-file"
+                class="visually-hidden"
+                type="file"
+                accept=".csv,.json,text/csv,application/json"
+                node_ref=file_input
+                on:change=on_file
+            />
+            <label class="button secondary" for="fit-file">
+                "Import measurements"
+            </label>
+            <button type="button" on:click=move |_| run()>
+                "Fit"
+            </button>
+            {move || match outcome.get() {
+                None => ().into_any(),
+                Some(Err(message)) => {
+                    view! {
+                        <p class="field-error" role="alert">
+                            {message}
+                        </p>
+                    }
+                        .into_any()
+                }
+                Some(Ok(prepared)) => {
+                    view! {
+                        <p>{prepared.summary()}</p>
+                        {prepared
+                            .tables()
+                            .into_iter()
+                            .map(|table| view! { <TableView table open=true /> })
+                            .collect_view()}
+                        <button type="button" on:click=apply>
+                            "Apply"
+                        </button>
+                    }
+                        .into_any()
+                }
+            }}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sojourn_engine::OperationsParams;
+
+    /// The example scenario under the per-operation model.
+    fn params() -> ScenarioParams {
+        let mut p = ScenarioParams::overnight_batch();
+        p.step_time = StepTimeParams::Operations(OperationsParams::default());
+        p
+    }
+
+    /// Step times 20% slower than the model's defaults, as a CSV.
+    fn slower_steps(p: &ScenarioParams) -> String {
+        let model = Scenario::try_from(p.clone())
+            .expect("valid")
+            .step_time()
+            .clone();
+        let mut csv = String::from("prefill_tokens,decode_seqs,kv_tokens,step_s\n");
+        for (prefill, seqs, kv) in [
+            (2048, 0, 2048),
+            (8192, 0, 8192),
+            (0, 1, 1001),
+            (0, 64, 64 * 2001),
+            (0, 256, 256 * 4001),
+        ] {
+            let mut shape = sojourn_engine::StepShape::default();
+            if prefill > 0 {
+                shape.add_prefill(0, prefill);
+            }
+            shape.decode_seqs = seqs;
+            shape.decode_kv_tokens = kv - prefill;
+            csv += &format!("{prefill},{seqs},{kv},{}\n", 1.2 * model.step_s(&shape));
+        }
+        csv
+    }
+
+    // Pasted step times are fitted, and Apply puts the fitted model and its
+    // record in the scenario (so the link carries them) and the page shows
+    // the record.
+    #[test]
+    fn pasted_step_times_are_fitted_and_applied_with_their_record() {
+        let mut p = params();
+        let prepared = prepare(&p, &slower_steps(&p)).expect("fits");
+        let Prepared::Fit(result) = &prepared else {
+            panic!("a fit expected");
+        };
+        assert!(result.rms_log_error_after < 0.01 * result.rms_log_error_before);
+        assert_eq!(prepared.tables().len(), 2);
+        assert_eq!(prepared.tables()[1].rows.len(), 5);
+        assert!(
+            prepared.summary().starts_with("Fitted "),
+            "{}",
+            prepared.summary()
+        );
+        assert_eq!(fit_record(&p), None);
+        prepared.apply(&mut p);
+        Scenario::try_from(p.clone()).expect("the applied scenario is valid");
+        let (line, points) = fit_record(&p).expect("a record");
+        assert!(
+            line.starts_with("This model was fitted to 5 step times"),
+            "{line}"
+        );
+        assert_eq!(points.len(), 5);
+    }
+
+    // Bad input gets a message naming the row and column; benchmark points
+    // are sent to the CLI; a table is checked and applied as it is.
+    #[test]
+    fn bad_rows_benchmarks_and_tables_get_their_own_answers() {
+        let mut p = params();
+        let e = prepare(
+            &p,
+            "prefill_tokens,decode_seqs,kv_tokens,step_s\n512,0,512,fast\n",
+        )
+        .expect_err("a bad cell");
+        assert_eq!(e, "row 2, column step_s: \"fast\" is not a number");
+        let e = prepare(
+            &p,
+            "mode,clients,input_tokens,output_tokens,mean_itl_ms\nconcurrency,1,100,100,20\n",
+        )
+        .expect_err("benchmarks are not fitted here");
+        assert!(e.contains("sojourn calibrate"), "{e}");
+        let e = prepare(
+            &p,
+            "batch_size,context_tokens,step_s\n1,1000,0.02\n8,1000,0.01\n",
+        )
+        .expect_err("a table faster with more sequences");
+        assert!(e.contains("step_time.step_s[1]"), "{e}");
+        let table = prepare(
+            &p,
+            "batch_size,context_tokens,step_s\n1,1000,0.01\n8,1000,0.02\n",
+        )
+        .expect("a table");
+        table.apply(&mut p);
+        assert!(matches!(p.step_time, StepTimeParams::BatchTable { .. }));
+        assert!(table.tables().is_empty());
+    }
+}
