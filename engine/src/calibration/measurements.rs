@@ -131,7 +131,7 @@ impl Figure {
 /// Where a measurement is wrong, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeasurementError {
-    /// "row 4, column step_s" (CSV) or "step_times[2].step_s" (JSON).
+    /// "row 4, column step_s" (CSV) or "step_times\[2\].step_s" (JSON).
     pub place: String,
     pub reason: String,
 }

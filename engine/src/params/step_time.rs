@@ -111,7 +111,7 @@ pub struct FitRecord {
 pub struct FittedPoint {
     /// The measurement, in words ("prefill 2048, 0 decodes, 2048 KV tokens").
     pub point: String,
-    /// The figure, with its unit ("step [s]", "output tokens/s").
+    /// The figure, with its unit ("step \[s\]", "output tokens/s").
     pub figure: String,
     pub measured: f64,
     /// The model's value with the values the fit started from.

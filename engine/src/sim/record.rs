@@ -119,6 +119,6 @@ pub struct RunOutput<'s> {
     pub steps: u64,
     /// End of the run: the horizon plus the drain \[s\].
     pub end_s: f64,
-    /// Keep every record in the report (see [`RunOptions::keep_records`]).
+    /// Keep every record in the report (see [`RunOptions::keep_records`](crate::sim::RunOptions::keep_records)).
     pub keep_records: bool,
 }
