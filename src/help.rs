@@ -56,6 +56,7 @@ pub const BLOCK_SIZE: &str =
     "KV cache block size in tokens; memory is allocated a block at a time.";
 pub const DISCIPLINE: &str = "The order in which waiting requests are admitted.";
 pub const QUEUE_BOUND: &str = "Bound on each replica's waiting queue; arrivals beyond it are rejected (and count as misses). Empty: unbounded.";
+pub const SCHEDULE: &str = "What a step takes first. Decodes first: every running decode, then prompts in chunks up to the token budget. Prefills first: waiting prompts run whole in steps of their own while decodes wait; a sequence longer than the token budget is rejected on arrival.";
 pub const MAX_MODEL_LEN: &str = "Longest sequence (prompt + output) served; longer requests are rejected on arrival. Empty: whatever fits in the KV cache.";
 pub const REPLICAS: &str =
     "Serving replicas in the simulated fleet (the planner searches its own fleet sizes).";

@@ -49,7 +49,7 @@ pub use params::trace::{
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
     HardwareParams, Interconnect, InterconnectParams, LoadParams, MlaParams, ModelParams,
-    MoeParams, OperationsParams, ReplicaParams, Router, RunParams, ScenarioParams, Shape,
+    MoeParams, OperationsParams, ReplicaParams, Router, RunParams, ScenarioParams, Schedule, Shape,
     SlidingWindowParams, StepTimeParams, presets, scenario_params_from_json,
 };
 

@@ -77,6 +77,12 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                 help::MAX_MODEL_LEN,
             )
             .placeholder("what fits"),
+            choice(at!(engine.schedule), "Schedule", help::SCHEDULE, |_| {
+                options(&[
+                    ("decode_first", "Decodes first, chunked prefill (vLLM V1)"),
+                    ("prefill_first", "Prefills first, whole prompts (vLLM V0)"),
+                ])
+            }),
             number(
                 at!(step_time_scale),
                 "Step-time calibration",

@@ -18,7 +18,7 @@
 use serde::Serialize;
 
 use crate::error::Checker;
-use crate::params::{ModelParams, ScenarioParams};
+use crate::params::{ModelParams, ScenarioParams, Schedule};
 
 /// Bytes in a GiB.
 pub const GIB: f64 = 1_073_741_824.0;
@@ -86,10 +86,16 @@ impl MemoryBudget {
         };
         let total_blocks = blocks.min(u32::MAX as f64 / 2.0) as u32;
         let cache_tokens = total_blocks as u64 * block_size as u64;
-        let max_seq_tokens = match params.engine.max_model_len {
-            Some(len) => cache_tokens.min(len as u64),
-            None => cache_tokens,
+        // Without chunked prefill a sequence must fit one step: vLLM V0
+        // refuses a max_model_len above the token budget (validation does
+        // too), and without one the budget is the limit (docs/engine.md,
+        // "Schedules").
+        let longest_served = match (params.engine.max_model_len, params.engine.schedule) {
+            (Some(len), _) => len as u64,
+            (None, Schedule::PrefillFirst) => params.engine.max_num_batched_tokens as u64,
+            (None, Schedule::DecodeFirst) => u64::MAX,
         };
+        let max_seq_tokens = cache_tokens.min(longest_served);
         MemoryBudget {
             gpus_per_replica: tp,
             device_bytes,

@@ -9,7 +9,7 @@ use crate::model::load::{Load, check_counted_run, check_load};
 use crate::model::memory::MemoryBudget;
 use crate::model::plan_checks::check_plan;
 use crate::model::step_time::StepTimeModel;
-use crate::params::{ClassParams, DAY_S, FORMAT_VERSION, ScenarioParams};
+use crate::params::{ClassParams, DAY_S, FORMAT_VERSION, ScenarioParams, Schedule};
 
 /// Most request classes in one scenario.
 pub const MAX_CLASSES: usize = 64;
@@ -337,6 +337,17 @@ fn check_engine(params: &ScenarioParams, check: &mut Checker) {
         }
         if let Some(m) = e.max_model_len {
             c.at_least("max_model_len", m as u64, 2);
+            // vLLM V0 refuses this at start-up without chunked prefill: a
+            // sequence of max_model_len tokens could never be scheduled.
+            if e.schedule == Schedule::PrefillFirst && e.max_num_batched_tokens < m {
+                c.fail(
+                    "max_num_batched_tokens",
+                    format!(
+                        "must be at least max_model_len ({m}) under the prefill_first schedule, which runs every prompt (and every recomputation) whole in one step, got {}; raise it or lower max_model_len",
+                        e.max_num_batched_tokens
+                    ),
+                );
+            }
         }
     });
     check.at("cluster", |c| {
@@ -498,6 +509,55 @@ mod tests {
         p.engine.max_num_batched_tokens = 128;
         let e = errors_of(p);
         assert!(reason(&e, "engine.max_num_batched_tokens").contains("max_num_seqs (256)"));
+    }
+
+    #[test]
+    fn prefill_first_needs_a_budget_that_holds_max_model_len() {
+        let mut p = ScenarioParams::overnight_batch();
+        p.engine.max_model_len = Some(16_000);
+        Scenario::try_from(p.clone()).expect("decode-first chunks long prompts");
+        p.engine.schedule = Schedule::PrefillFirst;
+        let e = errors_of(p.clone());
+        let why = reason(&e, "engine.max_num_batched_tokens");
+        assert!(
+            why.contains("max_model_len (16000)") && why.contains("got 8192"),
+            "{why}"
+        );
+        p.engine.max_num_batched_tokens = 16_000;
+        Scenario::try_from(p).expect("a budget of max_model_len holds every sequence");
+    }
+
+    #[test]
+    fn under_prefill_first_without_max_model_len_the_budget_bounds_a_sequence() {
+        let mut p = ScenarioParams::overnight_batch();
+        let decode_first = Scenario::try_from(p.clone()).expect("valid");
+        assert!(decode_first.memory().max_seq_tokens > 8192);
+        p.engine.schedule = Schedule::PrefillFirst;
+        let prefill_first = Scenario::try_from(p.clone()).expect("valid");
+        assert_eq!(prefill_first.memory().max_seq_tokens, 8192);
+        p.engine.max_model_len = Some(4000);
+        let capped = Scenario::try_from(p).expect("valid");
+        assert_eq!(capped.memory().max_seq_tokens, 4000);
+    }
+
+    #[test]
+    fn a_misspelt_schedule_names_its_field() {
+        let mut json = serde_json::to_value(ScenarioParams::overnight_batch()).expect("value");
+        json["engine"]["schedule"] = "prefill_firts".into();
+        let text = serde_json::to_vec(&json).expect("bytes");
+        let e = crate::params::scenario_params_from_json(&text).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains("engine.schedule") && e.contains("prefill_first"),
+            "{e}"
+        );
+        json["engine"]["schedule"] = "prefill_first".into();
+        let text = serde_json::to_vec(&json).expect("bytes");
+        let p = crate::params::scenario_params_from_json(&text).expect("parses");
+        assert_eq!(p.engine.schedule, Schedule::PrefillFirst);
+        // Decode-first, the default, is left out of the JSON.
+        let default = serde_json::to_value(ScenarioParams::overnight_batch()).expect("value");
+        assert!(default["engine"].get("schedule").is_none());
     }
 
     #[test]

@@ -366,6 +366,27 @@ pub enum Discipline {
     EarliestDeadlineFirst,
 }
 
+/// What a step takes first: the running decodes, or the waiting prompts
+/// (docs/engine.md, "Schedules").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    /// vLLM V1: every running decode, then (chunked) prefill up to the token
+    /// budget, in one step.
+    #[default]
+    DecodeFirst,
+    /// vLLM V0's default scheduler (chunked prefill off): when the head of
+    /// the waiting queue can be admitted, a step of whole prompts only, the
+    /// decodes waiting; otherwise a step of decodes only.
+    PrefillFirst,
+}
+
+impl Schedule {
+    fn is_decode_first(&self) -> bool {
+        *self == Schedule::DecodeFirst
+    }
+}
+
 /// The serving engine's knobs (vLLM V1 names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -388,6 +409,11 @@ pub struct EngineParams {
     /// rejected on arrival. `None` means whatever fits in the KV cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_model_len: Option<u32>,
+    /// Decodes first (the default, and every file written before the
+    /// choice existed) or prefills first. Left out of the JSON when
+    /// decode-first, so saved scenarios and links read as before.
+    #[serde(skip_serializing_if = "Schedule::is_decode_first")]
+    pub schedule: Schedule,
 }
 
 /// How arrivals are spread over replicas.
@@ -536,6 +562,7 @@ impl Default for EngineParams {
             discipline: Discipline::Fcfs,
             max_waiting: None,
             max_model_len: None,
+            schedule: Schedule::DecodeFirst,
         }
     }
 }

@@ -32,7 +32,7 @@ use serde::Serialize;
 use crate::model::Load;
 use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
-use crate::params::{Discipline, Router};
+use crate::params::{Discipline, Router, Schedule};
 use crate::serde_float::NonFinite;
 use crate::sim::rules::{BlockSize, Pool};
 use crate::sim::state::{Active, ReqId};
@@ -84,6 +84,7 @@ pub(crate) struct ReplicaConfig {
     pub discipline: Discipline,
     /// Whether any class has a timeout.
     pub timeouts: bool,
+    pub schedule: Schedule,
     pub step_time: StepTimeModel,
 }
 
@@ -102,6 +103,7 @@ impl ReplicaConfig {
             total_blocks: scenario.memory().total_blocks,
             discipline: e.discipline,
             timeouts: scenario.classes().iter().any(|c| c.timeout_s.is_some()),
+            schedule: e.schedule,
             step_time: scenario.step_time().clone(),
         }
     }

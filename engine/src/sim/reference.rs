@@ -17,16 +17,23 @@
 //!    does not fit.
 //! 6. The step lasts `step_s(shape)`; tokens, first tokens and completions
 //!    take effect at its end.
+//!
+//! Under the prefill-first schedule, steps 2 to 5 become: if the head of the
+//! waiting queue can be admitted whole, admit whole prompts while they fit
+//! and run them alone (the decodes wait); otherwise run the decodes alone
+//! (step 2 with step 4's preemptions), admitting nobody.
 
 use crate::model::step_time::StepShape;
+use crate::params::Schedule;
 use crate::sim::rules::{self, Pool, blocks_needed, victim_index};
 use crate::sim::state::Active;
 use crate::sim::{Ctx, ReplicaConfig, Status};
 
 /// Builds one step over an explicit running list (admission order): rules
-/// 2 to 5. Marks the scheduled requests (`sched > 0`) and returns the step's
-/// shape and whether anything was preempted. Preempted requests go back to
-/// the pool's waiting queue; admitted ones join the end of `running`.
+/// 2 to 5, or their prefill-first form. Marks the scheduled requests
+/// (`sched > 0`) and returns the step's shape and whether anything was
+/// preempted. Preempted requests go back to the pool's waiting queue;
+/// admitted ones join the end of `running`.
 fn schedule_step(
     cfg: &ReplicaConfig,
     running: &mut Vec<Active>,
@@ -35,6 +42,41 @@ fn schedule_step(
     ctx: &mut Ctx,
 ) -> (StepShape, bool) {
     let mut budget = cfg.budget;
+    let preempted = match cfg.schedule {
+        Schedule::DecodeFirst => {
+            let preempted = schedule_running(cfg, running, pool, &mut budget);
+            if !preempted {
+                pool.admit(cfg, &mut budget, 0, running, now, ctx);
+            }
+            preempted
+        }
+        Schedule::PrefillFirst => {
+            let before = running.len();
+            pool.admit_whole(cfg, &mut budget, 0, running, now, ctx);
+            // The decodes run only in a step that admitted nobody.
+            running.len() == before && schedule_running(cfg, running, pool, &mut budget)
+        }
+    };
+    let mut shape = StepShape::default();
+    for r in running.iter().filter(|r| r.sched > 0) {
+        if r.is_decoding() {
+            shape.add_decode(r.computed);
+        } else {
+            shape.add_prefill(r.computed, r.sched);
+        }
+    }
+    (shape, preempted)
+}
+
+/// Rules 2 to 4: the running decodes, then the running prefills, each in
+/// admission order, take their tokens from `budget`, preempting victims
+/// when blocks run short. Returns whether anything was preempted.
+fn schedule_running(
+    cfg: &ReplicaConfig,
+    running: &mut Vec<Active>,
+    pool: &mut Pool,
+    budget: &mut u64,
+) -> bool {
     let mut preempted_any = false;
     let mut stopped = false;
     for decode_phase in [true, false] {
@@ -45,7 +87,7 @@ fn schedule_step(
                 i += 1;
                 continue;
             }
-            let tokens = r.wanted_tokens(cfg.threshold, budget);
+            let tokens = r.wanted_tokens(cfg.threshold, *budget);
             if tokens == 0 {
                 i += 1;
                 continue;
@@ -54,7 +96,7 @@ fn schedule_step(
             let mut self_preempted = false;
             while need > pool.free_blocks {
                 let v = victim_index(running, cfg.discipline);
-                pool.preempt(running.remove(v), &mut budget);
+                pool.preempt(running.remove(v), budget);
                 preempted_any = true;
                 if v == i {
                     self_preempted = true;
@@ -68,22 +110,11 @@ fn schedule_step(
                 stopped = true;
                 break;
             }
-            pool.grant(&mut running[i], tokens, need, &mut budget);
+            pool.grant(&mut running[i], tokens, need, budget);
             i += 1;
         }
     }
-    if !preempted_any {
-        pool.admit(cfg, &mut budget, 0, running, now, ctx);
-    }
-    let mut shape = StepShape::default();
-    for r in running.iter().filter(|r| r.sched > 0) {
-        if r.is_decoding() {
-            shape.add_decode(r.computed);
-        } else {
-            shape.add_prefill(r.computed, r.sched);
-        }
-    }
-    (shape, preempted_any)
+    preempted_any
 }
 
 /// Applies a step of `dt` seconds ending at `end_s` to the scheduled requests
@@ -282,5 +313,96 @@ impl super::Replica for RefReplica {
             ctx.close(&r, Status::Unfinished, end_s);
         }
         self.pool.free_blocks = self.cfg.total_blocks;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::step_time::StepTimeModel;
+    use crate::params::Discipline;
+    use crate::sim::fast::FastReplica;
+    use crate::sim::testing::{config, ctx, request};
+    use crate::sim::{Replica, RequestRecord};
+
+    /// Request 0 (a 100-token prompt, 5 output tokens) arrives at 0 s and
+    /// request 1 (50 tokens, 2 output tokens) at 0.125 s, during request
+    /// 0's third step. A step lasts 2 ms, plus 1 ms per prefill token, plus
+    /// 10 ms when it decodes. Returns both records and the step count.
+    fn two_requests<R: Replica>(schedule: Schedule) -> (Vec<RequestRecord>, u64) {
+        let mut cfg = config(16, 1000, Discipline::Fcfs);
+        cfg.schedule = schedule;
+        cfg.step_time = StepTimeModel::AlphaBeta {
+            alpha: 0.001,
+            beta: 0.01,
+            overhead: 0.002,
+        };
+        let mut replica = R::new(cfg);
+        let mut ctx = ctx(2);
+        for (id, input, output, at_s) in [(0, 100, 5, 0.0), (1, 50, 2, 0.125)] {
+            let mut r = request(id, input, output);
+            r.arrival_s = at_s;
+            replica.advance_until(at_s, &mut ctx);
+            replica.enqueue(r, at_s, &mut ctx);
+        }
+        replica.advance_exact(f64::INFINITY, &mut ctx);
+        (ctx.records, ctx.steps)
+    }
+
+    /// (admitted, first token, end) of each record, each within 1e-12 of
+    /// `want`.
+    fn check_times(records: &[RequestRecord], want: [[f64; 3]; 2]) {
+        for (i, (r, want)) in records.iter().zip(want).enumerate() {
+            let got = [r.admitted_s, r.first_token_s, r.end_s];
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-12, "request {i}: {got:?}, want {want:?}");
+            }
+            assert_eq!(r.status, Status::Completed);
+        }
+    }
+
+    /// Decode-first, by hand: 0-0.102 prefill of request 0 (2 + 100 ms);
+    /// its decodes end at 0.114 and 0.126; 0.126-0.188 its decode with
+    /// request 1's whole prompt (2 + 50 + 10 ms); 0.188-0.200 both decode,
+    /// and both are done.
+    fn decode_first_by_hand<R: Replica>() {
+        let (records, steps) = two_requests::<R>(Schedule::DecodeFirst);
+        check_times(&records, [[0.0, 0.102, 0.2], [0.126, 0.188, 0.2]]);
+        assert_eq!(steps, 5);
+    }
+
+    /// Prefill-first, by hand: the same three steps to 0.126; then request
+    /// 1's prompt alone, 0.126-0.178 (2 + 50 ms), request 0's decode
+    /// waiting; 0.178-0.190 both decode (request 1 is done); 0.190-0.202
+    /// request 0's last token. Request 0 paused for exactly one step and
+    /// ends one step overhead later; request 1's first token comes 10 ms
+    /// sooner. Busy time: request 0 has three steps of its own (102 + 12 +
+    /// 12 ms), half of the shared one (6 ms) and its last (12 ms).
+    fn prefill_first_by_hand<R: Replica>() {
+        let (records, steps) = two_requests::<R>(Schedule::PrefillFirst);
+        check_times(&records, [[0.0, 0.102, 0.202], [0.126, 0.178, 0.19]]);
+        assert_eq!(steps, 6);
+        assert!((records[0].busy_s - 0.144).abs() < 1e-12);
+        assert!((records[1].busy_s - 0.058).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reference_decode_first_mixes_an_arrival_into_a_decode_step() {
+        decode_first_by_hand::<RefReplica>();
+    }
+
+    #[test]
+    fn fast_decode_first_mixes_an_arrival_into_a_decode_step() {
+        decode_first_by_hand::<FastReplica>();
+    }
+
+    #[test]
+    fn reference_prefill_first_pauses_the_decode_for_one_step() {
+        prefill_first_by_hand::<RefReplica>();
+    }
+
+    #[test]
+    fn fast_prefill_first_pauses_the_decode_for_one_step() {
+        prefill_first_by_hand::<FastReplica>();
     }
 }

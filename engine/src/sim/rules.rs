@@ -1,6 +1,7 @@
 //! The step rules both engines follow (docs/engine.md, "One engine step"):
 //! the KV blocks a request holds, which running request is preempted, what
-//! preemption and admission do, and how a step's tokens take effect.
+//! preemption and admission do (chunked, or whole under the prefill-first
+//! schedule, "Schedules"), and how a step's tokens take effect.
 //!
 //! The reference stepper applies them to one explicit running list. The
 //! fast engine applies them to its prefilling requests one by one, and to
@@ -199,12 +200,69 @@ impl Pool {
             if need > self.free_blocks {
                 break;
             }
-            let Some(mut r) = self.waiting.pop() else {
-                break;
-            };
+            self.admit_head(tokens, need, budget, running, now, ctx);
+        }
+    }
+
+    /// Admits the head of the waiting queue with `tokens` tokens and the
+    /// `need` new blocks they take (which must be free), at the end of
+    /// `running`.
+    #[inline(always)]
+    fn admit_head(
+        &mut self,
+        tokens: u64,
+        need: u32,
+        budget: &mut u64,
+        running: &mut Vec<Active>,
+        now: f64,
+        ctx: &mut Ctx,
+    ) {
+        if let Some(mut r) = self.waiting.pop() {
             self.stamp_admitted(&mut r, now, ctx);
             self.grant(&mut r, tokens, need, budget);
             running.push(r);
+        }
+    }
+
+    /// Under prefill-first, the tokens and new blocks with which the head of
+    /// the waiting queue would be admitted whole (its prompt, or its
+    /// recomputation, in one step), if they fit: `budget` tokens left, a
+    /// sequence slot beside the `running` running requests, its blocks free.
+    fn whole_head(&self, cfg: &ReplicaConfig, budget: u64, running: usize) -> Option<(u64, u32)> {
+        if running >= cfg.max_num_seqs {
+            return None;
+        }
+        let head = self.waiting.peek()?;
+        let tokens = head.target - head.computed;
+        let need = blocks_needed(head, tokens, cfg.block_size);
+        (tokens <= budget && need <= self.free_blocks).then_some((tokens, need))
+    }
+
+    /// Under prefill-first, whether the next step is a prefill step: the head
+    /// of the waiting queue can be admitted whole beside the `running`
+    /// running requests. Decodes take no blocks before it (they wait
+    /// through a prefill step), so this does not depend on them.
+    pub fn admits_whole(&self, cfg: &ReplicaConfig, running: usize) -> bool {
+        self.whole_head(cfg, cfg.budget, running).is_some()
+    }
+
+    /// Admission under prefill-first (vLLM V0's `_schedule_prefills` without
+    /// chunking): while the head of the waiting queue fits whole (its tokens
+    /// in the `budget` left, a sequence slot, its blocks), it is admitted
+    /// with all its tokens; the first that does not fit stops admission.
+    /// `long_prefill_threshold` plays no part. Admitted requests join the
+    /// end of `running`; `others` counts the running requests not in it.
+    pub fn admit_whole(
+        &mut self,
+        cfg: &ReplicaConfig,
+        budget: &mut u64,
+        others: usize,
+        running: &mut Vec<Active>,
+        now: f64,
+        ctx: &mut Ctx,
+    ) {
+        while let Some((tokens, need)) = self.whole_head(cfg, *budget, others + running.len()) {
+            self.admit_head(tokens, need, budget, running, now, ctx);
         }
     }
 }
@@ -356,6 +414,31 @@ mod tests {
         pool.admit(&cfg, &mut budget, 0, &mut running, 0.0, &mut ctx);
         let sched: Vec<u64> = running.iter().map(|r| r.sched).collect();
         assert_eq!((sched, budget), (vec![30, 10], 0));
+    }
+
+    #[test]
+    fn whole_admission_takes_whole_prompts_until_one_does_not_fit() {
+        let cfg = config(16, 100, Discipline::Fcfs);
+        let mut pool = Pool::new(&cfg);
+        for (id, input) in [(0, 30), (1, 50), (2, 10)] {
+            pool.waiting.push_back(request(id, input, 5));
+        }
+        let mut ctx = ctx(3);
+        // 70 tokens: the 30-token prompt, then not the 50-token one (a
+        // chunk of it would fit), and nothing past it.
+        assert!(pool.admits_whole(&cfg, 0));
+        let (mut budget, mut running) = (70, Vec::new());
+        pool.admit_whole(&cfg, &mut budget, 0, &mut running, 1.5, &mut ctx);
+        let sched: Vec<u64> = running.iter().map(|r| r.sched).collect();
+        assert_eq!((sched, budget, pool.waiting.len()), (vec![30], 40, 2));
+        assert_eq!(ctx.records[0].admitted_s, 1.5);
+        // The 50-token prompt needs 4 blocks: 3 free are not enough.
+        pool.free_blocks = 3;
+        assert!(!pool.admits_whole(&cfg, 0));
+        pool.free_blocks = 4;
+        assert!(pool.admits_whole(&cfg, 0));
+        // Nor is a full batch.
+        assert!(!pool.admits_whole(&cfg, cfg.max_num_seqs));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use crate::model::scenario::{Class, Scenario};
 use crate::model::step_time::StepTimeModel;
-use crate::params::{Discipline, ScenarioParams};
+use crate::params::{Discipline, ScenarioParams, Schedule};
 use crate::sim::state::{Active, ReqId};
 use crate::sim::workload::RequestSpec;
 use crate::sim::{Ctx, ReplicaConfig, RequestRecord};
@@ -50,8 +50,9 @@ pub(crate) fn prefilling(id: ReqId, input: u64, computed: u64, output: u32) -> A
 }
 
 /// A replica with `total_blocks` blocks of `block_size` tokens, room for
-/// 64 sequences and 4,096 tokens a step, no prefill limit, no timeouts and
-/// steps of 10 ms plus 1 ms per prefill token (alpha/beta).
+/// 64 sequences and 4,096 tokens a step, no prefill limit, no timeouts,
+/// decodes first and steps of 10 ms plus 1 ms per prefill token
+/// (alpha/beta; a step without decodes lasts 1 ms per prefill token).
 pub(crate) fn config(block_size: u64, total_blocks: u32, discipline: Discipline) -> ReplicaConfig {
     ReplicaConfig {
         max_num_seqs: 64,
@@ -61,6 +62,7 @@ pub(crate) fn config(block_size: u64, total_blocks: u32, discipline: Discipline)
         total_blocks,
         discipline,
         timeouts: false,
+        schedule: Schedule::DecodeFirst,
         step_time: StepTimeModel::AlphaBeta {
             alpha: 0.001,
             beta: 0.01,

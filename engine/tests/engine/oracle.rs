@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use sojourn_engine::{
     ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
     LoadParams, OperationsParams, ReplicaParams, Report, Router, RunOptions, RunParams, Scenario,
-    ScenarioParams, Shape, StepTimeParams, simulate,
+    ScenarioParams, Schedule, Shape, StepTimeParams, simulate,
 };
 
 use crate::support::{hardware_for_blocks, tiny_model};
@@ -226,6 +226,9 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                 Discipline::EarliestDeadlineFirst,
             ]),
             prop_oneof![3 => Just(None), 1 => (1..40u32).prop_map(Some)],
+            // Prefill-first in one case in three: whole prompts in steps of
+            // their own, decodes run alone between them.
+            prop_oneof![2 => Just(Schedule::DecodeFirst), 1 => Just(Schedule::PrefillFirst)],
         ),
         (
             1..=3u32,
@@ -243,15 +246,15 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                 step,
                 (seqs, threshold, block),
                 (blocks, budget),
-                (discipline, waiting),
+                queue,
                 (replicas, router),
                 (horizon, seed),
             )| {
                 (
                     prop::collection::vec(class(0), n),
                     Just((
-                        step, seqs, threshold, block, blocks, budget, discipline, waiting,
-                        replicas, router, horizon, seed,
+                        step, seqs, threshold, block, blocks, budget, queue, replicas, router,
+                        horizon, seed,
                     )),
                 )
             },
@@ -266,8 +269,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                     block,
                     blocks,
                     budget,
-                    discipline,
-                    waiting,
+                    (discipline, waiting, schedule),
                     replicas,
                     router,
                     horizon,
@@ -309,6 +311,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                         discipline,
                         max_waiting: waiting,
                         max_model_len: None,
+                        schedule,
                     },
                     cluster: ClusterParams { replicas, router },
                     step_time: step,
@@ -332,6 +335,51 @@ proptest! {
     fn fast_engine_matches_reference_request_by_request(params in scenario()) {
         let (fast, reference) = run_both(&params);
         assert_same_requests(&fast, &reference)?;
+    }
+}
+
+/// A generated scenario cut down to one request in the fleet at a time: one
+/// closed-loop client, prompts within the token budget and no per-request
+/// prefill limit.
+fn one_request_at_a_time() -> impl Strategy<Value = ScenarioParams> {
+    let think = prop::option::of((1.0..2000.0f64).prop_map(|ms| DistParams::constant(ms.round())));
+    (scenario(), 1..60u32, think).prop_map(|(mut params, requests, think_ms)| {
+        params.classes.truncate(1);
+        let class = &mut params.classes[0];
+        class.load = LoadParams::ClosedLoop {
+            clients: 1,
+            think_ms,
+            requests: Some(requests),
+        };
+        class.batch_size = DistParams::constant(1.0);
+        params.engine.long_prefill_threshold = 0;
+        // Prompts (at most 1,500 tokens) plus outputs (at most 250) fit.
+        params.engine.max_num_batched_tokens = 2000;
+        params.run.drain_s = None;
+        params
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// With one request at a time nothing waits for anything: every prompt
+    /// runs whole in a step of its own under either schedule, so the two
+    /// give the same requests, the same times and the same steps. (A
+    /// failure's message calls decode-first "fast" and prefill-first
+    /// "reference".)
+    #[test]
+    fn alone_both_schedules_give_the_same_sojourns(params in one_request_at_a_time()) {
+        let run = |schedule| {
+            let mut params = params.clone();
+            params.engine.schedule = schedule;
+            let scenario = Scenario::try_from(params).expect("valid");
+            simulate(&scenario, &RunOptions::default()).expect("run")
+        };
+        let decode_first = run(Schedule::DecodeFirst);
+        let prefill_first = run(Schedule::PrefillFirst);
+        prop_assert!(!decode_first.records.is_empty());
+        assert_same_requests(&decode_first, &prefill_first)?;
     }
 }
 

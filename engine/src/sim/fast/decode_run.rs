@@ -13,6 +13,7 @@
 use super::FastReplica;
 use crate::model::dist::ceil_u64;
 use crate::model::step_time::DecodePiece;
+use crate::params::Schedule;
 use crate::sim::Ctx;
 use crate::sim::rules::blocks_needed;
 
@@ -43,8 +44,16 @@ impl DecodeRun {
 
 impl FastReplica {
     /// Whether the next step could admit the head of the waiting queue, given
-    /// the decoders take `decode_blocks` first and nothing else runs.
+    /// the decoders take `decode_blocks` first and nothing else runs. Under
+    /// prefill-first the prompt comes before the decoders' blocks, and whole.
+    /// (While a run lasts, free blocks only fall and nothing else changes,
+    /// so a head that cannot be admitted at its start cannot be at any of
+    /// its steps.)
     fn could_admit(&self, decode_blocks: u64) -> bool {
+        if self.cfg.schedule == Schedule::PrefillFirst {
+            let running = self.group.len() + self.prefillers.len();
+            return self.pool.admits_whole(&self.cfg, running);
+        }
         let Some(head) = self.pool.waiting.peek() else {
             return false;
         };
@@ -250,6 +259,34 @@ mod tests {
         let replica =
             FastReplica::running(cfg, vec![decoding(0, 30, 20), prefilling(1, 40, 16, 5)]);
         assert_eq!(steps_of(&replica), None);
+    }
+
+    #[test]
+    fn under_prefill_first_a_run_waits_only_for_a_head_that_fits_whole() {
+        let mut cfg = config(16, 100, Discipline::Fcfs);
+        cfg.schedule = crate::params::Schedule::PrefillFirst;
+        // A decoder at a block boundary and a 40-token prompt (3 blocks)
+        // with 3 blocks free: the prompt runs first, before the decoder
+        // takes its block (decode-first would run the decodes instead).
+        let mut replica = FastReplica::running(cfg.clone(), vec![decoding(0, 32, 20)]);
+        replica.pool.waiting.push_back(request(1, 40, 5));
+        replica.pool.free_blocks = 3;
+        assert_eq!(steps_of(&replica), None);
+        replica.pool.free_blocks = 2;
+        assert_eq!(steps_of(&replica), Some(20));
+        // A prompt only a chunk of which fits the budget waits whole:
+        // decode-first would admit the chunk.
+        replica.pool.free_blocks = 98;
+        replica.cfg.budget = 39;
+        assert_eq!(steps_of(&replica), Some(20));
+        replica.cfg.schedule = crate::params::Schedule::DecodeFirst;
+        assert_eq!(steps_of(&replica), None);
+        // Nor does a sequence slot wait for the decoders' step.
+        let mut full = FastReplica::running(cfg, vec![decoding(0, 30, 20)]);
+        full.pool.waiting.push_back(request(1, 40, 5));
+        assert_eq!(steps_of(&full), None);
+        full.cfg.max_num_seqs = 1;
+        assert_eq!(steps_of(&full), Some(20));
     }
 
     #[test]

@@ -7,11 +7,12 @@
 //! decoders at a block boundary are visited in admission order, preempting
 //! victims as needed. [`FastReplica::single_prefill_steps`] runs the
 //! commonest shape (the decoders plus one request prefilling, none else
-//! waiting) in a tight loop.
+//! waiting) in a tight loop. Under the prefill-first schedule a step holds
+//! whole prompts alone ([`FastReplica::prefill_step`]) or decodes alone.
 
 use super::FastReplica;
 use crate::model::step_time::StepShape;
-use crate::params::Discipline;
+use crate::params::{Discipline, Schedule};
 use crate::sim::rules::{self, blocks_needed, preempted_before};
 use crate::sim::state::Active;
 use crate::sim::{Ctx, Status};
@@ -31,10 +32,12 @@ impl FastReplica {
     /// busy day). They follow [`Self::step`]'s rules for those cases without
     /// its general phases, and stop before the first step of any other shape
     /// (the prefill done and none to admit, blocks short, an arrival at `t`).
-    /// Returns whether any step ran.
+    /// Returns whether any step ran. (Decode-first only: under prefill-first
+    /// no prompt shares a step with decodes.)
     pub(super) fn single_prefill_steps(&mut self, t: f64, ctx: &mut Ctx) -> bool {
         let mut any = false;
-        while !self.cfg.timeouts && self.clock < t && !ctx.must_stop() {
+        let decode_first = self.cfg.schedule == Schedule::DecodeFirst;
+        while decode_first && !self.cfg.timeouts && self.clock < t && !ctx.must_stop() {
             let n = self.group.len() as u64;
             let budget = self.cfg.budget - n;
             let admitting = match (self.prefillers.len(), self.pool.waiting.len()) {
@@ -83,10 +86,7 @@ impl FastReplica {
                 self.retire_prefilled(r, end, ctx);
             }
             self.complete_finished(end, ctx);
-            self.clock = end;
-            self.busy_s += dt;
-            ctx.steps += 1;
-            ctx.events += 1;
+            self.end_step(end, dt, ctx);
             any = true;
             #[cfg(debug_assertions)]
             self.check_invariants();
@@ -160,8 +160,17 @@ impl FastReplica {
     /// stops rather than spin). (Out of line: the driver's loop runs far
     /// more skipped runs and single-prefill steps than these, and inlined
     /// this makes every pass of the loop dearer.)
+    ///
+    /// Under prefill-first: the prefill step when the head of the waiting
+    /// queue can be admitted, otherwise these phases with no admission (and
+    /// no prefillers: every prompt completes in its step), a decode-only
+    /// step.
     #[inline(never)]
     pub(super) fn step(&mut self, ctx: &mut Ctx) -> bool {
+        let prefill_first = self.cfg.schedule == Schedule::PrefillFirst;
+        if prefill_first && self.prefill_step(ctx) {
+            return true;
+        }
         let now = self.clock;
         let mut budget = self.cfg.budget;
         // Decoders later in admission order than a decoder that preempted
@@ -212,7 +221,7 @@ impl FastReplica {
         // Decoders preempted during phase A2 were scheduled; the count is final now.
         let n = self.group.len() as u64;
         // Phase B: admissions, only when nothing was preempted.
-        if !preempted {
+        if !preempted && !prefill_first {
             let decoders = self.group.len();
             (self.pool).admit(
                 &self.cfg,
@@ -240,15 +249,53 @@ impl FastReplica {
             }
             self.apply_prefill_chunks(dt, tokens, end, ctx);
             self.complete_finished(end, ctx);
-            self.clock = end;
-            self.busy_s += dt;
-            ctx.steps += 1;
-            ctx.events += 1;
+            self.end_step(end, dt, ctx);
         }
         for d in unscheduled {
             self.group.join(d);
         }
         tokens > 0 || preempted
+    }
+
+    /// Under prefill-first, the step of whole prompts that runs when the head
+    /// of the waiting queue can be admitted ([`rules::Pool::admit_whole`]):
+    /// the decoders wait through it (their step counter stays). False,
+    /// changing nothing, when it cannot be admitted.
+    fn prefill_step(&mut self, ctx: &mut Ctx) -> bool {
+        let now = self.clock;
+        let mut budget = self.cfg.budget;
+        let decoders = self.group.len();
+        (self.pool).admit_whole(
+            &self.cfg,
+            &mut budget,
+            decoders,
+            &mut self.prefillers,
+            now,
+            ctx,
+        );
+        if self.prefillers.is_empty() {
+            return false;
+        }
+        let mut shape = StepShape::default();
+        for p in &self.prefillers {
+            shape.add_prefill(p.computed, p.sched);
+        }
+        let tokens = shape.tokens();
+        let dt = self.cfg.step_time.step_s(&shape);
+        let end = now + dt;
+        self.apply_prefill_chunks(dt, tokens, end, ctx);
+        self.end_step(end, dt, ctx);
+        true
+    }
+
+    /// An executed step of `dt` seconds ending at `end_s` is over: the clock
+    /// moves to its end, the busy time and the counts grow.
+    #[inline]
+    fn end_step(&mut self, end_s: f64, dt: f64, ctx: &mut Ctx) {
+        self.clock = end_s;
+        self.busy_s += dt;
+        ctx.steps += 1;
+        ctx.events += 1;
     }
 
     /// Phase A1 when the blocks run short: gives them to the decoders at a
