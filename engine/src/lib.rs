@@ -52,6 +52,7 @@ pub use params::{
     MoeParams, OperationsParams, ReplicaParams, Router, RunParams, ScenarioParams, Schedule, Shape,
     SlidingWindowParams, StepTimeParams, presets, scenario_params_from_json,
 };
+pub use params::{CsvError, LengthsParams, lengths_from_csv};
 
 // Errors, each naming its field.
 pub use error::{FieldError, ScenarioError};
@@ -70,6 +71,7 @@ pub use model::scenario::{
 pub use model::analytic::{
     ClassEstimate, LoadEstimate, QueueEstimate, QueueModel, StageEstimate, load_estimate,
 };
+pub use model::dist::{CorrelatedLogNormals, JointLengths, PairTable, preview_lengths};
 pub use model::step_time::{DecodePiece, Efficiencies, Family, Operations, Roofline, Table};
 pub use model::{
     Class, Dist, DistSummary, Fit, Load, MemoryBudget, Scenario, StepShape, StepTimeModel,

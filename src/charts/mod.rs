@@ -5,6 +5,7 @@
 
 mod cdf;
 mod legend;
+mod lengths;
 mod pareto;
 mod preview;
 mod series;
@@ -12,6 +13,7 @@ mod service_curve;
 mod tornado;
 
 pub use cdf::{CdfCurve, CdfInput, CurveKind, cdf_chart};
+pub use lengths::{LENGTHS_TITLE, LengthGrid, length_grid, lengths_chart, log_correlation};
 pub use pareto::{ParetoInput, ParetoPoint, pareto_chart};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;

@@ -1,14 +1,16 @@
 //! The workload panel: request classes with their arrivals, batch sizes,
 //! time-of-day profile, token-length distributions (with a live preview),
-//! cache hit rate, priority, deadline and timeout.
+//! how the two lengths go together (with a chart of their joint
+//! distribution), cache hit rate, priority, deadline and timeout.
 
 use leptos::prelude::*;
-use sojourn_engine::{ClassParams, DistParams, Shape};
+use sojourn_engine::{ClassParams, DistParams, LengthsParams, Shape, lengths_from_csv};
 
-use crate::charts::{histogram_preview, profile_preview};
+use crate::charts::{Theme, histogram_preview, lengths_chart, log_correlation, profile_preview};
 use crate::form::{
-    SHAPE_KINDS, convert_shape, dist_preview, new_class, shape_fields, shape_get, shape_kind,
-    shape_list, shape_list_mut, shape_lists, shape_set, time_of_day_presets,
+    LENGTHS_KINDS, SHAPE_KINDS, convert_shape, dist_preview, lengths_kind, lengths_preview,
+    new_class, pairs_csv, set_lengths_kind, shape_fields, shape_get, shape_kind, shape_list,
+    shape_list_mut, shape_lists, shape_set, time_of_day_presets,
 };
 use crate::format::format_number;
 use crate::help;
@@ -71,6 +73,12 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
         })
     });
     let single = Memo::new(move |_| state.params.with(|p| p.classes.len() <= 1));
+    // A table of pairs replaces the two distributions: they are hidden.
+    let table = Memo::new(move |_| {
+        state
+            .params
+            .with(|p| p.classes.get(index).map(lengths_kind) == Some("pairs"))
+    });
     let class = class_item(index);
     let rows = vec![
         text(at!(class, name), "Class name", help::CLASS_NAME),
@@ -102,8 +110,11 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
             <div class="grid">{fields(state, rows)}</div>
             <DistEditor state index which=Which::BatchSize />
             <TimeOfDay state index />
-            <DistEditor state index which=Which::Input />
-            <DistEditor state index which=Which::Output />
+            <Show when=move || !table.get()>
+                <DistEditor state index which=Which::Input />
+                <DistEditor state index which=Which::Output />
+            </Show>
+            <LengthsEditor state index />
             <RemoveButton
                 state
                 text="Remove class"
@@ -212,6 +223,25 @@ fn shape_rows(dist: &Item<DistParams>, shape: &Shape, which: Which) -> Vec<Field
     numbers.chain(lists).collect()
 }
 
+/// A preview's chart (SVG) beside its figures, in a box of CSS class
+/// `class`; or why there is none.
+fn preview_figure(drawn: Option<Result<(String, String), String>>, class: &'static str) -> AnyView {
+    match drawn {
+        Some(Ok((svg, stats))) => view! {
+            <div class=class>
+                <div class="preview-chart" inner_html=svg></div>
+                <p class="preview-stats">{stats}</p>
+            </div>
+        }
+        .into_any(),
+        Some(Err(reason)) => {
+            view! { <p class="preview-stats muted">{format!("No preview: {reason}")}</p> }
+                .into_any()
+        }
+        None => ().into_any(),
+    }
+}
+
 #[component]
 fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
     let dist = Memo::new(move |_| {
@@ -236,35 +266,21 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
         fields(state, shape_rows(&dist_item(index, which), &shape, which))
     };
     let label = which.title();
-    let preview_view = move || match preview.get() {
-        Some(Ok(summary)) => {
-            let svg = histogram_preview(
-                &summary,
-                &format!("Histogram of {}", label.to_lowercase()),
-                160,
-                36,
-            );
-            view! {
-                <div class="preview-box">
-                    <div class="preview-chart" inner_html=svg></div>
-                    <p class="preview-stats">
-                        {format!(
-                            "median {} · p90 {} · p99 {} · mean {}",
-                            format_number(summary.p50, 3),
-                            format_number(summary.p90, 3),
-                            format_number(summary.p99, 3),
-                            format_number(summary.mean, 3),
-                        )}
-                    </p>
-                </div>
-            }
-            .into_any()
-        }
-        Some(Err(reason)) => {
-            view! { <p class="preview-stats muted">{format!("No preview: {reason}")}</p> }
-                .into_any()
-        }
-        None => ().into_any(),
+    let preview_view = move || {
+        let drawn = preview.get().map(|summary| {
+            summary.map(|summary| {
+                let title = format!("Histogram of {}", label.to_lowercase());
+                let stats = format!(
+                    "median {} · p90 {} · p99 {} · mean {}",
+                    format_number(summary.p50, 3),
+                    format_number(summary.p90, 3),
+                    format_number(summary.p99, 3),
+                    format_number(summary.mean, 3),
+                );
+                (histogram_preview(&summary, &title, 160, 36), stats)
+            })
+        });
+        preview_figure(drawn, "preview-box")
     };
     let item = dist_item(index, which);
     let family = item.whole(
@@ -287,6 +303,141 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
             <div class="grid">{family.view(state)} {numbers} {cap.view(state)}</div>
             {preview_view}
         </fieldset>
+    }
+}
+
+/// How the class's two lengths go together: the choice, its fields (a
+/// correlation, or a table pasted as CSV) and the chart of the joint
+/// distribution (in every case, so that independence shows too).
+#[component]
+fn LengthsEditor(state: AppState, index: usize) -> impl IntoView {
+    let class = Memo::new(move |_| state.params.with(|p| p.classes.get(index).cloned()));
+    let kind = Memo::new(move |_| class.with(|c| c.as_ref().map_or("independent", lengths_kind)));
+    let item = class_item(index);
+    let choice = item.at(
+        "lengths.kind",
+        |c| Some(lengths_kind(c).to_string()),
+        |c, kind: String| set_lengths_kind(c, &kind),
+    );
+    let choice = menu(choice, "Lengths", help::LENGTHS, |_| {
+        options(&LENGTHS_KINDS)
+    });
+    let rho = move || {
+        (kind.get() == "correlated").then(|| {
+            let at = class_item(index).at(
+                "lengths.rho",
+                |c| match &c.lengths {
+                    Some(LengthsParams::Correlated { rho }) => Some(*rho),
+                    _ => None,
+                },
+                |c, value| {
+                    if let Some(LengthsParams::Correlated { rho }) = &mut c.lengths {
+                        *rho = value;
+                    }
+                },
+            );
+            number(at, "Correlation (rho)", "", help::LENGTHS_RHO).view(state)
+        })
+    };
+    let note = move || match kind.get() {
+        "correlated" => "Both lengths log-normal as set above, their logarithms correlated.",
+        "pairs" => "Each request draws one row of the table; it replaces the two distributions.",
+        _ => "Independent: each length drawn from its own distribution above.",
+    };
+    let theme = Memo::new(move |_| Theme::of(state.dark.get()));
+    let preview = Memo::new(move |_| class.with(|c| c.as_ref().map(lengths_preview)));
+    let chart = move || {
+        let drawn = preview.get().map(|pairs| {
+            pairs.map(|pairs| {
+                let svg = lengths_chart(&pairs, &theme.get(), 300, 190).svg;
+                let r = log_correlation(&pairs).map_or("none".to_string(), |r| format_number(r, 2));
+                let stats = format!(
+                    "{} sampled pairs · correlation of log lengths {r}",
+                    pairs.len()
+                );
+                (svg, stats)
+            })
+        });
+        preview_figure(drawn, "lengths-box")
+    };
+    view! {
+        <fieldset class="dist">
+            <legend>"Prompt and output together"</legend>
+            <div class="grid">{choice.view(state)} {rho}</div>
+            <p class="panel-note">{note}</p>
+            <Show when=move || kind.get() == "pairs">
+                <PairsBox state index />
+            </Show>
+            {chart}
+        </fieldset>
+    }
+}
+
+/// The table of pairs as CSV text: text that reads is written to the
+/// scenario; text that does not keeps its message (row and column) under
+/// the box, and blocks runs, until it is fixed.
+#[component]
+fn PairsBox(state: AppState, index: usize) -> impl IntoView {
+    let path = format!("classes[{index}].lengths.pairs");
+    let id = crate::panels::fields::field_id(&path);
+    let current = move |p: &sojourn_engine::ScenarioParams| {
+        p.classes.get(index).map(pairs_csv).unwrap_or_default()
+    };
+    let text = RwSignal::new(state.params.with_untracked(current));
+    // Follow edits made elsewhere (an import, a reset) unless the box
+    // already reads as them.
+    Effect::new(move |_| {
+        let lengths = state
+            .params
+            .with(|p| p.classes.get(index).map(|c| c.lengths.clone()));
+        let reads = text.with_untracked(|t| lengths_from_csv(t).ok());
+        if lengths.is_some_and(|l| l != reads) {
+            text.set(state.params.with_untracked(current));
+        }
+    });
+    let unparsed = path.clone();
+    on_cleanup(move || {
+        state.unparsed.update(|u| {
+            u.remove(&unparsed);
+        })
+    });
+    let error = Memo::new({
+        let path = path.clone();
+        move |_| state.field_error(&path)
+    });
+    let on_input = move |event: leptos::ev::Event| {
+        let typed = event_target_value(&event);
+        text.set(typed.clone());
+        match lengths_from_csv(&typed) {
+            Ok(table) => {
+                state.unparsed.update(|u| {
+                    u.remove(&path);
+                });
+                state.params.update(|p| {
+                    if let Some(class) = p.classes.get_mut(index) {
+                        class.lengths = Some(table);
+                    }
+                });
+            }
+            Err(error) => state.unparsed.update(|u| {
+                u.insert(path.clone(), error.to_string());
+            }),
+        }
+    };
+    view! {
+        <label for=id.clone()>"Pairs (CSV: input,output[,weight])"</label>
+        <textarea
+            id=id
+            class="pairs-csv"
+            spellcheck="false"
+            title=help::LENGTHS_PAIRS
+            prop:value=move || text.get()
+            on:input=on_input
+            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+        ></textarea>
+        <p class="field-error" aria-live="polite">
+            {move || error.get()}
+        </p>
     }
 }
 

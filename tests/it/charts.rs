@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use sojourn_app::charts::hex;
 use sojourn_app::charts::{
-    ParetoInput, ParetoPoint, Theme, TornadoMetric, cdf_chart, chart_width, pareto_chart,
-    series_chart, service_curve_chart, tornado_chart, tornado_rows,
+    LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, cdf_chart, chart_width,
+    length_grid, lengths_chart, pareto_chart, series_chart, service_curve_chart, tornado_chart,
+    tornado_rows,
 };
 use sojourn_app::job::Case;
 use sojourn_app::results::cdf_input;
@@ -352,4 +353,37 @@ fn an_unpriced_pareto_chart_counts_gpus_and_an_empty_one_says_why() {
     assert!(ticks.len() >= 3 && unique == ticks, "{ticks:?}");
     let empty = pareto_chart(&ParetoInput::default(), &Theme::LIGHT, 400).svg;
     assert!(empty.contains("No fleet was decided"), "{empty}");
+}
+
+#[test]
+fn the_lengths_chart_bins_every_pair_into_its_cell() {
+    // Two far-apart pairs, 300 and 100 times: two cells in opposite
+    // corners of the grid hold them all.
+    let mut pairs = vec![(30, 900); 300];
+    pairs.extend(vec![(5000, 12); 100]);
+    let grid = length_grid(&pairs).expect("pairs");
+    let filled: Vec<(usize, usize, u32)> = grid
+        .counts
+        .iter()
+        .enumerate()
+        .flat_map(|(x, column)| column.iter().enumerate().map(move |(y, n)| (x, y, *n)))
+        .filter(|c| c.2 > 0)
+        .collect();
+    assert_eq!(filled, [(0, 15, 300), (23, 0, 100)]);
+    assert_eq!(grid.input_edges.first(), Some(&30.0));
+    assert_eq!(grid.output_edges.last(), Some(&900.0));
+    assert!(length_grid(&[]).is_none());
+    for theme in [Theme::LIGHT, Theme::DARK] {
+        let chart = lengths_chart(&pairs, &theme, 300, 190);
+        assert!(chart.svg.contains(LENGTHS_TITLE), "titled");
+        assert!(chart.svg.contains("Prompt tokens") && chart.svg.contains("Output tokens"));
+        let cells = elements(&chart.svg, "rect")
+            .into_iter()
+            .filter(|r| attribute(r, "fill").eq_ignore_ascii_case(&hex(theme.base)))
+            .count();
+        assert_eq!(
+            cells, 2,
+            "one rectangle per filled cell, in the theme's colour"
+        );
+    }
 }

@@ -1,10 +1,14 @@
 //! Reading what users type, and the edits behind the form's buttons.
 
+use sojourn_app::charts::log_correlation;
 use sojourn_app::form::{
-    convert_shape, dist_preview, duration_text, new_class, parse_count, parse_duration_s,
-    parse_list, parse_number, shape_kind, typical_seq_tokens,
+    convert_shape, dist_preview, duration_text, lengths_kind, lengths_preview, new_class,
+    pairs_csv, parse_count, parse_duration_s, parse_list, parse_number, set_lengths_kind,
+    shape_kind, typical_seq_tokens,
 };
-use sojourn_engine::{DistParams, ScenarioParams, Shape};
+use sojourn_engine::{
+    ClassParams, DistParams, LengthsParams, Scenario, ScenarioParams, Shape, lengths_from_csv,
+};
 
 #[test]
 fn numbers_accept_separators_and_exponents_but_not_words() {
@@ -97,4 +101,67 @@ fn the_memory_bar_judges_a_typical_request() {
     let tokens = typical_seq_tokens(&ScenarioParams::overnight_batch());
     // The API stream dominates the request rate: about 800 + 200 tokens.
     assert!((900.0..2000.0).contains(&tokens), "{tokens}");
+}
+
+#[test]
+fn switching_how_lengths_go_together_keeps_what_it_can() {
+    let mut params = ScenarioParams::overnight_batch();
+    let class = &mut params.classes[1];
+    class.output_tokens = DistParams::constant(200.0);
+    assert_eq!(lengths_kind(class), "independent");
+    // A correlation needs both lengths log-normal: the constant output
+    // becomes one around the same value; the log-normal input stays.
+    let input = class.input_tokens.clone();
+    set_lengths_kind(class, "correlated");
+    assert_eq!(class.lengths, Some(LengthsParams::Correlated { rho: 0.5 }));
+    assert_eq!(class.input_tokens, input);
+    assert_eq!(shape_kind(&class.output_tokens.shape), "log_normal");
+    Scenario::try_from(params.clone()).expect("a correlation that validates");
+    // A table starts from draws of the lengths as they were (independent).
+    let class = &mut params.classes[1];
+    set_lengths_kind(class, "pairs");
+    let Some(LengthsParams::Pairs { pairs, weights }) = &class.lengths else {
+        panic!("a table: {:?}", class.lengths);
+    };
+    assert_eq!((pairs.len(), weights), (20, &None));
+    // Its CSV reads back as the same table.
+    assert_eq!(lengths_from_csv(&pairs_csv(class)).ok(), class.lengths);
+    Scenario::try_from(params.clone()).expect("a table that validates");
+    set_lengths_kind(&mut params.classes[1], "independent");
+    assert_eq!(params.classes[1].lengths, None);
+    // The memory bar's typical request reads a table's weighted means:
+    // (1 x 100 + 3 x 300) / 4 + (1 x 50 + 3 x 10) / 4 = 250 + 20.
+    params.classes.truncate(1);
+    params.classes[0].lengths = Some(LengthsParams::Pairs {
+        pairs: vec![[100.0, 50.0], [300.0, 10.0]],
+        weights: Some(vec![1.0, 3.0]),
+    });
+    assert_eq!(typical_seq_tokens(&params), 270.0);
+}
+
+#[test]
+fn the_lengths_preview_draws_from_the_class_model() {
+    let class = |lengths| ClassParams {
+        input_tokens: DistParams::log_normal(1000.0, 4000.0),
+        output_tokens: DistParams::log_normal(200.0, 800.0),
+        lengths,
+        ..ClassParams::default()
+    };
+    // 4,000 draws: the standard error of r is at most 1/sqrt(4000) = 0.016.
+    let independent = lengths_preview(&class(None)).expect("valid");
+    assert_eq!(independent.len(), 4000);
+    let r = log_correlation(&independent).expect("varies");
+    assert!(r.abs() < 0.07, "{r}");
+    let correlated =
+        lengths_preview(&class(Some(LengthsParams::Correlated { rho: 0.8 }))).expect("valid");
+    let r = log_correlation(&correlated).expect("varies");
+    assert!((r - 0.8).abs() < 4.0 * 0.36 / 4000f64.sqrt(), "{r}");
+    let table = LengthsParams::Pairs {
+        pairs: vec![[30.0, 900.0], [5000.0, 12.0]],
+        weights: None,
+    };
+    let pairs = lengths_preview(&class(Some(table))).expect("valid");
+    assert!(pairs.iter().all(|p| *p == (30, 900) || *p == (5000, 12)));
+    let error = lengths_preview(&class(Some(LengthsParams::Correlated { rho: 1.5 })));
+    assert!(error.unwrap_err().starts_with("lengths.rho: "));
 }

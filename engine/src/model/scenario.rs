@@ -4,7 +4,7 @@
 
 use crate::error::{Checker, ScenarioError, show};
 use crate::model::analytic::service_alone;
-use crate::model::dist::Dist;
+use crate::model::dist::{Dist, JointLengths};
 use crate::model::load::{Load, check_counted_run, check_load};
 use crate::model::memory::MemoryBudget;
 use crate::model::plan_checks::check_plan;
@@ -33,6 +33,9 @@ pub struct Class {
     pub time_of_day: [f64; 24],
     pub input_tokens: Dist,
     pub output_tokens: Dist,
+    /// The joint model of both lengths, drawn instead of the two
+    /// distributions above when set (`None`: independent).
+    pub lengths: Option<JointLengths>,
     pub prefix_cache_hit: f64,
     pub priority: i32,
     pub deadline_s: f64,
@@ -41,6 +44,46 @@ pub struct Class {
 }
 
 impl Class {
+    /// Mean prompt and output lengths \[tokens\]: a table's exact means,
+    /// otherwise the two distributions' (a correlation changes neither).
+    pub fn mean_lengths(&self) -> (f64, f64) {
+        match &self.lengths {
+            Some(JointLengths::Pairs(table)) => table.means(),
+            _ => (
+                self.input_tokens.moments().0,
+                self.output_tokens.moments().0,
+            ),
+        }
+    }
+
+    /// The shortest prompt and the shortest output the class can draw
+    /// \[tokens\] (with a table, each over the table, not one pair).
+    pub fn smallest_lengths(&self) -> (u32, u32) {
+        match &self.lengths {
+            Some(JointLengths::Pairs(table)) => table.smallest(),
+            _ => (self.input_tokens.smallest(), self.output_tokens.smallest()),
+        }
+    }
+
+    /// One request's (prompt, output) lengths \[tokens\]: from the joint
+    /// model with `joint` when set, otherwise the prompt from `inputs` and
+    /// the output from `outputs` (so that independent draws are what they
+    /// were before joint models existed).
+    pub fn sample_lengths<R: rand::Rng + ?Sized>(
+        &self,
+        inputs: &mut R,
+        outputs: &mut R,
+        joint: &mut R,
+    ) -> (u32, u32) {
+        match &self.lengths {
+            Some(model) => model.sample(joint),
+            None => (
+                self.input_tokens.sample(inputs),
+                self.output_tokens.sample(outputs),
+            ),
+        }
+    }
+
     /// Mean batch rate over a whole day, multipliers included \[batches/s\];
     /// zero for offline and closed-loop classes, which offer no rate of
     /// their own (the load estimate counts only rate-driven classes).
@@ -190,9 +233,10 @@ impl Scenario {
 
     /// One request of `class` at its mean lengths alone on a replica \[s\].
     fn service_alone_s(&self, class: &Class) -> f64 {
-        let input = class.input_tokens.moments().0.round() as u64;
+        let (input, output) = class.mean_lengths();
+        let input = input.round() as u64;
         let cached = (class.prefix_cache_hit * input as f64).round() as u64;
-        let output = class.output_tokens.moments().0.round() as u64;
+        let output = output.round() as u64;
         service_alone(&self.step_time, &self.params.engine, input, cached, output).sojourn_s
     }
 
@@ -278,6 +322,12 @@ fn check_class(class: &ClassParams, check: &mut Checker) -> Option<Class> {
     let batch_size = check.at("batch_size", |c| class.batch_size.build(c));
     let input_tokens = check.at("input_tokens", |c| class.input_tokens.build(c));
     let output_tokens = check.at("output_tokens", |c| class.output_tokens.build(c));
+    let lengths = match (&class.lengths, &input_tokens, &output_tokens) {
+        (Some(lengths), Some(input), Some(output)) => {
+            check.at("lengths", |c| lengths.build(input, output, c))
+        }
+        _ => None,
+    };
     let load = check_load(class, check);
     check.within("prefix_cache_hit", class.prefix_cache_hit, 0.0, 1.0);
     check.positive("deadline_s", class.deadline_s);
@@ -310,6 +360,7 @@ fn check_class(class: &ClassParams, check: &mut Checker) -> Option<Class> {
         time_of_day,
         input_tokens: input_tokens?,
         output_tokens: output_tokens?,
+        lengths,
         prefix_cache_hit: class.prefix_cache_hit,
         priority: class.priority,
         deadline_s: class.deadline_s,

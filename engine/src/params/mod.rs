@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod dist;
+pub mod lengths;
 mod parse;
 pub mod plan;
 pub mod presets;
@@ -16,6 +17,7 @@ pub mod step_time;
 pub mod trace;
 
 pub use dist::{DistParams, Shape};
+pub use lengths::{CsvError, LengthsParams, lengths_from_csv};
 pub use parse::scenario_params_from_json;
 pub use plan::{PlanParams, PricingParams};
 pub use step_time::{OperationsParams, StepTimeParams};
@@ -105,6 +107,11 @@ pub struct ClassParams {
     pub input_tokens: DistParams,
     /// Output length O \[tokens\].
     pub output_tokens: DistParams,
+    /// How I and O go together: absent, independently (each from its own
+    /// distribution above); otherwise correlated or drawn as pairs from a
+    /// table (see [`LengthsParams`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lengths: Option<LengthsParams>,
     /// Fraction of each prompt found in the prefix cache; those tokens skip
     /// prefill (the last prompt token is always computed).
     #[serde(default)]
@@ -533,6 +540,7 @@ impl Default for ClassParams {
             time_of_day: None,
             input_tokens: DistParams::constant(1000.0),
             output_tokens: DistParams::constant(200.0),
+            lengths: None,
             prefix_cache_hit: 0.0,
             priority: 0,
             deadline_s: DAY_S,

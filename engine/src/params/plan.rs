@@ -337,6 +337,9 @@ impl Multipliers {
             if self.output_tokens != 1.0 {
                 class.output_tokens = class.output_tokens.scaled(self.output_tokens);
             }
+            if let Some(lengths) = &mut class.lengths {
+                *lengths = lengths.scaled(self.input_tokens, self.output_tokens);
+            }
             class.prefix_cache_hit = (class.prefix_cache_hit * self.prefix_cache_hit).min(1.0);
         }
         out.step_time_scale *= self.step_time;

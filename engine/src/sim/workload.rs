@@ -2,9 +2,10 @@
 //!
 //! Each class draws from four independent seeded streams (batch times, batch
 //! sizes, prompt lengths, output lengths), so scaling one input keeps every
-//! other draw the same. Batches of a class arrive as a Poisson process; a
-//! time-of-day profile makes it non-homogeneous, sampled exactly by
-//! inverting the integrated rate (one exponential draw per batch; see
+//! other draw the same (a joint length model draws both lengths of a
+//! request from a sixth stream). Batches of a class arrive as a Poisson
+//! process; a time-of-day profile makes it non-homogeneous, sampled exactly
+//! by inverting the integrated rate (one exponential draw per batch; see
 //! `ClassStream::invert_profile`).
 //!
 //! A class's load mode (`crate::model::Load`) sets how many it sends: over
@@ -86,6 +87,8 @@ struct ClassStream {
     sizes: SimRng,
     inputs: Draws,
     outputs: Draws,
+    /// Both lengths of a request, for a class with a joint length model.
+    pairs: SimRng,
     /// Time of the batch being emitted, or of the next batch (a closed
     /// loop's next send).
     batch_s: f64,
@@ -199,6 +202,7 @@ impl ClassStream {
             sizes: stream(seed, base + 1),
             inputs: Draws::new(stream(seed, base + 2)),
             outputs: Draws::new(stream(seed, base + 3)),
+            pairs: stream(seed, base + 5),
             batch_s: 0.0,
             left_in_batch: 0,
             clients: None,
@@ -322,8 +326,13 @@ impl Iterator for Workload<'_> {
         }
         let s = &mut self.streams[best?];
         let class = &self.scenario.classes()[s.class as usize];
-        let input_tokens = s.inputs.next(&class.input_tokens);
-        let output_tokens = s.outputs.next(&class.output_tokens);
+        let (input_tokens, output_tokens) = match &class.lengths {
+            None => (
+                s.inputs.next(&class.input_tokens),
+                s.outputs.next(&class.output_tokens),
+            ),
+            Some(joint) => joint.sample(&mut s.pairs),
+        };
         let cached = round(class.prefix_cache_hit * input_tokens as f64) as u32;
         let spec = RequestSpec {
             class: s.class,
@@ -352,7 +361,7 @@ impl Iterator for Workload<'_> {
 mod tests {
     use super::*;
     use crate::params::dist::{DistParams, Shape};
-    use crate::params::{ClassParams, LoadParams, ScenarioParams};
+    use crate::params::{ClassParams, LengthsParams, LoadParams, ScenarioParams};
 
     fn scenario(classes: Vec<ClassParams>, horizon_s: f64) -> Scenario {
         let mut p = ScenarioParams {
@@ -553,6 +562,37 @@ mod tests {
         w.returned(4, 0, 9.0);
         assert!(w.is_finished());
     }
+
+    #[test]
+    fn a_joint_model_draws_pairs_from_a_stream_of_its_own() {
+        let draws = |lengths: Option<LengthsParams>, seed: u64| {
+            let class = ClassParams {
+                input_tokens: DistParams::log_normal(1000.0, 4000.0),
+                output_tokens: DistParams::log_normal(200.0, 800.0).clamped(None, Some(4000.0)),
+                lengths,
+                ..ClassParams::default()
+            };
+            Workload::new(&scenario(vec![class], 3600.0), seed)
+                .map(|r| (r.arrival_s, (r.input_tokens, r.output_tokens)))
+                .unzip::<_, _, Vec<_>, Vec<_>>()
+        };
+        let table = LengthsParams::Pairs {
+            pairs: vec![[10.0, 1.0], [20.0, 2.0]],
+            weights: None,
+        };
+        let (times, pairs) = draws(Some(table), 3);
+        // The same arrivals: the lengths take nothing from the times' stream.
+        assert_eq!(times, draws(None, 3).0);
+        assert!(pairs.iter().all(|p| *p == (10, 1) || *p == (20, 2)));
+        assert!(pairs.contains(&(10, 1)) && pairs.contains(&(20, 2)));
+        // Pinned: a change here changes the numbers of every shared link
+        // with correlated lengths.
+        let (_, pairs) = draws(Some(LengthsParams::Correlated { rho: 0.6 }), 42);
+        assert_eq!(pairs[..3], PINNED_FIRST_PAIRS, "seed 42");
+    }
+
+    /// The first three (prompt, output) lengths with correlated lengths, seed 42.
+    const PINNED_FIRST_PAIRS: [(u32, u32); 3] = [(635, 77), (2318, 781), (1600, 522)];
 
     /// Arrival time \[us\] and prompt length of the first three requests, seed 42.
     const PINNED_FIRST_DRAWS: [(u64, u32); 3] =

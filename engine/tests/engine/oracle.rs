@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use sojourn_engine::{
     ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
-    LoadParams, OperationsParams, ReplicaParams, Report, Router, RunOptions, RunParams, Scenario,
-    ScenarioParams, Schedule, Shape, StepTimeParams, simulate,
+    LengthsParams, LoadParams, OperationsParams, ReplicaParams, Report, Router, RunOptions,
+    RunParams, Scenario, ScenarioParams, Schedule, Shape, StepTimeParams, simulate,
 };
 
 use crate::support::{hardware_for_blocks, tiny_model};
@@ -116,6 +116,27 @@ fn load() -> impl Strategy<Value = LoadParams> {
     ]
 }
 
+/// Prompt and output distributions and how they go together: mostly
+/// independent, sometimes correlated log-normals or a table of pairs.
+fn lengths() -> impl Strategy<Value = (DistParams, DistParams, Option<LengthsParams>)> {
+    let log_normal = |max: f64| {
+        (1.0..max / 2.0, 1.1..4.0f64)
+            .prop_map(move |(m, r)| DistParams::log_normal(m, m * r).clamped(None, Some(max)))
+    };
+    let table = prop::collection::vec((1.0..1500.0f64, 1.0..250.0f64), 1..20).prop_map(|pairs| {
+        LengthsParams::Pairs {
+            weights: (pairs.len() % 2 == 0).then(|| (1..=pairs.len()).map(|k| k as f64).collect()),
+            pairs: pairs.into_iter().map(|(i, o)| [i, o]).collect(),
+        }
+    });
+    prop_oneof![
+        8 => (dist(1500.0), dist(250.0)).prop_map(|(i, o)| (i, o, None)),
+        1 => (log_normal(1500.0), log_normal(250.0), -0.95..0.95f64)
+            .prop_map(|(i, o, rho)| (i, o, Some(LengthsParams::Correlated { rho }))),
+        1 => (dist(1500.0), dist(250.0), table).prop_map(|(i, o, t)| (i, o, Some(t))),
+    ]
+}
+
 fn class(index: usize) -> impl Strategy<Value = ClassParams> {
     (
         20.0..400.0f64,
@@ -123,8 +144,7 @@ fn class(index: usize) -> impl Strategy<Value = ClassParams> {
             Just(DistParams::constant(1.0)),
             (1.0..4.0f64).prop_map(|m| DistParams::new(Shape::Geometric { mean: m }))
         ],
-        dist(1500.0),
-        dist(250.0),
+        lengths(),
         prop_oneof![Just(0.0), 0.0..0.9f64],
         -1..3i32,
         prop_oneof![Just(86_400.0), 5.0..600.0f64],
@@ -132,7 +152,16 @@ fn class(index: usize) -> impl Strategy<Value = ClassParams> {
         load(),
     )
         .prop_map(
-            move |(rate, batch_size, input, output, hit, priority, deadline, timeout, load)| {
+            move |(
+                rate,
+                batch_size,
+                (input, output, lengths),
+                hit,
+                priority,
+                deadline,
+                timeout,
+                load,
+            )| {
                 ClassParams {
                     name: format!("class-{index}"),
                     batches_per_hour: rate,
@@ -144,6 +173,7 @@ fn class(index: usize) -> impl Strategy<Value = ClassParams> {
                     time_of_day: None,
                     input_tokens: input,
                     output_tokens: output,
+                    lengths,
                     prefix_cache_hit: hit,
                     priority,
                     deadline_s: deadline,

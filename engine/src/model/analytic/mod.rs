@@ -100,11 +100,11 @@ impl WorkloadMoments {
         };
         for c in scenario.classes() {
             let rate = c.mean_batch_rate_per_s() * c.batch_size.moments().0;
-            let input = c.input_tokens.moments().0;
+            let (input, output) = c.mean_lengths();
             m.rate_per_s += rate;
             m.mean_input += rate * input;
             m.mean_prefill += rate * (input * (1.0 - c.prefix_cache_hit)).max(1.0);
-            m.mean_output += rate * c.output_tokens.moments().0;
+            m.mean_output += rate * output;
         }
         if m.rate_per_s > 0.0 {
             m.mean_input /= m.rate_per_s;

@@ -130,14 +130,15 @@ impl QueueModel {
             let mut inputs = stream(0xa11a_0001, k as u64);
             let mut outputs = stream(0xa11a_0002, k as u64);
             let mut sizes = stream(0xa11a_0003, k as u64);
+            let mut pairs = stream(0xa11a_0004, k as u64);
             let (ex, ex2) = class.batch_size.moments();
             let batch_rate = class.mean_batch_rate_per_s();
             let request_rate = batch_rate * ex;
             let mut requests = Vec::with_capacity(QUEUE_SAMPLES);
             let (mut class_held, mut class_resident) = (0.0, 0.0);
             for _ in 0..QUEUE_SAMPLES {
-                let input = class.input_tokens.sample(&mut inputs) as u64;
-                let output = class.output_tokens.sample(&mut outputs) as u64;
+                let (input, output) = class.sample_lengths(&mut inputs, &mut outputs, &mut pairs);
+                let (input, output) = (input as u64, output as u64);
                 let cached = ((class.prefix_cache_hit * input as f64).round() as u64)
                     .min(input.saturating_sub(1));
                 let alone = service_alone(scenario.step_time(), engine, input, cached, 1);

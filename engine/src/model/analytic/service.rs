@@ -119,9 +119,10 @@ pub fn fastest_service(
     step_time: &StepTimeModel,
     engine: &EngineParams,
 ) -> ServiceAlone {
-    let input = class.input_tokens.smallest() as u64;
+    let (input, output) = class.smallest_lengths();
+    let input = input as u64;
     let cached = (class.prefix_cache_hit * input as f64).round() as u64;
-    let output = class.output_tokens.smallest() as u64;
+    let output = output as u64;
     service_alone(step_time, engine, input, cached, output)
 }
 

@@ -18,7 +18,7 @@ pub(super) const Z90: f64 = 1.281_551_565_544_600_4;
 
 /// Fails `field` unless `value` is at most [`MAX_COUNT`] (a parameter past
 /// the largest count would be clamped to it without a word).
-fn at_most_max_count(check: &mut Checker, field: &str, value: f64) -> bool {
+pub(super) fn at_most_max_count(check: &mut Checker, field: &str, value: f64) -> bool {
     if value > MAX_COUNT as f64 {
         check.fail(
             field,
@@ -30,6 +30,27 @@ fn at_most_max_count(check: &mut Checker, field: &str, value: f64) -> bool {
         return false;
     }
     true
+}
+
+/// Checks `weights` (of a histogram's bins, of a table's pairs): each zero
+/// or more, not all zero, with a finite sum.
+pub(super) fn weights_can_be_drawn(check: &mut Checker, weights: &[f64]) -> bool {
+    let mut ok = true;
+    for (i, w) in weights.iter().enumerate() {
+        ok &= check.non_negative(&format!("weights[{i}]"), *w);
+    }
+    let total: f64 = weights.iter().sum();
+    if ok && !total.is_finite() {
+        check.fail(
+            "weights",
+            format!("must add up to a finite number, got a sum of {}: scale them down (only their ratios matter)", show(total)),
+        );
+        ok = false;
+    } else if ok && total <= 0.0 {
+        check.fail("weights", "must not all be zero");
+        ok = false;
+    }
+    ok
 }
 
 /// The sampler `built` gave, or a field error on `field` saying why the
@@ -190,20 +211,7 @@ impl DistParams {
                     check.fail("edges", "must be strictly increasing");
                     ok = false;
                 }
-                for (i, w) in weights.iter().enumerate() {
-                    ok &= check.non_negative(&format!("weights[{i}]"), *w);
-                }
-                let total: f64 = weights.iter().sum();
-                if ok && !total.is_finite() {
-                    check.fail(
-                        "weights",
-                        format!("must add up to a finite number, got a sum of {}: scale them down (only their ratios matter)", show(total)),
-                    );
-                    ok = false;
-                } else if ok && total <= 0.0 {
-                    check.fail("weights", "must not all be zero");
-                    ok = false;
-                }
+                ok &= weights_can_be_drawn(check, weights);
                 let built =
                     WeightedIndex::new(weights.iter().copied()).map(|index| Sampler::Histogram {
                         index,

@@ -6,6 +6,8 @@
 //! - `build.rs`: the checks of every shape's parameters, and the sampler
 //!   built from them;
 //! - `alias.rs`: the alias table that clamped lognormals draw from;
+//! - `joint.rs`: joint prompt and output lengths (correlated log-normals, a
+//!   table of pairs);
 //! - `numeric.rs`: rounding and uniform draws without library calls.
 
 use std::sync::{Arc, OnceLock};
@@ -21,9 +23,13 @@ use crate::samplers::{Exp, Gamma, Geometric, LogNormal};
 
 mod alias;
 mod build;
+mod joint;
+#[cfg(test)]
+mod joint_tests;
 mod numeric;
 
 use alias::AliasTable;
+pub use joint::{CorrelatedLogNormals, JointLengths, PairTable, preview_lengths};
 use numeric::uniform_index;
 pub(crate) use numeric::unit;
 pub use numeric::{ceil_u64, round};
