@@ -145,9 +145,11 @@ fn ExampleMenu(state: AppState) -> impl IntoView {
         }
     };
     view! {
-        <label class="example-menu">
-            <span class="visually-hidden">"Open an example"</span>
-            <select on:change=on_change>
+        // Named by aria-label, not a wrapping label, whose text would hold
+        // every option's title (a search for the "Seed" box found "the
+        // seeds' case" too).
+        <span class="example-menu">
+            <select aria-label="Open an example" on:change=on_change>
                 <option value="" selected>
                     "Open an example…"
                 </option>
@@ -159,7 +161,7 @@ fn ExampleMenu(state: AppState) -> impl IntoView {
                     })
                     .collect_view()}
             </select>
-        </label>
+        </span>
     }
 }
 
