@@ -5,7 +5,10 @@
 //! same for a "wide" scenario that reaches every sampler through its own
 //! code path (gamma, unclamped lognormals, exponential and geometric batch
 //! sizes, a time-of-day profile), timeouts, rejections and preemption, under
-//! each service discipline and both routers. The native run and the wasm32
+//! each service discipline and both routers; `tests/golden/loads.json` the
+//! newer load models (closed-loop clients, offline and fixed-count classes,
+//! correlated and tabled joint lengths) under both engine schedules. The
+//! native run and the wasm32
 //! run (in headless Chromium) both compare against them, so together they
 //! prove the two targets agree. After an intended change to the engine's
 //! numbers, re-bless natively with
@@ -13,13 +16,15 @@
 
 use serde_json::{Value, json};
 use sojourn_engine::{
-    ClassParams, ClusterParams, Discipline, DistParams, EngineParams, ReplicaParams, Router,
-    RunOptions, RunParams, Scenario, ScenarioParams, Shape, simulate,
+    ClassParams, ClusterParams, Discipline, DistParams, EngineParams, LengthsParams, LoadParams,
+    ReplicaParams, Router, RunOptions, RunParams, Scenario, ScenarioParams, Schedule, Shape,
+    simulate,
 };
 
 /// The golden files, embedded at compile time so the wasm32 build reads them too.
 const GOLDEN: &str = include_str!("../golden/determinism.json");
 const GOLDEN_WIDE: &str = include_str!("../golden/wide.json");
+const GOLDEN_LOADS: &str = include_str!("../golden/loads.json");
 
 /// One hour of the default scenario with seed 7: small enough to run in a
 /// second in the browser, large enough to exercise queueing.
@@ -107,6 +112,61 @@ fn wide_scenario(discipline: Discipline, router: Router) -> Scenario {
     Scenario::try_from(params).expect("the wide scenario is valid")
 }
 
+/// Half an hour of the newer load models under `schedule`: closed-loop
+/// clients with think times and correlated prompt and output lengths, an
+/// offline class drawing from a table of (prompt, output) pairs, and a
+/// fixed count of Poisson arrivals, on the per-operation step-time model.
+fn loads_scenario(schedule: Schedule) -> Scenario {
+    let defaults = ScenarioParams::overnight_batch();
+    let chat = ClassParams {
+        name: "chat".into(),
+        input_tokens: DistParams::log_normal(600.0, 3000.0),
+        output_tokens: DistParams::log_normal(150.0, 700.0),
+        lengths: Some(LengthsParams::Correlated { rho: 0.6 }),
+        load: LoadParams::ClosedLoop {
+            clients: 24,
+            think_ms: Some(DistParams::new(Shape::Exponential { mean: 800.0 })),
+            requests: None,
+        },
+        ..ClassParams::default()
+    };
+    let documents = ClassParams {
+        name: "documents".into(),
+        lengths: Some(LengthsParams::Pairs {
+            pairs: vec![[4000.0, 200.0], [900.0, 60.0], [12_000.0, 500.0]],
+            weights: Some(vec![2.0, 5.0, 1.0]),
+        }),
+        load: LoadParams::Offline { requests: 150 },
+        ..ClassParams::default()
+    };
+    let api = ClassParams {
+        name: "api".into(),
+        batches_per_hour: 3600.0,
+        input_tokens: DistParams::new(Shape::Gamma {
+            mean: 800.0,
+            std_dev: 500.0,
+        }),
+        load: LoadParams::FixedCount { requests: 800 },
+        ..ClassParams::default()
+    };
+    let params = ScenarioParams {
+        classes: vec![chat, documents, api],
+        engine: EngineParams {
+            schedule,
+            max_model_len: Some(16_000),
+            max_num_batched_tokens: 16_000,
+            ..defaults.engine.clone()
+        },
+        run: RunParams {
+            horizon_s: 1800.0,
+            seed: 5,
+            ..RunParams::default()
+        },
+        ..defaults
+    };
+    Scenario::try_from(params).expect("the load-model scenario is valid")
+}
+
 /// What the golden file holds for a run: the digest as 16 hex digits and the
 /// number of arrivals (a readable hint when the digest changes).
 fn summary(scenario: &Scenario) -> Value {
@@ -176,6 +236,19 @@ fn wide_scenario_reproduces_golden_digests() {
         }
     }
     check_golden("wide.json", GOLDEN_WIDE, &observed);
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn load_models_reproduce_golden_digests() {
+    let mut runs = serde_json::Map::new();
+    for (name, schedule) in [
+        ("decode_first", Schedule::DecodeFirst),
+        ("prefill_first", Schedule::PrefillFirst),
+    ] {
+        runs.insert(name.to_string(), summary(&loads_scenario(schedule)));
+    }
+    check_golden("loads.json", GOLDEN_LOADS, &Value::Object(runs));
 }
 
 /// Compares `observed` with the golden `file` (embedded as `golden`), or,
