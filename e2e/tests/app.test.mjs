@@ -4,11 +4,22 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { screenshot, startSite } from '../lib/harness.mjs';
+import {
+  RESULT_TIMEOUT_MS,
+  PLAN_TIMEOUT_MS,
+  cdf,
+  headline,
+  runStatus,
+  runButton,
+  waitFor,
+  figure,
+  waitForDone,
+  pageTimeWhen,
+  cdfShown,
+  planShown,
+  tableRows,
+} from '../lib/page.mjs';
 import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
-
-// Generous: a 2-core machine shared with compilers.
-const RESULT_TIMEOUT_MS = 30_000;
-const PLAN_TIMEOUT_MS = 120_000;
 
 let site;
 before(async () => {
@@ -17,57 +28,6 @@ before(async () => {
 after(async () => {
   await site?.close();
 });
-
-const cdf = (page) => page.getByRole('img', { name: /Sojourn-time CDF; deadlines/ });
-const headline = (page) => page.getByRole('region', { name: 'Headline figures' });
-const runStatus = (page) => page.getByRole('status', { name: 'Run status' });
-const runButton = (page) => page.getByRole('button', { name: 'Run', exact: true });
-
-/** Polls `condition` (async) until it returns a truthy value. */
-async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {
-  const started = Date.now();
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() - started > timeout) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The headline figure `label` (e.g. "P(miss)") as shown. */
-async function figure(page, label) {
-  const card = headline(page).locator('.metric', { has: page.locator('dt', { hasText: label }) });
-  return (await card.locator('.metric-value').first().innerText()).trim();
-}
-
-async function waitForDone(page, timeout = PLAN_TIMEOUT_MS) {
-  await waitFor('the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', timeout);
-}
-
-/**
- * The page's clock (ms since navigation started) when `condition`, run in
- * the page, first holds: measured there, so polling adds no delay.
- */
-async function pageTimeWhen(page, condition, timeout) {
-  const handle = await page.waitForFunction(
-    (source) => (new Function(`return (${source})()`)() ? performance.now() : 0),
-    condition.toString(),
-    { timeout, polling: 20 },
-  );
-  return Math.round(await handle.jsonValue());
-}
-
-const cdfShown = () => document.querySelector('[role="img"][aria-label^="Sojourn-time CDF; deadlines"]') !== null;
-const planShown = () => document.getElementById('plan-statement') !== null;
-
-/** A table's body as rows of cell texts, by column header. */
-async function tableRows(table) {
-  const headers = await table.locator('thead th').allInnerTexts();
-  const rows = await table.locator('tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.innerText.trim())),
-  );
-  return rows.map((cells) => Object.fromEntries(headers.map((h, i) => [h, cells[i]])));
-}
 
 /** Opens the default scenario and measures navigation start to its CDF. */
 async function timeDefaultScenario() {

@@ -1,0 +1,57 @@
+// Page helpers shared by the end-to-end suites: the page's landmarks by role
+// and name, waiting for conditions, and reading figures and tables.
+
+// Generous: a 2-core machine shared with compilers.
+export const RESULT_TIMEOUT_MS = 30_000;
+export const PLAN_TIMEOUT_MS = 120_000;
+
+export const cdf = (page) => page.getByRole('img', { name: /Sojourn-time CDF; deadlines/ });
+export const headline = (page) => page.getByRole('region', { name: 'Headline figures' });
+export const runStatus = (page) => page.getByRole('status', { name: 'Run status' });
+export const runButton = (page) => page.getByRole('button', { name: 'Run', exact: true });
+
+/** Polls `condition` (async) until it returns a truthy value. */
+export async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {
+  const started = Date.now();
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() - started > timeout) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The headline figure `label` (e.g. "P(miss)") as shown. */
+export async function figure(page, label) {
+  const card = headline(page).locator('.metric', { has: page.locator('dt', { hasText: label }) });
+  return (await card.locator('.metric-value').first().innerText()).trim();
+}
+
+export async function waitForDone(page, timeout = PLAN_TIMEOUT_MS) {
+  await waitFor('the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', timeout);
+}
+
+/**
+ * The page's clock (ms since navigation started) when `condition`, run in
+ * the page, first holds: measured there, so polling adds no delay.
+ */
+export async function pageTimeWhen(page, condition, timeout) {
+  const handle = await page.waitForFunction(
+    (source) => (new Function(`return (${source})()`)() ? performance.now() : 0),
+    condition.toString(),
+    { timeout, polling: 20 },
+  );
+  return Math.round(await handle.jsonValue());
+}
+
+export const cdfShown = () => document.querySelector('[role="img"][aria-label^="Sojourn-time CDF; deadlines"]') !== null;
+export const planShown = () => document.getElementById('plan-statement') !== null;
+
+/** A table's body as rows of cell texts, by column header. */
+export async function tableRows(table) {
+  const headers = await table.locator('thead th').allInnerTexts();
+  const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.innerText.trim())),
+  );
+  return rows.map((cells) => Object.fromEntries(headers.map((h, i) => [h, cells[i]])));
+}
