@@ -14,8 +14,7 @@
 //! requests to return (`Workload::returned`) and a think time drawn from a
 //! fifth stream when each request is sent.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::Load;
 use crate::model::dist::{Dist, round};
@@ -103,12 +102,15 @@ struct ClassStream {
 struct Clients {
     thinks: SimRng,
     /// Sends still to schedule (`u64::MAX` when the horizon ends them).
+    /// Once none are left, a return whose send comes before the latest
+    /// scheduled one takes its place: a class of N requests sends its N
+    /// earliest.
     left: u64,
     /// Scheduled sends, earliest first: (time, key), the key being the
     /// client's index for first sends and `clients` + the returned request's
     /// id for later ones, so that ties do not depend on the order in which
     /// returns were noticed.
-    sends: BinaryHeap<Reverse<(Time, u64)>>,
+    sends: BTreeSet<(Time, u64)>,
     /// Each request out, by id: its client's think time after it returns
     /// \[s\], drawn when it was sent (in arrival order, which both engines
     /// share; returns are noticed in an order that may not be).
@@ -172,13 +174,24 @@ impl<'a> Workload<'a> {
         let Some(c) = s.clients.as_mut() else { return };
         let think_s = c.thinking_s.remove(&id).unwrap_or(0.0);
         c.busy -= 1;
-        let send_s = at_s + think_s;
-        if c.left > 0 && send_s < s.until_s {
+        let send = (Time(at_s + think_s), c.clients + id as u64);
+        if send.0.0 >= s.until_s {
+            return;
+        }
+        if c.left > 0 {
             c.left -= 1;
             c.busy += 1;
-            c.sends.push(Reverse((Time(send_s), c.clients + id as u64)));
-            s.next_send();
+            c.sends.insert(send);
+        } else if c.sends.last().is_some_and(|&latest| send < latest) {
+            // The class's requests are its earliest sends, whatever order
+            // the returns are noticed in (the cluster notices a replica's
+            // returns when it runs that replica, not in time order): this
+            // send takes the place of the latest one scheduled, whose
+            // client stops.
+            c.sends.pop_last();
+            c.sends.insert(send);
         }
+        s.next_send();
     }
 }
 
@@ -226,7 +239,7 @@ impl ClassStream {
                     thinks: stream(seed, base + 4),
                     left: requests.map_or(u64::MAX, |n| n as u64 - first),
                     // Every client sends its first request at time 0.
-                    sends: (0..first).map(|k| Reverse((Time(0.0), k))).collect(),
+                    sends: (0..first).map(|k| (Time(0.0), k)).collect(),
                     thinking_s: BTreeMap::new(),
                     busy: first,
                     clients,
@@ -264,8 +277,8 @@ impl ClassStream {
         let next = self
             .clients
             .as_ref()
-            .and_then(|c| c.sends.peek())
-            .map(|Reverse((Time(t), _))| *t);
+            .and_then(|c| c.sends.first())
+            .map(|&(Time(t), _)| t);
         self.batch_s = next.unwrap_or(f64::INFINITY);
         self.left_in_batch = 1;
     }
@@ -304,7 +317,7 @@ impl ClassStream {
         else {
             return;
         };
-        c.sends.pop();
+        c.sends.pop_first();
         let think_s = think_ms
             .as_ref()
             .map_or(0.0, |d| d.sample(&mut c.thinks) as f64 / 1000.0);
@@ -534,8 +547,11 @@ mod tests {
     }
 
     #[test]
-    fn a_closed_loop_sends_its_clients_first_then_one_per_return() {
-        // Three clients, at most five requests, 2 s of think time.
+    fn a_closed_loop_sends_its_clients_first_then_its_earliest_sends() {
+        // Three clients, at most five requests, 2 s of think time. The
+        // returns are noticed out of time order (the cluster notices a
+        // replica's returns when it runs that replica); the class's last two
+        // requests are still its two earliest sends, in either order.
         let class = ClassParams {
             load: LoadParams::ClosedLoop {
                 clients: 3,
@@ -545,22 +561,28 @@ mod tests {
             ..ClassParams::default()
         };
         let s = scenario(vec![class], 60.0);
-        let mut w = Workload::new(&s, 4);
-        let first: Vec<f64> = w.by_ref().map(|r| r.arrival_s).collect();
-        assert_eq!(first, [0.0; 3]);
-        assert!(w.peek_s().is_infinite() && !w.is_finished());
-        w.returned(1, 0, 5.0);
-        w.returned(0, 0, 3.0);
-        w.returned(2, 0, 4.0);
-        let next: Vec<f64> = w.by_ref().map(|r| r.arrival_s).collect();
-        assert_eq!(
-            next,
-            [5.0, 7.0],
-            "the first two returns send; the total is reached"
-        );
-        w.returned(3, 0, 8.0);
-        w.returned(4, 0, 9.0);
-        assert!(w.is_finished());
+        for order in [
+            [(1, 5.0), (0, 3.0), (2, 4.0)],
+            [(0, 3.0), (2, 4.0), (1, 5.0)],
+        ] {
+            let mut w = Workload::new(&s, 4);
+            let first: Vec<f64> = w.by_ref().map(|r| r.arrival_s).collect();
+            assert_eq!(first, [0.0; 3]);
+            assert!(w.peek_s().is_infinite() && !w.is_finished());
+            for (id, at_s) in order {
+                w.returned(id, 0, at_s);
+            }
+            let next: Vec<f64> = w.by_ref().map(|r| r.arrival_s).collect();
+            assert_eq!(
+                next,
+                [5.0, 6.0],
+                "the two earliest sends, noticed {order:?}"
+            );
+            assert!(!w.is_finished(), "two requests are out");
+            w.returned(3, 0, 8.0);
+            w.returned(4, 0, 9.0);
+            assert!(w.is_finished());
+        }
     }
 
     #[test]
