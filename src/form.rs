@@ -9,8 +9,13 @@ use sojourn_engine::{ClassParams, DistParams, ScenarioParams, Shape};
 use crate::format::input_text;
 
 mod lengths;
+mod load;
 use lengths::typical_lengths;
 pub use lengths::{LENGTHS_KINDS, lengths_kind, lengths_preview, pairs_csv, set_lengths_kind};
+pub use load::{
+    LOAD_KINDS, NO_THINK, load_kind, load_requests, load_summary, set_load_kind, set_think_kind,
+    think, think_kind, think_mut,
+};
 
 /// A number as typed: "1800", "1,800", "0.2", "1e-4". `None` if not a
 /// number. A comma only separates thousands (groups of three digits before

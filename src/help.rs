@@ -115,3 +115,11 @@ pub const OPS_PER_SEQUENCE: &str = "Attention kernel cost per decoding sequence 
 pub const OPS_INTERCONNECT: &str = "Share of the intra-node link's bandwidth a tensor-parallel all-reduce reaches (two per layer). Empty: the family's default.";
 pub const OPS_ALLREDUCE_LATENCY: &str =
     "Fixed cost of one all-reduce, in seconds. Empty: the family's default.";
+pub const LOAD: &str = "How the class sends: an open stream of batches over the horizon, a fixed number of requests, all at time 0 (offline benchmarks), or closed-loop clients that send again when their request returns.";
+pub const LOAD_REQUESTS: &str =
+    "Requests the class sends in all; the run lasts until they are served.";
+pub const LOAD_CLIENTS: &str =
+    "Concurrent clients, each with one request out at a time (a benchmark's concurrency).";
+pub const LOAD_TOTAL: &str =
+    "Requests sent in all, the earliest sends first. Empty: the clients send until the horizon.";
+pub const THINK: &str = "How long a client waits after its request returns before sending the next, in milliseconds (whole, at least 1).";

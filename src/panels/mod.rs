@@ -6,6 +6,7 @@ pub mod at;
 pub mod calibration;
 pub mod fields;
 pub mod guide;
+pub mod load;
 pub mod model;
 pub mod plan;
 pub mod results;

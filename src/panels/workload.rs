@@ -9,13 +9,14 @@ use sojourn_engine::{ClassParams, DistParams, LengthsParams, Shape, lengths_from
 use crate::charts::{Theme, histogram_preview, lengths_chart, log_correlation, profile_preview};
 use crate::form::{
     LENGTHS_KINDS, SHAPE_KINDS, convert_shape, dist_preview, lengths_kind, lengths_preview,
-    new_class, pairs_csv, set_lengths_kind, shape_fields, shape_get, shape_kind, shape_list,
-    shape_list_mut, shape_lists, shape_set, time_of_day_presets,
+    load_kind, load_summary, new_class, pairs_csv, set_lengths_kind, shape_fields, shape_get,
+    shape_kind, shape_list, shape_list_mut, shape_lists, shape_set, time_of_day_presets,
 };
 use crate::format::format_number;
 use crate::help;
 use crate::panels::at::{Item, at};
 use crate::panels::fields::{Field, check, fields, list, menu, number, options, text};
+use crate::panels::load::LoadEditor;
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
 use crate::state::AppState;
 
@@ -40,7 +41,7 @@ pub fn WorkloadPanel(state: AppState) -> impl IntoView {
 }
 
 /// The class at `index`.
-fn class_item(index: usize) -> Item<ClassParams> {
+pub(crate) fn class_item(index: usize) -> Item<ClassParams> {
     Item::new(
         format!("classes[{index}]"),
         move |p| p.classes.get(index),
@@ -63,9 +64,14 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
             p.classes
                 .get(index)
                 .map(|c| {
+                    let sends = match load_summary(c) {
+                        s if s.is_empty() => {
+                            format!("{} batches/h", format_number(c.batches_per_hour, 4))
+                        }
+                        s => s,
+                    };
                     format!(
-                        "{} batches/h, deadline {}",
-                        format_number(c.batches_per_hour, 4),
+                        "{sends}, deadline {}",
                         crate::format::format_duration_s(c.deadline_s)
                     )
                 })
@@ -79,15 +85,18 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
             .params
             .with(|p| p.classes.get(index).map(lengths_kind) == Some("pairs"))
     });
+    // Offline and closed-loop classes set their own send times: no rate,
+    // batches or hourly profile.
+    let follows_rate = Memo::new(move |_| {
+        state.params.with(|p| {
+            p.classes
+                .get(index)
+                .is_some_and(|c| matches!(load_kind(c), "open" | "fixed_count"))
+        })
+    });
     let class = class_item(index);
     let rows = vec![
         text(at!(class, name), "Class name", help::CLASS_NAME),
-        number(
-            at!(class, batches_per_hour),
-            "Batch arrivals",
-            "batches/h",
-            help::BATCHES_PER_HOUR,
-        ),
         number(at!(class, deadline_s), "Deadline (SLA)", "", help::DEADLINE).duration(),
         number(
             at!(class, prefix_cache_hit),
@@ -108,8 +117,12 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
                 <span class="class-summary">{move || summary.get()}</span>
             </summary>
             <div class="grid">{fields(state, rows)}</div>
-            <DistEditor state index which=Which::BatchSize />
-            <TimeOfDay state index />
+            <LoadEditor state index />
+            <Show when=move || follows_rate.get()>
+                <div class="grid">{move || fields(state, vec![rate_field(index)])}</div>
+                <DistEditor state index which=Which::BatchSize />
+                <TimeOfDay state index />
+            </Show>
             <Show when=move || !table.get()>
                 <DistEditor state index which=Which::Input />
                 <DistEditor state index which=Which::Output />
@@ -128,6 +141,17 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
             />
         </details>
     }
+}
+
+/// The class's batch arrival rate (open streams and fixed counts).
+fn rate_field(index: usize) -> Field {
+    let class = class_item(index);
+    number(
+        at!(class, batches_per_hour),
+        "Batch arrivals",
+        "batches/h",
+        help::BATCHES_PER_HOUR,
+    )
 }
 
 /// Which distribution of a class an editor edits.
@@ -197,14 +221,19 @@ fn dist_item(index: usize, which: Which) -> Item<DistParams> {
 }
 
 /// The boxes of a distribution's shape: one per number, or one per list.
-fn shape_rows(dist: &Item<DistParams>, shape: &Shape, which: Which) -> Vec<Field> {
+pub(crate) fn shape_rows(
+    dist: &Item<DistParams>,
+    shape: &Shape,
+    unit: &'static str,
+    help: &'static str,
+) -> Vec<Field> {
     let numbers = shape_fields(shape).iter().map(|&(field, label)| {
         let at = dist.at(
             field,
             move |d| shape_get(&d.shape, field),
             move |d, v| shape_set(&mut d.shape, field, v),
         );
-        number(at, label, which.unit(), which.help())
+        number(at, label, unit, help)
     });
     let lists = shape_lists(shape)
         .iter()
@@ -218,7 +247,7 @@ fn shape_rows(dist: &Item<DistParams>, shape: &Shape, which: Which) -> Vec<Field
                     }
                 },
             );
-            list(at, label, if in_unit { which.unit() } else { "" }, help)
+            list(at, label, if in_unit { unit } else { "" }, help)
         });
     numbers.chain(lists).collect()
 }
@@ -263,7 +292,10 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
         let Some(shape) = probe else {
             return ().into_any();
         };
-        fields(state, shape_rows(&dist_item(index, which), &shape, which))
+        fields(
+            state,
+            shape_rows(&dist_item(index, which), &shape, which.unit(), which.help()),
+        )
     };
     let label = which.title();
     let preview_view = move || {

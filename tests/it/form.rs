@@ -2,12 +2,14 @@
 
 use sojourn_app::charts::log_correlation;
 use sojourn_app::form::{
-    convert_shape, dist_preview, duration_text, lengths_kind, lengths_preview, new_class,
-    pairs_csv, parse_count, parse_duration_s, parse_list, parse_number, set_lengths_kind,
-    shape_kind, typical_seq_tokens,
+    LOAD_KINDS, NO_THINK, convert_shape, dist_preview, duration_text, lengths_kind,
+    lengths_preview, load_kind, load_requests, new_class, pairs_csv, parse_count, parse_duration_s,
+    parse_list, parse_number, set_lengths_kind, set_load_kind, set_think_kind, shape_kind, think,
+    think_kind, typical_seq_tokens,
 };
 use sojourn_engine::{
-    ClassParams, DistParams, LengthsParams, Scenario, ScenarioParams, Shape, lengths_from_csv,
+    ClassParams, DistParams, LengthsParams, LoadParams, Scenario, ScenarioParams, Shape,
+    lengths_from_csv,
 };
 
 #[test]
@@ -164,4 +166,53 @@ fn the_lengths_preview_draws_from_the_class_model() {
     assert!(pairs.iter().all(|p| *p == (30, 900) || *p == (5000, 12)));
     let error = lengths_preview(&class(Some(LengthsParams::Correlated { rho: 1.5 })));
     assert!(error.unwrap_err().starts_with("lengths.rho: "));
+}
+
+#[test]
+fn every_load_mode_the_page_offers_gives_a_valid_scenario() {
+    // The default's classes have hourly profiles and batches, which
+    // offline and closed-loop classes refuse: switching removes them and
+    // says so, so that the scenario stays valid.
+    let default = ScenarioParams::overnight_batch();
+    assert!(default.classes.iter().any(|c| c.time_of_day.is_some()));
+    for (kind, _) in LOAD_KINDS {
+        let mut p = default.clone();
+        for class in &mut p.classes {
+            let had_profile = class.time_of_day.is_some();
+            let removed = set_load_kind(class, kind);
+            assert_eq!(load_kind(class), kind);
+            let sets_own_times = matches!(kind, "offline" | "closed_loop");
+            assert_eq!(
+                removed.contains(&"its hourly profile"),
+                sets_own_times && had_profile,
+                "{kind}: {removed:?}"
+            );
+        }
+        Scenario::try_from(p).unwrap_or_else(|e| panic!("{kind}: {e}"));
+    }
+}
+
+#[test]
+fn switching_load_modes_keeps_the_count_and_the_think_time_keeps_its_typical_value() {
+    let mut class = ClassParams::default();
+    assert_eq!(load_kind(&class), "open");
+    assert!(set_load_kind(&mut class, "offline").is_empty());
+    class.load = LoadParams::Offline { requests: 250 };
+    set_load_kind(&mut class, "closed_loop");
+    assert_eq!(load_requests(&class), Some(250), "the count carries over");
+    assert_eq!(think_kind(&class), NO_THINK.0);
+    set_think_kind(&mut class, "constant");
+    let start = think(&class).expect("a think time").clone();
+    set_think_kind(&mut class, "exponential");
+    assert_eq!(
+        think(&class).map(|d| d.shape.clone()),
+        Some(convert_shape(&start.shape, "exponential"))
+    );
+    set_think_kind(&mut class, NO_THINK.0);
+    assert!(think(&class).is_none());
+    set_load_kind(&mut class, "fixed_count");
+    assert_eq!(class.load, LoadParams::FixedCount { requests: 250 });
+    set_load_kind(&mut class, "open");
+    assert_eq!(class.load, LoadParams::Open);
+    assert_eq!(load_requests(&class), None);
 }

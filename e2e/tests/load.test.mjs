@@ -1,0 +1,71 @@
+// A class's load mode in the page: closed-loop clients, a fixed count,
+// offline, as published benchmarks run them.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { screenshot, startSite } from '../lib/harness.mjs';
+import { RESULT_TIMEOUT_MS, cdf, runStatus, waitFor } from '../lib/page.mjs';
+import { linkQuery, quickScenario } from '../lib/scenario.mjs';
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+/** How many requests of class `name` arrived, as the per-class table shows. */
+async function arrived(page, name) {
+  const table = page.locator('#table-per-class table');
+  const headers = await table.locator('thead th').allInnerTexts();
+  const column = headers.findIndex((h) => h.trim() === 'arrived');
+  const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('th, td'), (cell) => cell.innerText.trim())),
+  );
+  const row = rows.find((cells) => cells[0] === name);
+  return row?.[column]?.replace(/,/g, '');
+}
+
+test('a class becomes closed-loop clients: its rate and profile give way, with an undo, and it sends exactly its total', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const batch = page.locator('details.class-editor').first();
+  assert.equal(await batch.getByLabel('Batch arrivals').count(), 1);
+
+  await batch.getByLabel('Load', { exact: true }).selectOption('closed_loop');
+  const notice = page.locator('.notice');
+  await waitFor('the notice', async () => /now sets its own send times: .*removed/.test(await notice.innerText()));
+  assert.equal(await batch.getByLabel('Batch arrivals').count(), 0, 'a closed loop has no rate');
+  await batch.getByLabel('Clients', { exact: true }).fill('4');
+  await batch.getByLabel('Requests in all', { exact: true }).fill('120');
+  await batch.getByLabel('Think time', { exact: true }).selectOption('exponential');
+  await batch.getByLabel('Mean', { exact: true }).fill('2000');
+  assert.match(await batch.locator('summary').innerText(), /4 clients, 120 requests/);
+
+  await waitFor('the closed loop\'s run', async () => {
+    return (await arrived(page, 'nightly-batch')) === '120' && !/Simulating/.test(await runStatus(page).innerText());
+  });
+  await screenshot(page, 'load-closed-loop');
+
+  // Undo brings the open stream back, profile and rate included.
+  await notice.getByRole('button', { name: 'Undo' }).click();
+  await batch.getByLabel('Batch arrivals').waitFor();
+  assert.equal(await batch.getByLabel('Load', { exact: true }).inputValue(), 'open');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('an offline class sends its count at time 0', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const batch = page.locator('details.class-editor').first();
+  await batch.getByLabel('Load', { exact: true }).selectOption('offline');
+  await batch.getByLabel('Requests', { exact: true }).fill('300');
+  await waitFor('the offline run', async () => {
+    return (await arrived(page, 'nightly-batch')) === '300';
+  });
+  assert.match(await batch.locator('summary').innerText(), /300 requests at time 0/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
