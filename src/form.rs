@@ -13,8 +13,8 @@ mod load;
 use lengths::typical_lengths;
 pub use lengths::{LENGTHS_KINDS, lengths_kind, lengths_preview, pairs_csv, set_lengths_kind};
 pub use load::{
-    LOAD_KINDS, NO_THINK, load_kind, load_requests, load_summary, set_load_kind, set_think_kind,
-    think, think_kind, think_mut,
+    LOAD_KINDS, NO_THINK, TRACE_KIND, load_kind, load_kinds, load_requests, load_summary,
+    set_load_kind, set_think_kind, think, think_kind, think_mut,
 };
 
 /// A number as typed: "1800", "1,800", "0.2", "1e-4". `None` if not a

@@ -35,7 +35,7 @@ test('a class becomes closed-loop clients: its rate and profile give way, with a
 
   await batch.getByLabel('Load', { exact: true }).selectOption('closed_loop');
   const notice = page.locator('.notice');
-  await waitFor('the notice', async () => /now sets its own send times: .*removed/.test(await notice.innerText()));
+  await waitFor('the notice', async () => /load changed: its hourly profile.* removed/.test(await notice.innerText()));
   assert.equal(await batch.getByLabel('Batch arrivals').count(), 0, 'a closed loop has no rate');
   await batch.getByLabel('Clients', { exact: true }).fill('4');
   await batch.getByLabel('Requests in all', { exact: true }).fill('120');
@@ -66,6 +66,31 @@ test('an offline class sends its count at time 0', async () => {
     return (await arrived(page, 'nightly-batch')) === '300';
   });
   assert.match(await batch.locator('summary').innerText(), /300 requests at time 0/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('an imported trace is replayed exactly, and its class can switch to the fitted open stream', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const rows = ['arrival_s,input_tokens,output_tokens,class'];
+  for (let i = 0; i < 90; i++) rows.push(`${i * 40},${200 + (i % 7) * 50},${30 + (i % 5) * 20},${i % 3 ? 'chat' : 'bulk'}`);
+  await page.getByLabel('Import trace').setInputFiles({
+    name: 'requests.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(rows.join('\n')),
+  });
+  await waitFor('the replay', async () =>
+    (await arrived(page, 'chat')) === '60' && (await arrived(page, 'bulk')) === '30');
+  assert.match(await page.locator('.notice').innerText(), /90 requests replayed exactly in 2 class\(es\)/);
+  const chat = page.locator('details.class-editor', { has: page.locator('.class-name', { hasText: /^chat$/ }) });
+  assert.match(await chat.locator('summary').innerText(), /replays 60 traced requests/);
+  assert.equal(await chat.getByLabel('Load', { exact: true }).inputValue(), 'trace');
+
+  await chat.getByLabel('Load', { exact: true }).selectOption('open');
+  await waitFor('the notice of what the switch removed', async () =>
+    /its traced requests removed/.test(await page.locator('.notice').innerText()));
+  await chat.getByLabel('Batch arrivals').waitFor();
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -44,7 +44,8 @@ pub use params::plan::{
     ServiceCurveParams, Setting, TargetMetric, TargetParams,
 };
 pub use params::trace::{
-    MAX_TRACE_ROWS, TraceRequest, fit_classes as fit_trace_classes, parse_trace_csv,
+    MAX_TRACE_ROWS, TraceRequest, TracedRequest, fit_classes as fit_trace_classes, parse_trace_csv,
+    replay_classes as replay_trace_classes,
 };
 pub use params::{
     ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,

@@ -1,6 +1,7 @@
 //! A class's load mode as the page edits it (the engine's `LoadParams`):
-//! an open stream, a fixed count, an offline batch, or closed-loop clients
-//! with their think time.
+//! an open stream, a fixed count, an offline batch, closed-loop clients
+//! with their think time, or a replayed trace (which only an imported trace
+//! gives: the menu offers it to a class that has one).
 
 use sojourn_engine::{ClassParams, DistParams, LoadParams};
 
@@ -13,6 +14,9 @@ pub const LOAD_KINDS: [(&str, &str); 4] = [
     ("offline", "N requests at time 0 (offline)"),
     ("closed_loop", "closed loop: C clients"),
 ];
+
+/// The menu entry of a class that replays a trace.
+pub const TRACE_KIND: (&str, &str) = ("trace", "replay the imported trace");
 
 /// The think-time menu's first entry: clients send again at once.
 pub const NO_THINK: (&str, &str) = ("none", "none (send again at once)");
@@ -31,7 +35,18 @@ pub fn load_kind(class: &ClassParams) -> &'static str {
         LoadParams::FixedCount { .. } => "fixed_count",
         LoadParams::Offline { .. } => "offline",
         LoadParams::ClosedLoop { .. } => "closed_loop",
+        LoadParams::Trace { .. } => TRACE_KIND.0,
     }
+}
+
+/// The load modes the menu offers `class`: [`LOAD_KINDS`], and
+/// [`TRACE_KIND`] for a class that replays a trace.
+pub fn load_kinds(class: &ClassParams) -> Vec<(&'static str, &'static str)> {
+    let mut kinds = LOAD_KINDS.to_vec();
+    if load_kind(class) == TRACE_KIND.0 {
+        kinds.push(TRACE_KIND);
+    }
+    kinds
 }
 
 /// The requests a class sends in all, when it sends a fixed number.
@@ -39,6 +54,7 @@ pub fn load_requests(class: &ClassParams) -> Option<u32> {
     match class.load {
         LoadParams::FixedCount { requests } | LoadParams::Offline { requests } => Some(requests),
         LoadParams::ClosedLoop { requests, .. } => requests,
+        LoadParams::Trace { ref requests } => u32::try_from(requests.len()).ok(),
         LoadParams::Open => None,
     }
 }
@@ -46,13 +62,20 @@ pub fn load_requests(class: &ClassParams) -> Option<u32> {
 /// Switches a class's load to `kind` (a value of [`LOAD_KINDS`]), keeping
 /// its count where both modes have one. Offline and closed-loop classes
 /// set their own send times, so switching to them removes an hourly
-/// profile and batch sizes (the engine refuses both there); the return
-/// value names what was removed, for the page to say so and offer it back.
+/// profile and batch sizes (the engine refuses both there); switching away
+/// from a replayed trace removes its requests (the fitted distributions
+/// stay). The return value names what was removed, for the page to say so
+/// and offer it back. A trace comes only from an import: switching to it
+/// does nothing.
 pub fn set_load_kind(class: &mut ClassParams, kind: &str) -> Vec<&'static str> {
-    if kind == load_kind(class) {
+    if kind == load_kind(class) || kind == TRACE_KIND.0 {
         return Vec::new();
     }
     let count = load_requests(class);
+    let mut removed = Vec::new();
+    if load_kind(class) == TRACE_KIND.0 {
+        removed.push("its traced requests");
+    }
     class.load = match kind {
         "fixed_count" => LoadParams::FixedCount {
             requests: count.unwrap_or(STARTING_REQUESTS),
@@ -67,7 +90,6 @@ pub fn set_load_kind(class: &mut ClassParams, kind: &str) -> Vec<&'static str> {
         },
         _ => LoadParams::Open,
     };
-    let mut removed = Vec::new();
     if matches!(kind, "offline" | "closed_loop") {
         if class.time_of_day.take().is_some() {
             removed.push("its hourly profile");
@@ -132,5 +154,6 @@ pub fn load_summary(class: &ClassParams) -> String {
             Some(n) => format!("{clients} clients, {n} requests"),
             None => format!("{clients} clients"),
         },
+        LoadParams::Trace { requests } => format!("replays {} traced requests", requests.len()),
     }
 }

@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use sojourn_engine::{ClassParams, LoadParams, ScenarioParams};
 
 use crate::form::{
-    LOAD_KINDS, NO_THINK, SHAPE_KINDS, load_kind, set_load_kind, set_think_kind, think, think_kind,
-    think_mut,
+    LOAD_KINDS, NO_THINK, SHAPE_KINDS, load_kind, load_kinds, set_load_kind, set_think_kind, think,
+    think_kind, think_mut,
 };
 use crate::help;
 use crate::panels::at::{At, Item};
@@ -28,8 +28,8 @@ pub fn LoadEditor(state: AppState, index: usize) -> impl IntoView {
             .params
             .with(|p| p.classes.get(index).map_or(NO_THINK.0, think_kind))
     });
-    let mode = menu(mode_at(state, index), "Load", help::LOAD, |_| {
-        options(&LOAD_KINDS)
+    let mode = menu(mode_at(state, index), "Load", help::LOAD, move |p| {
+        options(&p.classes.get(index).map_or(LOAD_KINDS.to_vec(), load_kinds))
     });
     let boxes = move || {
         let _ = think_family.get();
@@ -59,7 +59,7 @@ fn mode_at(state: AppState, index: usize) -> At<String> {
             let removed = set_load_kind(class, &kind);
             if !removed.is_empty() {
                 let text = format!(
-                    "Class {} now sets its own send times: {} removed.",
+                    "Class {}'s load changed: {} removed.",
                     class.name,
                     removed.join(" and ")
                 );
@@ -179,6 +179,9 @@ fn think_item(index: usize) -> Item<sojourn_engine::DistParams> {
 /// What the mode means, under the boxes.
 fn note(kind: &str) -> &'static str {
     match kind {
+        "trace" => {
+            "Replays the imported trace's requests exactly, each at its arrival time with its lengths; the distributions below are fitted to them (an open stream uses them). The planner plans open streams only."
+        }
         "fixed_count" => {
             "Exactly this many requests, in batches at the class's rate, however long that takes; the report gives throughput over the busy period."
         }

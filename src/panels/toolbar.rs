@@ -39,9 +39,10 @@ pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), Stri
     Ok((params, problems))
 }
 
-/// `params` with its classes replaced by those fitted to a request trace
-/// (CSV: `arrival_s`, `input_tokens`, `output_tokens`, optionally `class`
-/// and `prefix_hit`), and what the notice says; or why the trace does not
+/// `params` with its classes replaced by ones replaying a request trace
+/// exactly, their distributions fitted to it (CSV: `arrival_s`,
+/// `input_tokens`, `output_tokens`, optionally `class` and `prefix_hit`),
+/// and what the notice says; or why the trace does not
 /// read (naming its row and column). Deadlines, priorities and timeouts of
 /// a class whose name the scenario already has are kept.
 pub fn import_trace(
@@ -49,7 +50,7 @@ pub fn import_trace(
     text: &str,
 ) -> Result<(ScenarioParams, String), String> {
     let requests = sojourn_engine::parse_trace_csv(text).map_err(|e| e.to_string())?;
-    let mut fitted = sojourn_engine::fit_trace_classes(&requests);
+    let mut fitted = sojourn_engine::replay_trace_classes(&requests);
     for class in &mut fitted {
         if let Some(old) = params.classes.iter().find(|c| c.name == class.name) {
             class.deadline_s = old.deadline_s;
@@ -59,7 +60,7 @@ pub fn import_trace(
     }
     let names: Vec<String> = fitted.iter().map(|c| format!("\"{}\"", c.name)).collect();
     let summary = format!(
-        "{} requests fitted into {} class(es): {} (rates, hour-of-day profile, batch sizes and lengths from the trace).",
+        "{} requests replayed exactly in {} class(es): {}, with their rates and lengths fitted beside (a class switched to an open stream draws from them).",
         requests.len(),
         fitted.len(),
         names.join(", ")
@@ -385,7 +386,7 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 <label
                     class="button secondary"
                     for="import-trace"
-                    title="A CSV of requests (arrival_s, input_tokens, output_tokens, optional class and prefix_hit): the classes are fitted to it"
+                    title="A CSV of requests (arrival_s, input_tokens, output_tokens, optional class and prefix_hit): its classes replay it exactly, with distributions fitted beside"
                 >
                     "Import trace"
                 </label>

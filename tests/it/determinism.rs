@@ -7,7 +7,8 @@
 //! sizes, a time-of-day profile), timeouts, rejections and preemption, under
 //! each service discipline and both routers; `tests/golden/loads.json` the
 //! newer load models (closed-loop clients, offline and fixed-count classes,
-//! correlated and tabled joint lengths) under both engine schedules. The
+//! a replayed trace, correlated and tabled joint lengths) under both engine
+//! schedules. The
 //! native run and the wasm32
 //! run (in headless Chromium) both compare against them, so together they
 //! prove the two targets agree. After an intended change to the engine's
@@ -18,7 +19,7 @@ use serde_json::{Value, json};
 use sojourn_engine::{
     ClassParams, ClusterParams, Discipline, DistParams, EngineParams, LengthsParams, LoadParams,
     ReplicaParams, Router, RunOptions, RunParams, Scenario, ScenarioParams, Schedule, Shape,
-    simulate,
+    TracedRequest, simulate,
 };
 
 /// The golden files, embedded at compile time so the wasm32 build reads them too.
@@ -115,7 +116,9 @@ fn wide_scenario(discipline: Discipline, router: Router) -> Scenario {
 /// Half an hour of the newer load models under `schedule`: closed-loop
 /// clients with think times and correlated prompt and output lengths, an
 /// offline class drawing from a table of (prompt, output) pairs, and a
-/// fixed count of Poisson arrivals, on the per-operation step-time model.
+/// fixed count of Poisson arrivals, and a replayed trace (some of its
+/// requests with their own prefix-cache hit), on the per-operation
+/// step-time model.
 fn loads_scenario(schedule: Schedule) -> Scenario {
     let defaults = ScenarioParams::overnight_batch();
     let chat = ClassParams {
@@ -149,8 +152,22 @@ fn loads_scenario(schedule: Schedule) -> Scenario {
         load: LoadParams::FixedCount { requests: 800 },
         ..ClassParams::default()
     };
+    let replayed = ClassParams {
+        name: "replayed".into(),
+        load: LoadParams::Trace {
+            requests: (0..300u32)
+                .map(|i| TracedRequest {
+                    arrival_s: f64::from(i / 2) * 9.5,
+                    input_tokens: 100 + (i * 37) % 3000,
+                    output_tokens: 20 + (i * 13) % 400,
+                    prefix_hit: (i % 4 == 0).then_some(0.4),
+                })
+                .collect(),
+        },
+        ..ClassParams::default()
+    };
     let params = ScenarioParams {
-        classes: vec![chat, documents, api],
+        classes: vec![chat, documents, api, replayed],
         engine: EngineParams {
             schedule,
             max_model_len: Some(16_000),

@@ -44,11 +44,11 @@ fn the_page_checklist_is_the_guides() {
     }
 }
 
-/// A trace replaces the classes with those fitted to it, keeps the
-/// deadline of a class it names again, and a bad row is refused by row and
-/// column, leaving nothing half-imported.
+/// A trace replaces the classes with ones that replay it exactly (and are
+/// fitted to it), keeps the deadline of a class it names again, and a bad
+/// row is refused by row and column, leaving nothing half-imported.
 #[test]
-fn an_imported_trace_fits_the_classes_and_a_bad_one_names_its_row() {
+fn an_imported_trace_is_replayed_exactly_and_a_bad_one_names_its_row() {
     use sojourn_app::panels::toolbar::import_trace;
     let base = sojourn_engine::ScenarioParams::overnight_batch();
     let api_deadline = base
@@ -66,10 +66,22 @@ fn an_imported_trace_fits_the_classes_and_a_bad_one_names_its_row() {
         "a new class: the 24 h default"
     );
     assert!(
-        summary.starts_with("3 requests fitted into 2 class(es)"),
+        summary.starts_with("3 requests replayed exactly in 2 class(es)"),
         "{summary}"
     );
     assert_eq!(params.model, base.model, "only the classes change");
+    // The run sends exactly the trace's requests: times, classes, lengths.
+    let scenario = sojourn_engine::Scenario::try_from(params).expect("valid");
+    let report = sojourn_engine::simulate(&scenario, &Default::default()).expect("runs");
+    let sent: Vec<(f64, u16, u32, u32)> = report
+        .records
+        .iter()
+        .map(|r| (r.arrival_s, r.class, r.input_tokens, r.output_tokens))
+        .collect();
+    assert_eq!(
+        sent,
+        [(0.0, 0, 100, 20), (60.0, 0, 300, 40), (60.0, 1, 2000, 500)]
+    );
 
     let e = import_trace(
         &base,

@@ -8,6 +8,7 @@
 
 use crate::error::{Checker, show};
 use crate::model::dist::Dist;
+use crate::params::trace::{MAX_TRACE_ROWS, TracedRequest, check_traced};
 use crate::params::{ClassParams, DistParams, LoadParams, ScenarioParams};
 
 /// Most closed-loop clients in one class.
@@ -31,6 +32,8 @@ pub enum Load {
         think_ms: Option<Dist>,
         requests: Option<u32>,
     },
+    /// A trace's requests, in order of arrival (ties in the trace's order).
+    Trace { requests: Vec<TracedRequest> },
 }
 
 impl Load {
@@ -45,6 +48,7 @@ impl Load {
                 requests: Some(requests),
                 ..
             } => Some(*requests),
+            Load::Trace { requests } => Some(requests.len() as u32),
         }
     }
 
@@ -116,8 +120,36 @@ pub(crate) fn check_load(class: &ClassParams, check: &mut Checker) -> Option<Loa
                 requests: *requests,
             }
         }
+        LoadParams::Trace { requests } => {
+            check.at("load", |c| check_trace(requests, c));
+            refuse_arrival_shape(class, "a replayed trace sends at its own times", check);
+            let mut requests = requests.clone();
+            requests.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+            Load::Trace { requests }
+        }
     };
     (check.has_errors() == before).then_some(load)
+}
+
+/// A replayed trace: at least one request, at most [`MAX_TRACE_ROWS`],
+/// each one a request a scenario can hold (the first bad one named).
+fn check_trace(requests: &[TracedRequest], check: &mut Checker) {
+    if requests.is_empty() || requests.len() > MAX_TRACE_ROWS {
+        check.fail(
+            "requests",
+            format!(
+                "must hold between 1 and {MAX_TRACE_ROWS} requests, got {}",
+                requests.len()
+            ),
+        );
+    }
+    if let Some((i, (field, reason))) = requests
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| check_traced(r).err().map(|e| (i, e)))
+    {
+        check.fail(&format!("requests[{i}].{field}"), reason);
+    }
 }
 
 /// Offline and closed-loop classes set their own send times: a profile or
@@ -208,6 +240,33 @@ mod tests {
             requests: None,
         };
         reason(think, |_| {}, "classes[0].load.think_ms.mean");
+    }
+
+    #[test]
+    fn a_trace_needs_requests_and_names_its_first_bad_one() {
+        use crate::params::trace::TracedRequest;
+        let row = |arrival_s, input_tokens| TracedRequest {
+            arrival_s,
+            input_tokens,
+            output_tokens: 5,
+            prefix_hit: None,
+        };
+        let empty = LoadParams::Trace { requests: vec![] };
+        assert!(reason(empty, |_| {}, "classes[0].load.requests").contains("between 1"));
+        let bad = LoadParams::Trace {
+            requests: vec![row(0.0, 10), row(1.0, 0), row(-1.0, 3)],
+        };
+        let why = reason(bad, |_| {}, "classes[0].load.requests[1].input_tokens");
+        assert!(why.contains("at least 1"), "{why}");
+        let profiled = LoadParams::Trace {
+            requests: vec![row(0.0, 10)],
+        };
+        let why = reason(
+            profiled,
+            |p| p.classes[0].time_of_day = Some(vec![1.0; 24]),
+            "classes[0].time_of_day",
+        );
+        assert!(why.contains("replayed trace"), "{why}");
     }
 
     #[test]

@@ -159,6 +159,9 @@ pub enum LoadParams {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         requests: Option<u32>,
     },
+    /// A trace's requests, replayed exactly: each sent at its arrival time
+    /// with its lengths (`params::trace`).
+    Trace { requests: Vec<trace::TracedRequest> },
 }
 
 impl LoadParams {

@@ -8,14 +8,20 @@
 //! its observed frequency), the rate is batches over the trace's span, and
 //! a trace of at least a day gives a profile by hour of day (batches in each
 //! hour over the mean). A batch is the requests that share an arrival time.
+//!
+//! Replaying keeps the requests themselves: [`replay_classes`] gives each
+//! class a `{"kind": "trace"}` load holding its requests, which the engine
+//! sends at their arrival times with their lengths, beside the fitted
+//! distributions (which the analytic estimates read, and which an open
+//! stream uses if the class is switched to one).
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::FieldError;
 use crate::params::dist::{DistParams, Shape};
-use crate::params::{ClassParams, DAY_S};
+use crate::params::{ClassParams, DAY_S, LoadParams};
 
 /// One request of a trace.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -30,6 +36,31 @@ pub struct TraceRequest {
     /// Fraction of its prompt found in the prefix cache.
     #[serde(default)]
     pub prefix_hit: Option<f64>,
+}
+
+/// One request of a replayed trace (a class's `{"kind": "trace"}` load).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TracedRequest {
+    /// Seconds from the run's start.
+    pub arrival_s: f64,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    /// Fraction of its prompt found in the prefix cache; absent, the
+    /// class's `prefix_cache_hit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_hit: Option<f64>,
+}
+
+impl From<&TraceRequest> for TracedRequest {
+    fn from(r: &TraceRequest) -> TracedRequest {
+        TracedRequest {
+            arrival_s: r.arrival_s,
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            prefix_hit: r.prefix_hit,
+        }
+    }
 }
 
 /// Largest trace read (rows), to bound the work a file can ask for.
@@ -100,6 +131,12 @@ fn deserialize_reason(e: &csv::DeserializeError) -> String {
 
 /// A value of `r` no scenario could hold, as (column, reason).
 fn check_request(r: &TraceRequest) -> Result<(), (&'static str, String)> {
+    check_traced(&TracedRequest::from(r))
+}
+
+/// A value of a replayed request no scenario could hold, as (field,
+/// reason).
+pub(crate) fn check_traced(r: &TracedRequest) -> Result<(), (&'static str, String)> {
     if !(r.arrival_s.is_finite() && r.arrival_s >= 0.0) {
         return Err((
             "arrival_s",
@@ -121,31 +158,55 @@ fn check_request(r: &TraceRequest) -> Result<(), (&'static str, String)> {
 }
 
 /// The classes a trace's requests form (by `class`, in order of first
-/// appearance), each fitted to its requests. `horizon_s` is the trace's
-/// span: at least its last arrival (a trace of one arrival time counts one
-/// second).
+/// appearance), each fitted to its requests. The trace's span is at least
+/// its last arrival (a trace of one arrival time counts one second).
 pub fn fit_classes(requests: &[TraceRequest]) -> Vec<ClassParams> {
     let span_s = requests
         .iter()
         .map(|r| r.arrival_s)
         .fold(0.0, f64::max)
         .max(1.0);
+    by_class(requests)
+        .into_iter()
+        .map(|(name, requests)| fit_class(name, &requests, span_s))
+        .collect()
+}
+
+/// The classes a trace's requests form, each replaying its own requests
+/// exactly (a `{"kind": "trace"}` load) beside the distributions fitted
+/// to them. A replay sets its own send times, so the classes have neither
+/// batches nor an hourly profile.
+pub fn replay_classes(requests: &[TraceRequest]) -> Vec<ClassParams> {
+    let mut classes = fit_classes(requests);
+    for (class, (_, requests)) in classes.iter_mut().zip(by_class(requests)) {
+        class.batch_size = DistParams::constant(1.0);
+        class.time_of_day = None;
+        class.load = LoadParams::Trace {
+            requests: requests.into_iter().map(TracedRequest::from).collect(),
+        };
+    }
+    classes
+}
+
+/// A trace's requests by class name ("trace" when absent), the classes in
+/// order of first appearance.
+fn by_class(requests: &[TraceRequest]) -> Vec<(&str, Vec<&TraceRequest>)> {
     let mut order: Vec<&str> = Vec::new();
-    let mut by_class: BTreeMap<&str, Vec<&TraceRequest>> = BTreeMap::new();
+    let mut groups: BTreeMap<&str, Vec<&TraceRequest>> = BTreeMap::new();
     for r in requests {
         let name = r
             .class
             .as_deref()
             .filter(|c| !c.is_empty())
             .unwrap_or("trace");
-        if !by_class.contains_key(name) {
+        if !groups.contains_key(name) {
             order.push(name);
         }
-        by_class.entry(name).or_default().push(r);
+        groups.entry(name).or_default().push(r);
     }
     order
         .into_iter()
-        .map(|name| fit_class(name, &by_class[name], span_s))
+        .map(|name| (name, groups.remove(name).unwrap_or_default()))
         .collect()
 }
 

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use sojourn_engine::{
     ClassParams, DistParams, EngineParams, LoadParams, Report, RunError, RunOptions, Scenario,
-    ScenarioParams, Shape, Status, StepTimeParams, simulate,
+    ScenarioParams, Shape, Status, StepTimeParams, TracedRequest, simulate,
 };
 
 use crate::support::{mmc, run};
@@ -394,6 +394,51 @@ fn an_offline_run_starts_every_request_at_zero_and_reports_its_throughput() {
     assert_eq!(r.busy_period_s, last_end);
     assert_eq!(r.output_tokens_per_s, output as f64 / last_end);
     assert_eq!(r.total_tokens_per_s, (output + input) as f64 / last_end);
+}
+
+#[test]
+fn a_replayed_trace_sends_exactly_its_requests_in_time_order() {
+    // Listed out of order, two sharing a time, one with its own prefix hit
+    // (the others take the class's 0.5): each is sent at its time with its
+    // lengths, ties in the trace's order, and the run lasts until all are
+    // done, past the 10 s horizon.
+    let row = |arrival_s, input_tokens, output_tokens, prefix_hit| TracedRequest {
+        arrival_s,
+        input_tokens,
+        output_tokens,
+        prefix_hit,
+    };
+    let trace = vec![
+        row(30.0, 400, 7, None),
+        row(2.5, 100, 50, Some(0.2)),
+        row(30.0, 90, 3, None),
+        row(0.0, 1, 1, None),
+    ];
+    let mut p = load_mode(LoadParams::Trace { requests: trace }, 1, 10.0);
+    p.classes[0].prefix_cache_hit = 0.5;
+    let r = run(p);
+    let sent: Vec<(f64, u32, u32, u32)> = r
+        .records
+        .iter()
+        .map(|x| {
+            (
+                x.arrival_s,
+                x.input_tokens,
+                x.output_tokens,
+                x.cached_tokens,
+            )
+        })
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (0.0, 1, 1, 0),
+            (2.5, 100, 50, 20),
+            (30.0, 400, 7, 200),
+            (30.0, 90, 3, 45),
+        ]
+    );
+    assert!(r.records.iter().all(|x| x.status == Status::Completed));
 }
 
 /// The most requests of the run in the system at once (a request leaving

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use sojourn_engine::{
     ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
     LengthsParams, LoadParams, OperationsParams, ReplicaParams, Report, Router, RunOptions,
-    RunParams, Scenario, ScenarioParams, Schedule, Shape, StepTimeParams, simulate,
+    RunParams, Scenario, ScenarioParams, Schedule, Shape, StepTimeParams, TracedRequest, simulate,
 };
 
 use crate::support::{hardware_for_blocks, tiny_model};
@@ -113,7 +113,29 @@ fn load() -> impl Strategy<Value = LoadParams> {
                 requests,
             }
         ),
+        2 => trace(),
     ]
+}
+
+/// A replayed trace: requests at times in the first 20 minutes (some
+/// sharing a time, out of order as a file may list them), lengths that fit
+/// the generated scenarios' caps, some with their own prefix-cache hit.
+fn trace() -> impl Strategy<Value = LoadParams> {
+    let request = (
+        0..1200u32,
+        1..1500u32,
+        1..250u32,
+        prop::option::of(0.0..0.9f64),
+    )
+        .prop_map(
+            |(second, input_tokens, output_tokens, prefix_hit)| TracedRequest {
+                arrival_s: f64::from(second),
+                input_tokens,
+                output_tokens,
+                prefix_hit,
+            },
+        );
+    prop::collection::vec(request, 1..200).prop_map(|requests| LoadParams::Trace { requests })
 }
 
 /// Prompt and output distributions and how they go together: mostly
