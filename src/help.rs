@@ -115,3 +115,47 @@ pub const OPS_PER_SEQUENCE: &str = "Attention kernel cost per decoding sequence 
 pub const OPS_INTERCONNECT: &str = "Share of the intra-node link's bandwidth a tensor-parallel all-reduce reaches (two per layer). Empty: the family's default.";
 pub const OPS_ALLREDUCE_LATENCY: &str =
     "Fixed cost of one all-reduce, in seconds. Empty: the family's default.";
+
+/// Escape hides the help tip shown on hover or focus until the pointer or
+/// the focus moves on to another (WCAG 1.4.13: such content must be
+/// dismissible without moving either). The tips are CSS-only, so the page's
+/// root carries `data-tips="closed"`, which the style sheet reads.
+pub fn close_tips_on_escape() {
+    use leptos::ev;
+    use leptos::prelude::window_event_listener;
+    use std::cell::RefCell;
+    use wasm_bindgen::JsCast;
+
+    thread_local! {
+        /// The field or "?" whose tip the pointer was last over.
+        static POINTED: RefCell<Option<web_sys::Element>> = const { RefCell::new(None) };
+    }
+    let set_closed = |closed: bool| {
+        let root = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element());
+        if let Some(root) = root {
+            let _ = if closed {
+                root.set_attribute("data-tips", "closed")
+            } else {
+                root.remove_attribute("data-tips")
+            };
+        }
+    };
+    window_event_listener(ev::keydown, move |event| {
+        if event.key() == "Escape" {
+            set_closed(true);
+        }
+    });
+    window_event_listener(ev::focusin, move |_| set_closed(false));
+    window_event_listener(ev::mouseover, move |event| {
+        let owner = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest(".field, .info").ok().flatten());
+        let moved_on = POINTED.with(|p| p.replace(owner.clone()) != owner);
+        if moved_on {
+            set_closed(false);
+        }
+    });
+}
