@@ -32,7 +32,9 @@ pub fn App() -> impl IntoView {
         </header>
         <Toolbar state />
         <NoticeBar state />
-        <Guide />
+        <aside aria-label="Guide">
+            <Guide />
+        </aside>
         <main class="layout">
             <div class="inputs" role="region" aria-label="Scenario inputs">
                 <section class="panel scenario-name">

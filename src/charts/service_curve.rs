@@ -19,8 +19,8 @@ const Y_TICKS: usize = 8;
 
 pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> Chart {
     let reading = curve_reading(curve);
-    let title = format!(
-        "{CURVE_TITLE}: {} against offered load on {} replicas of {}; {}. {reading}",
+    let name = format!(
+        "{CURVE_TITLE}: {} against offered load on {} replicas of {}",
         curve
             .target
             .as_ref()
@@ -30,6 +30,10 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
             )),
         curve.replicas,
         curve.candidate,
+    );
+    // Screen readers get the marks and the reading; file names the name.
+    let title = format!(
+        "{name}; {}. {reading}",
         marks(curve)
             .iter()
             .map(|m| m.text())
@@ -49,13 +53,17 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
     if curve.points.len() < 2 {
         return frame.empty("The service curve has fewer than two points.");
     }
-    frame.draw(|root| {
+    let chart = frame.draw(|root| {
         let (plot, rest) = root.split_vertically(plot_height);
         let (legend_area, note) = rest.split_vertically(below);
         draw(curve, theme, width, &plot)?;
         draw_legend(&legend_area, &legend, theme, width)?;
         draw_note(&note, &reading, theme, width)
-    })
+    });
+    Chart {
+        title: name,
+        ..chart
+    }
 }
 
 /// What the curve says, in words: how far traffic can grow before the

@@ -177,6 +177,15 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
         })
         * 1.15;
     let n = rows.len() as i32;
+    let last = (n - 1).max(1);
+    // The top of a row's slot: the next slot's start, or the axis's top.
+    let slot_top = |slot: i32| {
+        if slot < last {
+            SegmentValue::Exact(slot + 1)
+        } else {
+            SegmentValue::Last
+        }
+    };
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
     let longest = rows.iter().map(|r| r.label.len()).max().unwrap_or(8) as f64;
     let mut chart = ChartBuilder::on(root)
@@ -185,7 +194,9 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
         .margin_left(8)
         .x_label_area_size(font * 3.2)
         .y_label_area_size(longest * font * 0.58 + 12.0)
-        .build_cartesian_2d(-extent..extent, (0..n).into_segmented())
+        // Plotters' segmented 0..m has m + 1 segments, one a row (one row
+        // takes two: plotters cannot map a range of one value).
+        .build_cartesian_2d(-extent..extent, (0..last).into_segmented())
         .map_err(draw_error)?;
     let unit = match metric {
         TornadoMetric::CostPerSuccess => "%",
@@ -237,13 +248,14 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
             Rectangle::new(
                 [
                     (0.0, SegmentValue::CenterOf(slot)),
-                    (row.high, SegmentValue::Exact(slot + 1)),
+                    (row.high, slot_top(slot)),
                 ],
                 high_color.mix(0.85).filled(),
             )
         }))
         .map_err(draw_error)?;
-    // A row whose bars have no length says so, rather than look missing.
+    // A row whose bars are too short to see says so, rather than look
+    // missing: under half a percent of the axis is about a pixel.
     let note = ("sans-serif", font)
         .into_font()
         .color(&theme.muted)
@@ -252,11 +264,11 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
         .draw_series(
             rows.iter()
                 .enumerate()
-                .filter(|(_, row)| row.drawn_length() == 0.0)
+                .filter(|(_, row)| row.drawn_length() < extent * 0.01)
                 .map(|(index, _)| {
                     let slot = n - 1 - index as i32;
                     Text::new(
-                        "no change",
+                        "no visible change",
                         (extent * 0.03, SegmentValue::CenterOf(slot)),
                         note.clone(),
                     )
@@ -265,7 +277,7 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
         .map_err(draw_error)?;
     chart
         .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(n))],
+            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
             theme.ink.stroke_width(1),
         )))
         .map_err(draw_error)?;
