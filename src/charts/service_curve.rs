@@ -203,7 +203,7 @@ fn judged_above_mean(curve: &ServiceCurve) -> bool {
     curve
         .points
         .iter()
-        .any(|p| p.target_upper != p.target_mean && !p.target_mean.is_nan())
+        .any(|p| p.target_mean.is_some() && p.target_upper != p.target_mean)
 }
 
 /// How the target's values are shown: the unit's words and the factor from
@@ -236,6 +236,7 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawRes
         .points
         .iter()
         .flat_map(|p| [p.target_mean, p.target_upper])
+        .flatten()
         .filter(|v| v.is_finite())
         .map(|v| (v * factor).min(3.0 * threshold))
         .fold(threshold, f64::max)
@@ -330,12 +331,11 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawRes
         return Ok(());
     }
     // Values beyond the top (or infinite: never reached) sit on it.
-    let target_line = |value: fn(&sojourn_engine::CurvePoint) -> f64| -> Vec<(f64, f64)> {
+    let target_line = |value: fn(&sojourn_engine::CurvePoint) -> Option<f64>| -> Vec<(f64, f64)> {
         curve
             .points
             .iter()
-            .filter(|p| !value(p).is_nan())
-            .map(|p| (p.load, (value(p) * factor).min(top)))
+            .filter_map(|p| Some((p.load, (value(p)? * factor).min(top))))
             .collect()
     };
     chart

@@ -501,8 +501,8 @@ fn tpot_curve(sla_limit_load: Option<f64>) -> ServiceCurve {
         busy_fraction: 0.5 * load,
         p99_waiting_per_replica: 0.0,
         p99_kv_utilization: 0.0,
-        target_mean: tpot_s * 0.9,
-        target_upper: tpot_s,
+        target_mean: Some(tpot_s * 0.9),
+        target_upper: Some(tpot_s),
     };
     ServiceCurve {
         candidate: "H100 TP1".to_string(),

@@ -90,8 +90,8 @@ pub(super) fn service_curve(
     if let Some(index) = binding {
         for (point, evaluation) in points.iter_mut().zip(&evaluations) {
             let check = &evaluation.checks[index];
-            point.target_mean = check.mean;
-            point.target_upper = judged_value(check);
+            point.target_mean = check.not_evaluated.is_none().then_some(check.mean);
+            point.target_upper = Some(judged_value(check));
         }
     }
     let headroom = settings.headroom_fraction;
@@ -178,8 +178,8 @@ fn curve_point(
         p99_waiting_per_replica: mean(runs, &|r| r.p99_waiting_per_replica),
         p99_kv_utilization: mean(runs, &|r| r.p99_kv_utilization),
         // Filled in once the curve knows its binding check.
-        target_mean: f64::NAN,
-        target_upper: f64::NAN,
+        target_mean: None,
+        target_upper: None,
     }
 }
 
@@ -264,8 +264,8 @@ mod tests {
             busy_fraction: 0.0,
             p99_waiting_per_replica: 0.0,
             p99_kv_utilization: 0.0,
-            target_mean: f64::NAN,
-            target_upper: f64::NAN,
+            target_mean: None,
+            target_upper: None,
         }
     }
 

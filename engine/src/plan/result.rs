@@ -364,12 +364,14 @@ pub struct CurvePoint {
     pub p99_waiting_per_replica: f64,
     #[serde_as(as = "NonFinite")]
     pub p99_kv_utilization: f64,
-    /// The curve's target here: its mean over the seeds and its judged
-    /// value (the upper 95% bound under `upper95`); NaN without a target.
-    #[serde_as(as = "NonFinite")]
-    pub target_mean: f64,
-    #[serde_as(as = "NonFinite")]
-    pub target_upper: f64,
+    /// The curve's target here: its mean over the seeds (absent when it
+    /// could not be evaluated) and its judged value (the upper 95% bound
+    /// under `upper95`; infinite when it could not be evaluated); both
+    /// absent without a target.
+    #[serde_as(as = "Option<NonFinite>")]
+    pub target_mean: Option<f64>,
+    #[serde_as(as = "Option<NonFinite>")]
+    pub target_upper: Option<f64>,
 }
 
 /// One-at-a-time sensitivity (the data behind a tornado chart).
