@@ -17,7 +17,11 @@ use crate::state::AppState;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
+    crate::help::close_tips_on_escape();
     view! {
+        <a class="skip-link" href="#results">
+            "Skip to results"
+        </a>
         <header class="page-header">
             <h1>"Sojourn"</h1>
             <p class="tagline">
@@ -28,7 +32,9 @@ pub fn App() -> impl IntoView {
         </header>
         <Toolbar state />
         <NoticeBar state />
-        <Guide />
+        <aside aria-label="Guide">
+            <Guide />
+        </aside>
         <main class="layout">
             <div class="inputs" role="region" aria-label="Scenario inputs">
                 <section class="panel scenario-name">

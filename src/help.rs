@@ -94,10 +94,10 @@ pub const DECISION: &str = "Whether the mean over replications, or the upper end
 pub const LOAD_MULTIPLIERS: &str =
     "Offered loads of the service curve, as multiples of the base arrival rate.";
 pub const HEADROOM: &str = "Keep the operating point this fraction below the saturation knee.";
-pub const SERVICE_CURVE: &str = "Goodput and P(miss) against offered load on the planned fleet. The knee is where extra load stops turning into goodput; the operating point stays below it with headroom.";
+pub const SERVICE_CURVE: &str = "The target that binds (the first to fail as load grows) against offered load on the smallest fleet meeting every target, with its bound; goodput on the right axis. 1x is today's load; the SLA limit is where the target fails; the knee is where extra load stops turning into goodput; the operating point stays below both.";
 pub const PARETO: &str = "Every fleet the planner's search decided (each configuration at each fleet size it settled), by monthly cost with the reserve and the worst class's P(miss) upper 95% bound, on a log scale. Green met every target, amber is uncertain, red did not. The frontier joins the fleets that no other fleet beats on both cost and P(miss); the ring marks the plan's choice; dashed lines are the miss-probability targets (each class against its own).";
 pub const CONFIGURATION: &str = "What the planner chose beyond the replica count: the hardware and GPUs per replica, the service discipline, and any engine or cluster setting it searched. It is the cheapest configuration whose fleet meets every target.";
-pub const TORNADO: &str = "One input at a time lowered and raised on the plan's fixed fleet; bars show how much cost per success (or P(miss)) moves, largest first. The table under it re-plans the fleet for the inputs with the largest impact.";
+pub const TORNADO: &str = "One input at a time lowered and raised on the plan's fixed fleet; bars show how much cost per success (or P(miss)) moves, the longest first. The table under it re-plans the fleet for the inputs with the largest impact.";
 pub const STEP_TIME_SCALE: &str = "Calibration multiplier on every step time: 1.2 means steps take 20% longer than modelled (e.g. fitted to a benchmark).";
 pub const MFU: &str =
     "Model FLOPs utilisation: fraction of peak compute a prefill-heavy step achieves.";
@@ -123,3 +123,47 @@ pub const LOAD_CLIENTS: &str =
 pub const LOAD_TOTAL: &str =
     "Requests sent in all, the earliest sends first. Empty: the clients send until the horizon.";
 pub const THINK: &str = "How long a client waits after its request returns before sending the next, in milliseconds (whole, at least 1).";
+
+/// Escape hides the help tip shown on hover or focus until the pointer or
+/// the focus moves on to another (WCAG 1.4.13: such content must be
+/// dismissible without moving either). The tips are CSS-only, so the page's
+/// root carries `data-tips="closed"`, which the style sheet reads.
+pub fn close_tips_on_escape() {
+    use leptos::ev;
+    use leptos::prelude::window_event_listener;
+    use std::cell::RefCell;
+    use wasm_bindgen::JsCast;
+
+    thread_local! {
+        /// The field or "?" whose tip the pointer was last over.
+        static POINTED: RefCell<Option<web_sys::Element>> = const { RefCell::new(None) };
+    }
+    let set_closed = |closed: bool| {
+        let root = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element());
+        if let Some(root) = root {
+            let _ = if closed {
+                root.set_attribute("data-tips", "closed")
+            } else {
+                root.remove_attribute("data-tips")
+            };
+        }
+    };
+    window_event_listener(ev::keydown, move |event| {
+        if event.key() == "Escape" {
+            set_closed(true);
+        }
+    });
+    window_event_listener(ev::focusin, move |_| set_closed(false));
+    window_event_listener(ev::mouseover, move |event| {
+        let owner = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest(".field, .info").ok().flatten());
+        let moved_on = POINTED.with(|p| p.replace(owner.clone()) != owner);
+        if moved_on {
+            set_closed(false);
+        }
+    });
+}

@@ -91,11 +91,11 @@ pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
 pub use plan::space::{discipline_label, discipline_short, router_label};
 pub use plan::{
     AnalyticComparison, ClassIntervals, ComparisonRow, ConfigurationResult, CostSummary, Cover,
-    CurvePoint, ExploredPoint, Interval, JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll,
-    PlanProgress, PlanResult, PlanSession, PlanStep, Recommendation, RunKey, ScenarioResult,
-    SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity, SensitivityRow,
-    ServiceCurve, Verdict, capacity_searches, check_budget, plan, plan_with_progress,
-    resolve_threads, run_batch,
+    CurvePoint, CurveTarget, ExploredPoint, Interval, JobOutput, PlanError, PlanJob, PlanOptions,
+    PlanPoll, PlanProgress, PlanResult, PlanSession, PlanStep, Recommendation, RunKey,
+    ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
+    SensitivityRow, ServiceCurve, Verdict, capacity_searches, check_budget, plan,
+    plan_with_progress, resolve_threads, run_batch,
 };
 
 // How results read, for the page and the CLI: number formats, the run

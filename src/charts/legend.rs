@@ -17,6 +17,8 @@ pub(super) enum Mark {
     Line(u32),
     Dashed,
     Dot,
+    /// A filled square, for bars.
+    Bar,
 }
 
 /// One entry: its mark in its colour, and its words.
@@ -102,11 +104,60 @@ pub(super) fn draw_legend(
                         ))
                     }),
                 Mark::Dot => area.draw(&Circle::new((x + 9, y), 4, color.filled())),
+                Mark::Bar => area.draw(&Rectangle::new(
+                    [(x + 2, y - 5), (x + 16, y + 5)],
+                    color.filled(),
+                )),
             }
             .map_err(draw_error)?;
             area.draw(&Text::new(item.text.as_str(), (x + 24, y), style.clone()))
                 .map_err(draw_error)?;
         }
+    }
+    Ok(())
+}
+
+/// Height of one line of a note \[px\].
+const NOTE_LINE_PX: u32 = 18;
+
+/// `text` in lines that fit `width` at the chart's font, broken at spaces,
+/// each line starting where the legend's rows start.
+fn note_lines(text: &str, width: u32) -> Vec<String> {
+    let font = font_px(width);
+    let room = f64::from(width) - font * 4.6 - 8.0;
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if text_px(&format!("{line} {word}"), font) <= room => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// The height \[px\] of a note under a chart's legend (nothing for no text).
+pub(super) fn note_height(text: &str, width: u32) -> u32 {
+    match note_lines(text, width).len() as u32 {
+        0 => 0,
+        n => n * NOTE_LINE_PX + 8,
+    }
+}
+
+/// Draws `text` in `area` (under the legend), wrapped to the chart's width:
+/// what a chart means in words, for a reader who does not read charts.
+pub(super) fn draw_note(area: &Area, text: &str, theme: &Theme, width: u32) -> DrawResult<()> {
+    let font = font_px(width);
+    let style = ("sans-serif", font)
+        .into_font()
+        .color(&theme.ink)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (index, line) in note_lines(text, width).into_iter().enumerate() {
+        let y = (index as u32 * NOTE_LINE_PX + NOTE_LINE_PX / 2) as i32;
+        area.draw(&Text::new(line, ((font * 4.6) as i32, y), style.clone()))
+            .map_err(draw_error)?;
     }
     Ok(())
 }

@@ -17,8 +17,10 @@ pub use lengths::{LENGTHS_TITLE, LengthGrid, length_grid, lengths_chart, log_cor
 pub use pareto::{ParetoInput, ParetoPoint, pareto_chart};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
-pub use service_curve::service_curve_chart;
-pub use tornado::{TornadoMetric, TornadoRow, tornado_chart, tornado_height, tornado_rows};
+pub use service_curve::{curve_reading, service_curve_chart};
+pub use tornado::{
+    TornadoMetric, TornadoRow, sort_by_drawn_length, tornado_chart, tornado_height, tornado_rows,
+};
 
 use plotters::chart::{ChartContext, MeshStyle, SeriesLabelPosition};
 use plotters::coord::Shift;
@@ -252,6 +254,34 @@ fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
 /// A legend's sample of a line `width` px wide.
 fn line_sample(color: RGBColor, width: u32) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
+}
+
+/// A tick label rounded to the digits its axis can show: `span` is the
+/// axis's length and `ticks` about how many labels it has, so a label keeps
+/// the digits of the step between ticks and drops floating-point noise (a
+/// tick at 1.7e-18 reads "0", not "0.0000000000000000017").
+pub fn tick_label(value: f64, span: f64, ticks: usize) -> String {
+    let step = span.abs() / ticks.max(1) as f64;
+    if !(value.is_finite() && step.is_finite() && step > 0.0) {
+        return crate::format::format_number(value, 3);
+    }
+    // Plotters' step is at least span / ticks: one more digit than the
+    // step's leading one shows steps like 0.25 whole.
+    let decimals = (1 - step.log10().floor() as i32).max(0) as usize;
+    let scale = 10f64.powi(decimals as i32);
+    let rounded = (value * scale).round() / scale;
+    if rounded == 0.0 {
+        return "0".to_string();
+    }
+    if decimals == 0 {
+        let sign = if rounded < 0.0 { "-" } else { "" };
+        return format!(
+            "{sign}{}",
+            crate::format::format_count(rounded.abs() as u64)
+        );
+    }
+    let text = format!("{rounded:.decimals$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Ticks for a log time axis \[s\]: 1, 10, 100 ms, 1, 10 s, 1, 10 min, 1, 6,

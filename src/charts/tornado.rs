@@ -1,10 +1,13 @@
 //! The sensitivity tornado: for each input varied by -delta and +delta, the
-//! change in cost per successful request (or in P(miss)), largest first.
+//! change in cost per successful request (or in P(miss)), the longest bars
+//! first, with the legend under the axes where it hides no bar.
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use sojourn_engine::Sensitivity;
 
-use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, legend};
+use super::legend::{LegendItem, Mark, draw_legend};
+use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, tick_label};
 
 pub const TORNADO_TITLE: &str = "Sensitivity";
 
@@ -26,13 +29,29 @@ pub struct TornadoRow {
     pub high: f64,
 }
 
-/// The bars for `metric`, in the engine's order (largest impact first).
+impl TornadoRow {
+    /// How wide the row's two bars are drawn together, from the leftmost
+    /// end to the rightmost (0 included: both bars start there).
+    pub fn drawn_length(&self) -> f64 {
+        self.low.max(self.high).max(0.0) - self.low.min(self.high).min(0.0)
+    }
+}
+
+/// Orders rows by the length drawn, longest first (equal rows keep their
+/// order). The engine orders its rows by an impact that mixes cost, P(miss)
+/// and the targets' margins, so for one metric its order put bars of no
+/// length above long ones.
+pub fn sort_by_drawn_length(rows: &mut [TornadoRow]) {
+    rows.sort_by(|a, b| b.drawn_length().total_cmp(&a.drawn_length()));
+}
+
+/// The bars for `metric`, longest first.
 pub fn tornado_rows(sensitivity: &Sensitivity, metric: TornadoMetric) -> Vec<TornadoRow> {
     let relative = |value: Option<f64>, base: Option<f64>| match (value, base) {
         (Some(v), Some(b)) if b > 0.0 => (v - b) / b * 100.0,
         _ => 0.0,
     };
-    sensitivity
+    let mut rows = sensitivity
         .rows
         .iter()
         .map(|row| {
@@ -62,12 +81,17 @@ pub fn tornado_rows(sensitivity: &Sensitivity, metric: TornadoMetric) -> Vec<Tor
                 high: if high.is_finite() { high } else { 0.0 },
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    sort_by_drawn_length(&mut rows);
+    rows
 }
 
-/// The tornado's height \[px\] for `rows` bars (one slot above them holds the legend).
+/// Height \[px\] of one row, and of the strip under the axes holding the legend.
+const ROW_PX: u32 = 34;
+
+/// The tornado's height \[px\] for `rows` bars and the legend under them.
 pub fn tornado_height(rows: usize) -> u32 {
-    (rows as u32 + 1) * 34 + 80
+    (rows as u32 + 1) * ROW_PX + 80
 }
 
 /// Draws the tornado for `rows` (from [`tornado_rows`]).
@@ -104,21 +128,28 @@ pub fn tornado_chart(
         };
         return frame.empty("No sensitivity rows.");
     }
-    let what_drawn = Drawn {
-        rows,
-        metric,
-        delta,
-        what,
-    };
-    frame.draw(|root| draw(&what_drawn, theme, width, root))
+    let what_drawn = Drawn { rows, metric, what };
+    frame.draw(|root| {
+        let (plot, below) = root.split_vertically(height - ROW_PX);
+        draw(&what_drawn, theme, width, &plot)?;
+        draw_legend(&below, &legend_items(delta, theme), theme, width)
+    })
 }
 
-/// What the tornado plots: its rows, their metric, the change applied to
-/// each input (a fraction) and the axis's words for the metric.
+/// The two bars' colours and the multipliers they stand for.
+fn legend_items(delta: f64, theme: &Theme) -> [LegendItem; 2] {
+    let multiplier = |m: f64| format!("input x {}", crate::format::format_number(m, 3));
+    [
+        LegendItem::new(theme.base, Mark::Bar, multiplier(1.0 - delta)),
+        LegendItem::new(theme.deadline, Mark::Bar, multiplier(1.0 + delta)),
+    ]
+}
+
+/// What the tornado plots: its rows, their metric and the axis's words for
+/// the metric.
 struct Drawn<'a> {
     rows: &'a [TornadoRow],
     metric: TornadoMetric,
-    delta: f64,
     what: &'a str,
 }
 
@@ -133,12 +164,7 @@ fn axis_words(what: &str, width: u32) -> String {
 }
 
 fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
-    let &Drawn {
-        rows,
-        metric,
-        delta,
-        what,
-    } = drawn;
+    let &Drawn { rows, metric, what } = drawn;
     let font = font_px(width);
     let extent = rows
         .iter()
@@ -151,8 +177,15 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
         })
         * 1.15;
     let n = rows.len() as i32;
-    // One empty slot on top for the legend.
-    let slots = n + 1;
+    let last = (n - 1).max(1);
+    // The top of a row's slot: the next slot's start, or the axis's top.
+    let slot_top = |slot: i32| {
+        if slot < last {
+            SegmentValue::Exact(slot + 1)
+        } else {
+            SegmentValue::Last
+        }
+    };
     let label_style = ("sans-serif", font).into_font().color(&theme.ink);
     let longest = rows.iter().map(|r| r.label.len()).max().unwrap_or(8) as f64;
     let mut chart = ChartBuilder::on(root)
@@ -161,24 +194,28 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
         .margin_left(8)
         .x_label_area_size(font * 3.2)
         .y_label_area_size(longest * font * 0.58 + 12.0)
-        .build_cartesian_2d(-extent..extent, (0..slots).into_segmented())
+        // Plotters' segmented 0..m has m + 1 segments, one a row (one row
+        // takes two: plotters cannot map a range of one value).
+        .build_cartesian_2d(-extent..extent, (0..last).into_segmented())
         .map_err(draw_error)?;
     let unit = match metric {
         TornadoMetric::CostPerSuccess => "%",
         TornadoMetric::MissProbability => "pp",
     };
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+    let x_ticks = if width < 500 { 5 } else { 9 };
     chart
         .configure_mesh()
         .disable_y_mesh()
         .x_desc(format!("{} ({unit})", axis_words(what, width)))
-        .x_labels(if width < 500 { 5 } else { 9 })
+        .x_labels(x_ticks)
         .x_label_formatter(&|x| {
-            format!(
-                "{}{}",
-                if *x > 0.0 { "+" } else { "" },
-                crate::format::format_number(*x, 2)
-            )
+            let text = tick_label(*x, 2.0 * extent, x_ticks);
+            if text.starts_with('-') || text == "0" {
+                text
+            } else {
+                format!("+{text}")
+            }
         })
         .y_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) => labels
@@ -187,7 +224,7 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
                 .unwrap_or_default(),
             _ => String::new(),
         })
-        .y_labels(rows.len() + 2)
+        .y_labels(rows.len() + 1)
         .themed(theme, &label_style)
         .draw()
         .map_err(draw_error)?;
@@ -204,39 +241,45 @@ fn draw(drawn: &Drawn, theme: &Theme, width: u32, root: &Area) -> DrawResult<()>
                 low_color.mix(0.85).filled(),
             )
         }))
-        .map_err(draw_error)?
-        .label(format!(
-            "input x {}",
-            crate::format::format_number(1.0 - delta, 3)
-        ))
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], low_color.filled()));
+        .map_err(draw_error)?;
     chart
         .draw_series(rows.iter().enumerate().map(|(index, row)| {
             let slot = n - 1 - index as i32;
             Rectangle::new(
                 [
                     (0.0, SegmentValue::CenterOf(slot)),
-                    (row.high, SegmentValue::Exact(slot + 1)),
+                    (row.high, slot_top(slot)),
                 ],
                 high_color.mix(0.85).filled(),
             )
         }))
-        .map_err(draw_error)?
-        .label(format!(
-            "input x {}",
-            crate::format::format_number(1.0 + delta, 3)
-        ))
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], high_color.filled()));
+        .map_err(draw_error)?;
+    // A row whose bars are too short to see says so, rather than look
+    // missing: under half a percent of the axis is about a pixel.
+    let note = ("sans-serif", font)
+        .into_font()
+        .color(&theme.muted)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    chart
+        .draw_series(
+            rows.iter()
+                .enumerate()
+                .filter(|(_, row)| row.drawn_length() < extent * 0.01)
+                .map(|(index, _)| {
+                    let slot = n - 1 - index as i32;
+                    Text::new(
+                        "no visible change",
+                        (extent * 0.03, SegmentValue::CenterOf(slot)),
+                        note.clone(),
+                    )
+                }),
+        )
+        .map_err(draw_error)?;
     chart
         .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(n))],
+            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
             theme.ink.stroke_width(1),
         )))
         .map_err(draw_error)?;
-    legend(
-        &mut chart,
-        SeriesLabelPosition::UpperLeft,
-        theme,
-        label_style,
-    )
+    Ok(())
 }

@@ -124,7 +124,13 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
             >
                 "CSV"
             </button>
-            <div class="table-scroll">
+            // Focusable and named, so a keyboard can scroll a wide table.
+            <div
+                class="table-scroll"
+                tabindex="0"
+                role="region"
+                aria-label=format!("{} (scrolls)", table.title)
+            >
                 <table>
                     <thead>
                         <tr>
@@ -237,6 +243,8 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
     view! {
         <section
             class="results"
+            id="results"
+            tabindex="-1"
             aria-labelledby="results-heading"
             aria-busy=move || if state.run.with(RunStatus::is_running) { "true" } else { "false" }
         >

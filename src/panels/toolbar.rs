@@ -307,7 +307,8 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         });
     };
     view! {
-        <div class="toolbar" role="toolbar" aria-label="Scenario actions">
+        // A named section: a landmark, so that every control is in one.
+        <section class="toolbar" aria-label="Scenario actions">
             <div class="run-controls">
                 <button
                     type="button"
@@ -405,7 +406,7 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                     "Reset to defaults"
                 </button>
             </div>
-        </div>
+        </section>
     }
 }
 

@@ -1,11 +1,64 @@
-//! The service curve: goodput and P(miss) of one fleet against offered load,
-//! its saturation knee, the highest load meeting every target, the operating
-//! point below both, and the fleet's state at that point.
+//! The service curve: goodput, P(miss) and the binding target's value of
+//! one fleet against offered load, its saturation knee, the highest load
+//! meeting every target, the operating point below both, and the fleet's
+//! state at that point.
 
+use serde::{Deserialize, Serialize};
+
+use crate::format::{duration, percent, percentile_label};
 use crate::params::plan::Multipliers;
-use crate::plan::evaluate::{Evaluation, RunSummary};
+use crate::plan::evaluate::{CheckMetric, CheckSpec, Evaluation, RunSummary, TargetCheck};
 use crate::plan::result::{CurvePoint, ServiceCurve};
 use crate::plan::runner::{Halt, Runner};
+use crate::serde_float::NonFinite;
+
+/// The target a service curve follows: the check that fails first as load
+/// grows, or, when none fails on the curve, the one closest to failing at
+/// its highest load (see `binding_check`). A reader asks of the curve how
+/// far load can grow before this target breaks.
+#[serde_with::serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurveTarget {
+    /// The check as the plan lists it ("api: p90 TPOT <= 50 ms").
+    pub description: String,
+    pub metric: CheckMetric,
+    /// What is measured, in words ("p90 TPOT of api", "the fleet's busy time").
+    pub measure: String,
+    /// The bound in words ("50 ms", "1%").
+    pub bound: String,
+    /// The value must be at most this (a probability, a fraction or seconds).
+    #[serde_as(as = "NonFinite")]
+    pub threshold: f64,
+}
+
+impl CurveTarget {
+    fn of(spec: &CheckSpec) -> CurveTarget {
+        let class = spec.class_name.as_deref().unwrap_or("every class");
+        let p = percentile_label(spec.percentile);
+        let (measure, bound) = match spec.metric {
+            CheckMetric::MissProbability => {
+                (format!("P(miss) of {class}"), percent(spec.threshold))
+            }
+            CheckMetric::Sojourn => (
+                format!("{p} sojourn time of {class}"),
+                duration(spec.threshold),
+            ),
+            CheckMetric::Ttft => (format!("{p} TTFT of {class}"), duration(spec.threshold)),
+            CheckMetric::Tpot => (format!("{p} TPOT of {class}"), duration(spec.threshold)),
+            CheckMetric::BusyFraction => (
+                "the fleet's busy time".to_string(),
+                format!("{} of its time", percent(spec.threshold)),
+            ),
+        };
+        CurveTarget {
+            description: spec.description.clone(),
+            metric: spec.metric,
+            measure,
+            bound,
+            threshold: spec.threshold,
+        }
+    }
+}
 
 /// Goodput and P(miss) against offered load for `replicas` of a candidate,
 /// at each of the plan's load multipliers.
@@ -18,6 +71,7 @@ pub(super) fn service_curve(
     let settings = runner.base.params().plan.service_curve.clone();
     let reps = runner.curve_replications();
     let mut points = Vec::with_capacity(settings.load_multipliers.len());
+    let mut evaluations = Vec::with_capacity(settings.load_multipliers.len());
     for load in settings.load_multipliers {
         let case = runner.case(
             candidate,
@@ -30,6 +84,15 @@ pub(super) fn service_curve(
         let evaluation = runner.evaluate(case, replicas, reps)?;
         let runs = runner.runs(case, replicas, reps);
         points.push(curve_point(load, replicas, &runs, &evaluation));
+        evaluations.push(evaluation);
+    }
+    let binding = binding_check(&evaluations);
+    if let Some(index) = binding {
+        for (point, evaluation) in points.iter_mut().zip(&evaluations) {
+            let check = &evaluation.checks[index];
+            point.target_mean = check.not_evaluated.is_none().then_some(check.mean);
+            point.target_upper = Some(judged_value(check));
+        }
     }
     let headroom = settings.headroom_fraction;
     let knee_load = knee(&points);
@@ -44,6 +107,7 @@ pub(super) fn service_curve(
     Ok(ServiceCurve {
         candidate: runner.configs[candidate].label.clone(),
         replicas,
+        target: binding.map(|index| CurveTarget::of(&runner.checks[index])),
         points,
         knee_load,
         sla_limit_load,
@@ -113,7 +177,45 @@ fn curve_point(
         busy_fraction: mean(runs, &|r| r.busy_fraction),
         p99_waiting_per_replica: mean(runs, &|r| r.p99_waiting_per_replica),
         p99_kv_utilization: mean(runs, &|r| r.p99_kv_utilization),
+        // Filled in once the curve knows its binding check.
+        target_mean: None,
+        target_upper: None,
     }
+}
+
+/// The check a curve follows (an index into the checks): the worst at the
+/// first point that fails the targets, which is the one that fails first as
+/// load grows; when every point meets them, the worst at the highest load,
+/// the one closest to failing. The worst is the one with the largest judged
+/// value over its threshold (the first of equals, in target order).
+fn binding_check(evaluations: &[Evaluation]) -> Option<usize> {
+    let at = evaluations
+        .iter()
+        .position(|e| !e.meets)
+        .or(evaluations.len().checked_sub(1))?;
+    let checks = &evaluations[at].checks;
+    (0..checks.len()).reduce(|worst, i| {
+        if judged_ratio(&checks[i]) > judged_ratio(&checks[worst]) {
+            i
+        } else {
+            worst
+        }
+    })
+}
+
+/// A check's judged value, the upper end of its bounds: infinite when it
+/// could not be evaluated, as `evaluate` counts it.
+fn judged_value(check: &TargetCheck) -> f64 {
+    if check.not_evaluated.is_some() {
+        f64::INFINITY
+    } else {
+        check.bounds[1]
+    }
+}
+
+/// A check's judged value over its threshold (at most 1 when met).
+fn judged_ratio(check: &TargetCheck) -> f64 {
+    judged_value(check) / check.threshold
 }
 
 /// The saturation knee: the load at the start of the first segment of the
@@ -146,6 +248,7 @@ fn sla_limit(points: &[CurvePoint]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::evaluate::Verdict;
 
     /// A curve point at `load` with offered load and goodput \[1/s\], and the
     /// worst check's ratio (met at most 1).
@@ -161,7 +264,60 @@ mod tests {
             busy_fraction: 0.0,
             p99_waiting_per_replica: 0.0,
             p99_kv_utilization: 0.0,
+            target_mean: None,
+            target_upper: None,
         }
+    }
+
+    /// An evaluation whose checks have these judged values over a threshold
+    /// of 1 (`None`: not evaluated).
+    fn evaluation(values: &[Option<f64>]) -> Evaluation {
+        let checks: Vec<TargetCheck> = values
+            .iter()
+            .map(|value| TargetCheck {
+                description: String::new(),
+                metric: CheckMetric::Tpot,
+                class: None,
+                threshold: 1.0,
+                mean: value.unwrap_or(f64::NAN),
+                ci95: None,
+                exact_upper: None,
+                bounds: [value.unwrap_or(f64::NAN); 2],
+                verdict: Verdict::Met,
+                met: true,
+                not_evaluated: value.is_none().then(|| "no requests".to_string()),
+            })
+            .collect();
+        let meets = checks.iter().all(|c| judged_ratio(c) <= 1.0);
+        Evaluation {
+            replicas: 1,
+            replications: 1,
+            verdict: if meets { Verdict::Met } else { Verdict::NotMet },
+            meets,
+            worst_ratio: checks.iter().map(judged_ratio).fold(0.0, f64::max),
+            checks,
+        }
+    }
+
+    #[test]
+    fn the_curve_follows_the_target_that_fails_first() {
+        // The second check is the worst at the lowest load, but the first
+        // fails first (at 2x, where it is the worst): the curve follows it.
+        let curve = [
+            evaluation(&[Some(0.5), Some(0.8)]),
+            evaluation(&[Some(1.5), Some(1.2)]),
+            evaluation(&[Some(3.0), Some(4.0)]),
+        ];
+        assert_eq!(binding_check(&curve), Some(0));
+        // Every point meeting the targets: the closest to failing at the
+        // highest load. A check that cannot be evaluated is the worst.
+        assert_eq!(binding_check(&curve[..1]), Some(1));
+        let undefined = [
+            evaluation(&[Some(0.5), Some(0.2)]),
+            evaluation(&[Some(2.0), None]),
+        ];
+        assert_eq!(binding_check(&undefined), Some(1));
+        assert_eq!(binding_check(&[]), None);
     }
 
     #[test]

@@ -60,6 +60,7 @@ use crate::error::ScenarioError;
 use crate::model::plan_checks::check_plannable;
 use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, SensitivityInput};
+pub use crate::plan::curve::CurveTarget;
 pub use crate::plan::evaluate::Verdict;
 pub use crate::plan::jobs::{JobOutput, PlanJob, RunKey, resolve_threads, run_batch};
 use crate::plan::runner::{Gather, Halt, PlanState, Runner};

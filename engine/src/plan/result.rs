@@ -10,6 +10,7 @@ use crate::model::analytic::QueueEstimate;
 use crate::params::plan::{DecisionRule, Multipliers, PricingModel, SensitivityInput};
 use crate::params::{Discipline, Router};
 use crate::plan::cost::{CostBasis, FleetCost, UnitCosts};
+use crate::plan::curve::CurveTarget;
 use crate::plan::evaluate::{Evaluation, Verdict};
 use crate::serde_float::nonfinite;
 
@@ -316,6 +317,8 @@ pub struct ScenarioResult {
 pub struct ServiceCurve {
     pub candidate: String,
     pub replicas: u32,
+    /// The target the curve follows (each point's `target_mean` and `target_upper`).
+    pub target: Option<CurveTarget>,
     pub points: Vec<CurvePoint>,
     /// The load (a multiple of the base load) where the first segment whose
     /// marginal goodput is below half its marginal load starts; absent when
@@ -361,6 +364,14 @@ pub struct CurvePoint {
     pub p99_waiting_per_replica: f64,
     #[serde_as(as = "NonFinite")]
     pub p99_kv_utilization: f64,
+    /// The curve's target here: its mean over the seeds (absent when it
+    /// could not be evaluated) and its judged value (the upper 95% bound
+    /// under `upper95`; infinite when it could not be evaluated); both
+    /// absent without a target.
+    #[serde_as(as = "Option<NonFinite>")]
+    pub target_mean: Option<f64>,
+    #[serde_as(as = "Option<NonFinite>")]
+    pub target_upper: Option<f64>,
 }
 
 /// One-at-a-time sensitivity (the data behind a tornado chart).
