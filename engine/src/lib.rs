@@ -78,10 +78,12 @@ pub use model::{
 };
 
 // The simulator and its report.
-pub use report::{ClassStats, EngineStats, Quantiles, Report, simulate};
+pub use report::{
+    BatchStats, ClassStats, EngineStats, KvUse, Quantiles, Report, StepFigure, StepSpread, simulate,
+};
 pub use sim::{
     BYTES_PER_REQUEST, EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput,
-    SeriesPoint, Simulation, Status, run_bytes_estimate,
+    SeriesPoint, Simulation, Status, StepCounters, run_bytes_estimate,
 };
 
 // The planner.

@@ -42,6 +42,9 @@ pub struct Active {
     pub busy_s: f64,
     /// Tokens computed and then thrown away by preemptions.
     pub recomputed_tokens: u64,
+    /// The context it had reached when last preempted (the most it ever
+    /// computed before): prefill chunks below it are recomputation.
+    pub recompute_until: u64,
     pub preemptions: u32,
     /// Fast engine, decoding requests only: the decode-step counter when
     /// `computed`, `generated`, `blocks` and `busy_s` were last brought up to date.
@@ -72,6 +75,7 @@ impl Active {
             sched: 0,
             busy_s: 0.0,
             recomputed_tokens: 0,
+            recompute_until: 0,
             preemptions: 0,
             g_sync: 0,
             busy_sync: 0.0,
@@ -80,6 +84,15 @@ impl Active {
 
     pub fn is_decoding(&self) -> bool {
         self.computed >= self.target
+    }
+
+    /// Of a prefill chunk of `chunk` tokens from its current context, those
+    /// it computed before and lost to a preemption.
+    #[inline]
+    pub fn recomputed_in(&self, chunk: u64) -> u64 {
+        self.recompute_until
+            .saturating_sub(self.computed)
+            .min(chunk)
     }
 
     /// Tokens this request would compute in a step with `budget` tokens left.
@@ -95,6 +108,7 @@ impl Active {
     /// generated token must be computed again (prefix-cache hits excepted).
     pub fn reset_for_recompute(&mut self) {
         self.recomputed_tokens += self.computed - self.cached;
+        self.recompute_until = self.recompute_until.max(self.computed);
         self.computed = self.cached;
         self.target = self.input + self.generated as u64;
         self.blocks = 0;

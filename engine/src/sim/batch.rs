@@ -1,0 +1,223 @@
+//! What the engine steps were like, counted as they run: steps and their
+//! durations by the sequences and by the tokens in each, the busy time
+//! split into prefill, decode and recomputation, and the fullest KV cache
+//! since the last series sample ([`StepCounters`]). The report turns them
+//! into batch statistics (docs/engine.md, Batch statistics).
+//!
+//! Both engines count every step: the reference one at a time, the fast
+//! engine its executed steps one at a time and each skipped run of k
+//! identical decode steps at once (k steps of the same batch, with the
+//! run's total duration), so the counts agree exactly and the durations to
+//! rounding.
+
+use crate::model::step_time::StepShape;
+
+/// Values below this have a bin each.
+const EXACT: u64 = 2048;
+
+/// Bins per octave from [`EXACT`] on (a bin is 1/1,024 of its octave wide).
+const SUB_BITS: u32 = 10;
+
+/// The bin of `value`: the value itself below [`EXACT`], then 1,024 bins
+/// per octave, in the order of the values.
+#[inline]
+pub(crate) fn bin_of(value: u64) -> usize {
+    if value < EXACT {
+        return value as usize;
+    }
+    let shift = 63 - value.leading_zeros() - SUB_BITS;
+    ((shift as u64) << SUB_BITS) as usize + (value >> shift) as usize
+}
+
+/// The smallest value in bin `bin`.
+pub(crate) fn bin_floor(bin: usize) -> u64 {
+    let bin = bin as u64;
+    if bin < EXACT {
+        return bin;
+    }
+    let shift = (bin >> SUB_BITS) - 1;
+    (bin - (shift << SUB_BITS)) << shift
+}
+
+/// Steps and their duration by a per-step value (sequences, or tokens).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct StepHistogram {
+    /// (steps, their total duration \[s\]) by [`bin_of`] the value.
+    bins: Vec<(u64, f64)>,
+    /// Sum over steps of the value (exact).
+    value_steps: u128,
+    /// Sum over steps of the value times the step's duration \[s\].
+    value_seconds: f64,
+}
+
+impl StepHistogram {
+    /// Counts `steps` steps of `value` each, lasting `duration_s` in all.
+    #[inline]
+    fn add(&mut self, value: u64, steps: u64, duration_s: f64) {
+        let bin = bin_of(value);
+        if bin >= self.bins.len() {
+            self.grow(bin);
+        }
+        let slot = &mut self.bins[bin];
+        slot.0 += steps;
+        slot.1 += duration_s;
+        self.value_steps += value as u128 * steps as u128;
+        self.value_seconds += value as f64 * duration_s;
+    }
+
+    /// Makes room for bin `bin`. (Out of line: each bin is new once.)
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, bin: usize) {
+        self.bins.resize(bin + 1, (0, 0.0));
+    }
+
+    /// (smallest value, steps, duration \[s\]) of each bin, in order.
+    pub(crate) fn bins(&self) -> impl Iterator<Item = (u64, u64, f64)> + '_ {
+        (self.bins.iter().enumerate()).map(|(bin, &(steps, s))| (bin_floor(bin), steps, s))
+    }
+
+    /// Sum over steps of the value.
+    pub(crate) fn value_steps(&self) -> u128 {
+        self.value_steps
+    }
+
+    /// Sum over steps of the value times the step's duration \[s\].
+    pub(crate) fn value_seconds(&self) -> f64 {
+        self.value_seconds
+    }
+}
+
+/// The counters of a run's steps, all replicas together.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepCounters {
+    /// By sequences in the step (decodes and prefill chunks).
+    pub(crate) by_sequences: StepHistogram,
+    /// By tokens computed in the step.
+    pub(crate) by_tokens: StepHistogram,
+    /// Step time spent on first-time prompt tokens, decode tokens and
+    /// recomputed tokens, each step's duration split in proportion to its
+    /// tokens \[s\].
+    pub(crate) prefill_s: f64,
+    pub(crate) decode_s: f64,
+    pub(crate) recompute_s: f64,
+    /// The most KV blocks one replica held in a step since the last
+    /// series sample ([`Self::take_peak_blocks`]).
+    peak_blocks: u32,
+}
+
+impl StepCounters {
+    /// An executed step of `shape`, `recomputed` of whose prompt tokens
+    /// recompute a preempted request's context, lasting `dt` seconds, with
+    /// `used_blocks` KV blocks held on its replica once it is scheduled.
+    #[inline]
+    pub(crate) fn step(&mut self, shape: &StepShape, recomputed: u64, dt: f64, used_blocks: u32) {
+        let tokens = shape.tokens();
+        self.by_sequences
+            .add(shape.decode_seqs + shape.prefill_seqs, 1, dt);
+        self.by_tokens.add(tokens, 1, dt);
+        if shape.prefill_tokens == 0 {
+            // (As a skipped run counts it: the whole step, not a sum of shares.)
+            self.decode_s += dt;
+        } else {
+            let per_token_s = dt / tokens as f64;
+            self.decode_s += per_token_s * shape.decode_seqs as f64;
+            self.prefill_s += per_token_s * (shape.prefill_tokens - recomputed) as f64;
+            self.recompute_s += per_token_s * recomputed as f64;
+        }
+        self.peak_blocks = self.peak_blocks.max(used_blocks);
+    }
+
+    /// A skipped run of `steps` decode-only steps of `sequences` decoders,
+    /// lasting `total_s` in all, with `last_used_blocks` KV blocks held in
+    /// its last step (the most: a run only allocates).
+    #[inline]
+    pub(crate) fn decode_run(
+        &mut self,
+        sequences: u64,
+        steps: u64,
+        total_s: f64,
+        last_used_blocks: u32,
+    ) {
+        self.by_sequences.add(sequences, steps, total_s);
+        self.by_tokens.add(sequences, steps, total_s);
+        self.decode_s += total_s;
+        self.peak_blocks = self.peak_blocks.max(last_used_blocks);
+    }
+
+    /// The most KV blocks one replica held in a step since the last call.
+    pub(crate) fn take_peak_blocks(&mut self) -> u32 {
+        std::mem::take(&mut self.peak_blocks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_are_exact_below_2048_then_1024_per_octave() {
+        for v in 0..EXACT {
+            assert_eq!((bin_of(v), bin_floor(v as usize)), (v as usize, v));
+        }
+        // 2,048 to 4,095 in bins 2 wide, 4,096 to 8,191 in bins 4 wide.
+        assert_eq!(bin_of(2048), 2048);
+        assert_eq!(bin_of(2049), 2048);
+        assert_eq!(bin_of(2050), 2049);
+        assert_eq!(bin_of(4095), 3071);
+        assert_eq!(bin_of(4096), 3072);
+        assert_eq!(bin_floor(3072), 4096);
+        assert_eq!(bin_floor(3073), 4100);
+        let mut last = 0;
+        for v in (EXACT..1 << 40).step_by(997_331).chain([u64::MAX]) {
+            let bin = bin_of(v);
+            assert!(bin >= last, "bins follow the values");
+            last = bin;
+            let floor = bin_floor(bin);
+            assert!(floor <= v && bin_of(floor) == bin, "{v}: floor {floor}");
+            assert!((v - floor) as f64 <= v as f64 / 1024.0, "{v}: bin too wide");
+        }
+    }
+
+    /// A run of k identical decode steps counts as k executed steps of the
+    /// same shape would.
+    #[test]
+    fn a_skipped_run_counts_as_its_steps_one_by_one() {
+        let shape = StepShape {
+            decode_seqs: 5,
+            decode_kv_tokens: 500,
+            ..StepShape::default()
+        };
+        let (mut one_by_one, mut run) = (StepCounters::default(), StepCounters::default());
+        for (j, dt) in [0.25, 0.5, 0.125].into_iter().enumerate() {
+            one_by_one.step(&shape, 0, dt, 10 + j as u32);
+        }
+        run.decode_run(5, 3, 0.875, 12);
+        assert_eq!(one_by_one, run);
+        assert_eq!(run.by_sequences.value_steps(), 15);
+        assert_eq!(run.by_tokens.value_seconds(), 5.0 * 0.875);
+        assert_eq!((run.decode_s, run.prefill_s), (0.875, 0.0));
+        assert_eq!(run.take_peak_blocks(), 12);
+        assert_eq!(run.take_peak_blocks(), 0, "the peak starts again");
+    }
+
+    #[test]
+    fn a_mixed_step_splits_its_time_by_tokens() {
+        // Two decodes, and 8 prompt tokens of which 2 are recomputed: 10
+        // tokens in 10 s.
+        let mut shape = StepShape {
+            decode_seqs: 2,
+            decode_kv_tokens: 100,
+            ..StepShape::default()
+        };
+        shape.add_prefill(40, 8);
+        let mut c = StepCounters::default();
+        c.step(&shape, 2, 10.0, 7);
+        assert_eq!((c.decode_s, c.prefill_s, c.recompute_s), (2.0, 6.0, 2.0));
+        let bins = |h: &StepHistogram| -> Vec<(u64, u64, f64)> {
+            h.bins().filter(|&(_, steps, _)| steps > 0).collect()
+        };
+        assert_eq!(bins(&c.by_sequences), [(3, 1, 10.0)]);
+        assert_eq!(bins(&c.by_tokens), [(10, 1, 10.0)]);
+    }
+}
