@@ -105,6 +105,9 @@ pub use format::{
     MISSING, format_count, format_duration_s, format_gib, format_multiple, format_number,
     format_or_missing, format_percent, format_percent_interval, format_percent_whole, format_usd,
 };
+pub use present::batch_tables::{
+    StepTimePart, batch_lines, batch_table, kv_use_table, step_time_parts, step_time_table,
+};
 pub use present::cases::{Case, decision_label};
 pub use present::plan_tables::{
     analytic_table, cases_table, checks_table, class_intervals_table, configurations_table,

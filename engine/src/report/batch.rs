@@ -71,7 +71,7 @@ fn figure(histogram: &StepHistogram) -> StepFigure {
             p99: at(&by_time, 0.99 * seconds),
         },
         by_step: StepSpread {
-            mean: histogram.value_steps() as f64 / steps as f64,
+            mean: histogram.value_steps() / steps as f64,
             p50: at(&by_step, rank(0.5)),
             p99: at(&by_step, rank(0.99)),
         },
@@ -134,19 +134,26 @@ mod tests {
     fn large_values_fall_on_their_bins_floor() {
         let mut c = StepCounters::default();
         let mut shape = decode(2);
-        shape.add_prefill(0, 5000);
+        shape.add_prefill(0, 20_000);
         c.step(&shape, 1000, 4.0, 1);
+        c.step(&decode(3), 0, 1.0, 1);
         let stats = BatchStats::build(&c, &[], 60.0);
-        // 5,002 tokens fall in the bin from 5,000 (4 wide); the mean is exact.
+        // 20,002 tokens fall in the bin from 20,000 (16 wide); the means
+        // are exact.
         let tokens = &stats.tokens_per_step.by_step;
         assert_eq!(
             (tokens.mean, tokens.p50, tokens.p99),
-            (5002.0, 5000.0, 5000.0)
+            (10_002.5, 3.0, 20_000.0)
+        );
+        assert_eq!(
+            stats.tokens_per_step.by_time.mean,
+            (20_002.0 * 4.0 + 3.0) / 5.0
         );
         assert_eq!(stats.batch_size.by_time.p50, 3.0);
-        let per_token = 4.0 / 5002.0;
+        let per_token = 4.0 / 20_002.0;
         assert_eq!(stats.recompute_s, per_token * 1000.0);
-        assert_eq!(stats.prefill_s, per_token * 4000.0);
+        assert_eq!(stats.prefill_s, per_token * 19_000.0);
+        assert_eq!(stats.decode_s, per_token * 2.0 + 1.0);
     }
 
     #[test]

@@ -12,21 +12,24 @@
 
 use crate::model::step_time::StepShape;
 
-/// Values below this have a bin each.
-const EXACT: u64 = 2048;
+/// Values below this have a bin each (2^14: a batch or a step's tokens
+/// hardly ever reach it).
+const EXACT: u64 = 1 << 14;
 
-/// Bins per octave from [`EXACT`] on (a bin is 1/1,024 of its octave wide).
+/// Bins per octave from [`EXACT`] on, as a power of two (each bin is
+/// 1/1,024 of its octave wide).
 const SUB_BITS: u32 = 10;
 
 /// The bin of `value`: the value itself below [`EXACT`], then 1,024 bins
 /// per octave, in the order of the values.
-#[inline]
 pub(crate) fn bin_of(value: u64) -> usize {
     if value < EXACT {
         return value as usize;
     }
-    let shift = 63 - value.leading_zeros() - SUB_BITS;
-    ((shift as u64) << SUB_BITS) as usize + (value >> shift) as usize
+    let octave = 63 - value.leading_zeros();
+    let shift = octave - SUB_BITS;
+    let within = (value >> shift) - (1 << SUB_BITS);
+    (EXACT + (((octave - EXACT.trailing_zeros()) as u64) << SUB_BITS) + within) as usize
 }
 
 /// The smallest value in bin `bin`.
@@ -35,56 +38,79 @@ pub(crate) fn bin_floor(bin: usize) -> u64 {
     if bin < EXACT {
         return bin;
     }
-    let shift = (bin >> SUB_BITS) - 1;
-    (bin - (shift << SUB_BITS)) << shift
+    let octave = ((bin - EXACT) >> SUB_BITS) + EXACT.trailing_zeros() as u64;
+    let within = (bin - EXACT) & ((1 << SUB_BITS) - 1);
+    ((1 << SUB_BITS) + within) << (octave - SUB_BITS as u64)
 }
 
 /// Steps and their duration by a per-step value (sequences, or tokens).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct StepHistogram {
-    /// (steps, their total duration \[s\]) by [`bin_of`] the value.
-    bins: Vec<(u64, f64)>,
-    /// Sum over steps of the value (exact).
-    value_steps: u128,
-    /// Sum over steps of the value times the step's duration \[s\].
-    value_seconds: f64,
+    /// (steps, their total duration \[s\]) by value, below [`EXACT`].
+    exact: Vec<(u64, f64)>,
+    /// The same for larger values, by [`bin_of`] the value minus [`EXACT`].
+    wide: Vec<(u64, f64)>,
+    /// Over the steps of the wide bins: the sum of the value, and of the
+    /// value times the step's duration \[s\].
+    wide_value_steps: f64,
+    wide_value_seconds: f64,
 }
 
 impl StepHistogram {
     /// Counts `steps` steps of `value` each, lasting `duration_s` in all.
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, value: u64, steps: u64, duration_s: f64) {
-        let bin = bin_of(value);
-        if bin >= self.bins.len() {
-            self.grow(bin);
+        match self.exact.get_mut(value as usize) {
+            Some(slot) => {
+                slot.0 += steps;
+                slot.1 += duration_s;
+            }
+            None => self.add_new(value, steps, duration_s),
         }
-        let slot = &mut self.bins[bin];
-        slot.0 += steps;
-        slot.1 += duration_s;
-        self.value_steps += value as u128 * steps as u128;
-        self.value_seconds += value as f64 * duration_s;
     }
 
-    /// Makes room for bin `bin`. (Out of line: each bin is new once.)
-    #[cold]
+    /// [`Self::add`] for a value with no bin yet or a wide one. (Out of
+    /// line: each bin is new once, and wide values are rare.)
     #[inline(never)]
-    fn grow(&mut self, bin: usize) {
-        self.bins.resize(bin + 1, (0, 0.0));
+    fn add_new(&mut self, value: u64, steps: u64, duration_s: f64) {
+        let (bins, bin) = if value < EXACT {
+            (&mut self.exact, value as usize)
+        } else {
+            self.wide_value_steps += value as f64 * steps as f64;
+            self.wide_value_seconds += value as f64 * duration_s;
+            (&mut self.wide, bin_of(value) - EXACT as usize)
+        };
+        if bin >= bins.len() {
+            bins.resize(bin + 1, (0, 0.0));
+        }
+        bins[bin].0 += steps;
+        bins[bin].1 += duration_s;
     }
 
     /// (smallest value, steps, duration \[s\]) of each bin, in order.
     pub(crate) fn bins(&self) -> impl Iterator<Item = (u64, u64, f64)> + '_ {
-        (self.bins.iter().enumerate()).map(|(bin, &(steps, s))| (bin_floor(bin), steps, s))
+        let wide = self
+            .wide
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i + EXACT as usize, b));
+        (self.exact.iter().enumerate().chain(wide))
+            .map(|(bin, &(steps, s))| (bin_floor(bin), steps, s))
     }
 
-    /// Sum over steps of the value.
-    pub(crate) fn value_steps(&self) -> u128 {
-        self.value_steps
+    /// Sum over steps of the value (exact below 2^53).
+    pub(crate) fn value_steps(&self) -> f64 {
+        let exact = self.exact.iter().enumerate();
+        exact
+            .map(|(v, &(steps, _))| v as f64 * steps as f64)
+            .sum::<f64>()
+            + self.wide_value_steps
     }
 
     /// Sum over steps of the value times the step's duration \[s\].
     pub(crate) fn value_seconds(&self) -> f64 {
-        self.value_seconds
+        let exact = self.exact.iter().enumerate();
+        exact.map(|(v, &(_, s))| v as f64 * s).sum::<f64>() + self.wide_value_seconds
     }
 }
 
@@ -110,7 +136,7 @@ impl StepCounters {
     /// An executed step of `shape`, `recomputed` of whose prompt tokens
     /// recompute a preempted request's context, lasting `dt` seconds, with
     /// `used_blocks` KV blocks held on its replica once it is scheduled.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn step(&mut self, shape: &StepShape, recomputed: u64, dt: f64, used_blocks: u32) {
         let tokens = shape.tokens();
         self.by_sequences
@@ -120,10 +146,12 @@ impl StepCounters {
             // (As a skipped run counts it: the whole step, not a sum of shares.)
             self.decode_s += dt;
         } else {
-            let per_token_s = dt / tokens as f64;
-            self.decode_s += per_token_s * shape.decode_seqs as f64;
-            self.prefill_s += per_token_s * (shape.prefill_tokens - recomputed) as f64;
-            self.recompute_s += per_token_s * recomputed as f64;
+            // (Counts stay far below 2^53: through i64 the conversions are
+            // one instruction each and give the same values.)
+            let per_token_s = dt / tokens as i64 as f64;
+            self.decode_s += per_token_s * shape.decode_seqs as i64 as f64;
+            self.prefill_s += per_token_s * (shape.prefill_tokens - recomputed) as i64 as f64;
+            self.recompute_s += per_token_s * recomputed as i64 as f64;
         }
         self.peak_blocks = self.peak_blocks.max(used_blocks);
     }
@@ -131,7 +159,7 @@ impl StepCounters {
     /// A skipped run of `steps` decode-only steps of `sequences` decoders,
     /// lasting `total_s` in all, with `last_used_blocks` KV blocks held in
     /// its last step (the most: a run only allocates).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn decode_run(
         &mut self,
         sequences: u64,
@@ -156,18 +184,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bins_are_exact_below_2048_then_1024_per_octave() {
+    fn bins_are_exact_below_16384_then_1024_per_octave() {
         for v in 0..EXACT {
             assert_eq!((bin_of(v), bin_floor(v as usize)), (v as usize, v));
         }
-        // 2,048 to 4,095 in bins 2 wide, 4,096 to 8,191 in bins 4 wide.
-        assert_eq!(bin_of(2048), 2048);
-        assert_eq!(bin_of(2049), 2048);
-        assert_eq!(bin_of(2050), 2049);
-        assert_eq!(bin_of(4095), 3071);
-        assert_eq!(bin_of(4096), 3072);
-        assert_eq!(bin_floor(3072), 4096);
-        assert_eq!(bin_floor(3073), 4100);
+        // 16,384 to 32,767 in bins 16 wide, 32,768 to 65,535 in bins 32 wide.
+        assert_eq!(bin_of(16_384), 16_384);
+        assert_eq!(bin_of(16_399), 16_384);
+        assert_eq!(bin_of(16_400), 16_385);
+        assert_eq!(bin_of(32_767), 17_407);
+        assert_eq!(bin_of(32_768), 17_408);
+        assert_eq!(bin_floor(17_408), 32_768);
+        assert_eq!(bin_floor(17_409), 32_800);
         let mut last = 0;
         for v in (EXACT..1 << 40).step_by(997_331).chain([u64::MAX]) {
             let bin = bin_of(v);
@@ -194,7 +222,7 @@ mod tests {
         }
         run.decode_run(5, 3, 0.875, 12);
         assert_eq!(one_by_one, run);
-        assert_eq!(run.by_sequences.value_steps(), 15);
+        assert_eq!(run.by_sequences.value_steps(), 15.0);
         assert_eq!(run.by_tokens.value_seconds(), 5.0 * 0.875);
         assert_eq!((run.decode_s, run.prefill_s), (0.875, 0.0));
         assert_eq!(run.take_peak_blocks(), 12);
