@@ -106,7 +106,8 @@ pub use format::{
     format_or_missing, format_percent, format_percent_interval, format_percent_whole, format_usd,
 };
 pub use present::batch_tables::{
-    StepTimePart, batch_lines, batch_table, kv_use_table, step_time_parts, step_time_table,
+    StepTimePart, batch_lines, batch_table, kv_use_table, kv_use_words, step_time_parts,
+    step_time_table,
 };
 pub use present::cases::{Case, decision_label};
 pub use present::plan_tables::{

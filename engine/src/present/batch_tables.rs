@@ -6,7 +6,7 @@ use super::run_tables::{count_cell, percent_cell};
 use super::summary::RunSummary;
 use super::table::{Cell, DataTable};
 use crate::format::{format_count, format_duration_s, format_number, format_percent_whole};
-use crate::report::{BatchStats, StepSpread};
+use crate::report::{BatchStats, KvUse, StepSpread};
 
 /// One part of the engine's step time: prefill, decode or recomputation.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +68,17 @@ pub fn batch_lines(stats: &BatchStats) -> [String; 3] {
         ),
         format!("step time: {parts}"),
     ]
+}
+
+/// One stretch of KV cache use in words: "2–3 h: mean 41 %, peak 88 %".
+pub fn kv_use_words(kv: &KvUse) -> String {
+    format!(
+        "{}–{} h: mean {}, peak {}",
+        format_number(kv.start_s / 3600.0, 3),
+        format_number(kv.end_s / 3600.0, 3),
+        format_percent_whole(kv.mean),
+        format_percent_whole(kv.peak)
+    )
 }
 
 fn figure_cell(value: f64) -> Cell {

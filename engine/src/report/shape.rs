@@ -154,14 +154,16 @@ pub struct BatchStats {
     pub batch_size: StepFigure,
     /// Tokens computed in a step.
     pub tokens_per_step: StepFigure,
-    /// Replica-seconds of step time on first-time prompt tokens, each step's
-    /// duration split in proportion to its tokens.
+    /// Replica-seconds of step time on prompt tokens computed for the first
+    /// time: each step's duration is split in proportion to its tokens.
     #[serde_as(as = "NonFinite")]
     pub prefill_s: f64,
     /// ... on decode tokens.
     #[serde_as(as = "NonFinite")]
     pub decode_s: f64,
-    /// ... on prompt and output tokens computed again after a preemption.
+    /// ... on tokens computed again after a preemption (as prompt tokens):
+    /// each request's busy time in proportion to them, as the classes'
+    /// `busy_s_recomputed` (here over every request, warm-up included).
     #[serde_as(as = "NonFinite")]
     pub recompute_s: f64,
     /// KV cache use over time, in at most 24 stretches.
