@@ -90,8 +90,11 @@ impl Accumulator {
         if !met {
             s.busy_s_missed += r.busy_s;
         }
-        if r.recomputed_tokens > 0 {
-            s.busy_s_recomputed += recomputed_busy_s(r);
+        let computed = (r.input_tokens - r.cached_tokens) as u64
+            + r.output_tokens as u64
+            + r.recomputed_tokens;
+        if r.recomputed_tokens > 0 && computed > 0 {
+            s.busy_s_recomputed += r.busy_s * r.recomputed_tokens as f64 / computed as f64;
         }
     }
 
@@ -180,19 +183,4 @@ fn add_rates(s: &mut ClassStats, window_s: f64) {
     } else {
         s.met as f64 * 3600.0 / window_s
     };
-}
-
-/// The replica time of a request's tokens computed again after its
-/// preemptions: its busy time in proportion to them among every token it
-/// computed. (Its steps' durations are split by tokens, so this is exact
-/// when its tokens all cost the same; a recomputed prompt is computed in
-/// prefill chunks, which cost as much per token as the decodes beside them.)
-#[inline]
-pub(crate) fn recomputed_busy_s(r: &RequestRecord) -> f64 {
-    let computed =
-        (r.input_tokens - r.cached_tokens) as u64 + r.output_tokens as u64 + r.recomputed_tokens;
-    if computed == 0 {
-        return 0.0;
-    }
-    r.busy_s * r.recomputed_tokens as f64 / computed as f64
 }

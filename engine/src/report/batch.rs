@@ -10,12 +10,10 @@ use crate::sim::{SeriesPoint, StepCounters, StepHistogram};
 pub(crate) const KV_STRETCHES: usize = 24;
 
 impl BatchStats {
-    /// The statistics of a run's `counters`, with `recompute_s` of its
-    /// prompt time recomputing preempted requests' tokens (the records'
-    /// estimate) and KV use from its `series` (sampled every `interval_s`).
+    /// The statistics of a run's `counters`, with KV use from its `series`
+    /// (sampled every `interval_s`).
     pub(crate) fn build(
         counters: &StepCounters,
-        recompute_s: f64,
         series: &[SeriesPoint],
         interval_s: f64,
     ) -> BatchStats {
@@ -25,14 +23,15 @@ impl BatchStats {
             .fold((0, 0.0), |(n, s), (_, steps, seconds)| {
                 (n + steps, s + seconds)
             });
-        let prompt_s = counters.prefill_s;
-        let recompute_s = recompute_s.min(prompt_s);
+        let (prompt_s, recompute_s) = (counters.prompt_s, counters.recompute_s);
         BatchStats {
             steps,
             steps_per_s: steps as f64 / step_s,
             batch_size: figure(by_sequences),
             tokens_per_step: figure(&counters.by_tokens),
-            prefill_s: prompt_s - recompute_s,
+            // (Sums of shares of the same steps: at least zero but for
+            // rounding.)
+            prefill_s: (prompt_s - recompute_s).max(0.0),
             // (Sums in another order: a run without prompt tokens could
             // come out a rounding error from zero.)
             decode_s: (step_s - prompt_s).max(0.0),
@@ -45,7 +44,7 @@ impl BatchStats {
 impl Default for BatchStats {
     /// The statistics of a run without steps: no figures.
     fn default() -> BatchStats {
-        BatchStats::build(&StepCounters::default(), 0.0, &[], 1.0)
+        BatchStats::build(&StepCounters::default(), &[], 1.0)
     }
 }
 
@@ -121,9 +120,9 @@ mod tests {
     fn percentiles_by_step_and_by_time_weigh_the_steps_differently() {
         let mut c = StepCounters::default();
         c.decode_run(1, 98, 98.0, 5);
-        c.step(&decode(10), 100.0, 9);
-        c.step(&decode(200), 4.0, 7);
-        let stats = BatchStats::build(&c, 0.0, &[], 60.0);
+        c.step(&decode(10), 0, 100.0, 9);
+        c.step(&decode(200), 0, 4.0, 7);
+        let stats = BatchStats::build(&c, &[], 60.0);
         assert_eq!(stats.steps, 100);
         assert_eq!(stats.steps_per_s, 100.0 / 202.0);
         let by_step = &stats.batch_size.by_step;
@@ -141,9 +140,9 @@ mod tests {
         let mut c = StepCounters::default();
         let mut shape = decode(2);
         shape.add_prefill(0, 20_000);
-        c.step(&shape, 4.0, 1);
-        c.step(&decode(3), 1.0, 1);
-        let stats = BatchStats::build(&c, 1.5, &[], 60.0);
+        c.step(&shape, 1000, 4.0, 1);
+        c.step(&decode(3), 0, 1.0, 1);
+        let stats = BatchStats::build(&c, &[], 60.0);
         // 20,002 tokens fall in the bin from 20,000 (16 wide); the means
         // are exact.
         let tokens = &stats.tokens_per_step.by_step;
@@ -156,14 +155,11 @@ mod tests {
             (20_002.0 * 4.0 + 3.0) / 5.0
         );
         assert_eq!(stats.batch_size.by_time.p50, 3.0);
-        // The prompt's share of its step, less the recomputation.
-        let prompt_s = 4.0 * 20_000.0 / 20_002.0;
-        assert_eq!(stats.recompute_s, 1.5);
-        assert_eq!(stats.prefill_s, prompt_s - 1.5);
-        assert_eq!(stats.decode_s, 5.0 - prompt_s);
-        // Recomputation is part of the prompt time, never more.
-        let stats = BatchStats::build(&c, 9.0, &[], 60.0);
-        assert_eq!((stats.recompute_s, stats.prefill_s), (prompt_s, 0.0));
+        // The prompt's share of its step, 1,000 tokens of it recomputed.
+        let per_token = 4.0 / 20_002.0;
+        assert_eq!(stats.recompute_s, per_token * 1000.0);
+        assert_eq!(stats.prefill_s, per_token * 20_000.0 - per_token * 1000.0);
+        assert_eq!(stats.decode_s, 5.0 - per_token * 20_000.0);
     }
 
     #[test]

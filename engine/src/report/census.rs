@@ -1,7 +1,6 @@
 //! The census: one pass over every record of a run (warm-up included) that
 //! counts them per class, for the warnings, and per series interval.
 
-use super::aggregate::recomputed_busy_s;
 use crate::sim::{RequestRecord, SeriesPoint, Status};
 
 /// What one pass over every record (warm-up included) counts besides the
@@ -20,9 +19,6 @@ pub(crate) struct Census {
     /// Output and prompt tokens of the completed requests.
     pub(crate) completed_output_tokens: u64,
     pub(crate) completed_input_tokens: u64,
-    /// Replica time of tokens computed again after preemptions, every
-    /// record's ([`recomputed_busy_s`]) \[s\].
-    pub(crate) recompute_busy_s: f64,
 }
 
 impl Census {
@@ -55,7 +51,6 @@ impl Census {
             last_completion_s: f64::NAN,
             completed_output_tokens: 0,
             completed_input_tokens: 0,
-            recompute_busy_s: 0.0,
         };
         let (mut arrival, mut completion) =
             (SeriesIndex::new(interval_s), SeriesIndex::new(interval_s));
@@ -63,9 +58,6 @@ impl Census {
             census.per_class[r.class as usize] += 1;
             census.too_long += (r.status == Status::RejectedTooLong) as u64;
             census.preempted += (r.preemptions > 0) as u64;
-            if r.recomputed_tokens > 0 {
-                census.recompute_busy_s += recomputed_busy_s(r);
-            }
             if let Some(p) = series.get_mut(arrival.of(r.arrival_s)) {
                 p.arrivals += 1;
             }

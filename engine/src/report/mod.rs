@@ -101,12 +101,7 @@ impl Report {
         );
         let (busy_period_s, output_tokens_per_s, total_tokens_per_s) =
             census.busy_period_throughput();
-        let batches = BatchStats::build(
-            &batches,
-            census.recompute_busy_s,
-            &series,
-            run.series_interval_s,
-        );
+        let batches = BatchStats::build(&batches, &series, run.series_interval_s);
         Report {
             scenario_name: scenario.params().name.clone(),
             seed: run.seed,

@@ -161,9 +161,8 @@ pub struct BatchStats {
     /// ... on decode tokens.
     #[serde_as(as = "NonFinite")]
     pub decode_s: f64,
-    /// ... on tokens computed again after a preemption (as prompt tokens):
-    /// each request's busy time in proportion to them, as the classes'
-    /// `busy_s_recomputed` (here over every request, warm-up included).
+    /// ... on prompt tokens a preempted request computes again (those it
+    /// had computed before its preemption).
     #[serde_as(as = "NonFinite")]
     pub recompute_s: f64,
     /// KV cache use over time, in at most 24 stretches.

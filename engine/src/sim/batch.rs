@@ -124,17 +124,20 @@ pub struct StepCounters {
     /// Step time spent on prompt tokens (recomputed ones included), each
     /// step's duration split in proportion to its tokens \[s\]; the rest of
     /// the step time went to decode tokens.
-    pub(crate) prefill_s: f64,
+    pub(crate) prompt_s: f64,
+    /// Of it, on tokens a preempted request computes again \[s\].
+    pub(crate) recompute_s: f64,
     /// The most KV blocks one replica held in a step since the last
     /// series sample ([`Self::take_peak_blocks`]).
     peak_blocks: u32,
 }
 
 impl StepCounters {
-    /// An executed step of `shape` lasting `dt` seconds, with `used_blocks`
-    /// KV blocks held on its replica once it is scheduled.
+    /// An executed step of `shape`, `recomputed` of whose prompt tokens
+    /// a preempted request computes again, lasting `dt` seconds, with
+    /// `used_blocks` KV blocks held on its replica once it is scheduled.
     #[inline(always)]
-    pub(crate) fn step(&mut self, shape: &StepShape, dt: f64, used_blocks: u32) {
+    pub(crate) fn step(&mut self, shape: &StepShape, recomputed: u64, dt: f64, used_blocks: u32) {
         let tokens = shape.tokens();
         self.by_sequences
             .add(shape.decode_seqs + shape.prefill_seqs, 1, dt);
@@ -142,7 +145,11 @@ impl StepCounters {
         if shape.prefill_tokens > 0 {
             // (Counts stay far below 2^53: through i64 the conversions are
             // one instruction each and give the same values.)
-            self.prefill_s += dt * shape.prefill_tokens as i64 as f64 / tokens as i64 as f64;
+            let per_token_s = dt / tokens as i64 as f64;
+            self.prompt_s += per_token_s * shape.prefill_tokens as i64 as f64;
+            if recomputed > 0 {
+                self.recompute_s += per_token_s * recomputed as i64 as f64;
+            }
         }
         self.peak_blocks = self.peak_blocks.max(used_blocks);
     }
@@ -208,20 +215,21 @@ mod tests {
         };
         let (mut one_by_one, mut run) = (StepCounters::default(), StepCounters::default());
         for (j, dt) in [0.25, 0.5, 0.125].into_iter().enumerate() {
-            one_by_one.step(&shape, dt, 10 + j as u32);
+            one_by_one.step(&shape, 0, dt, 10 + j as u32);
         }
         run.decode_run(5, 3, 0.875, 12);
         assert_eq!(one_by_one, run);
         assert_eq!(run.by_sequences.value_steps(), 15.0);
         assert_eq!(run.by_tokens.value_seconds(), 5.0 * 0.875);
-        assert_eq!(run.prefill_s, 0.0);
+        assert_eq!(run.prompt_s, 0.0);
         assert_eq!(run.take_peak_blocks(), 12);
         assert_eq!(run.take_peak_blocks(), 0, "the peak starts again");
     }
 
     #[test]
     fn a_mixed_step_gives_its_prompt_tokens_their_share_of_its_time() {
-        // Two decodes and an 8-token chunk: 10 tokens in 10 s.
+        // Two decodes and an 8-token chunk, 2 tokens of it recomputed: 10
+        // tokens in 10 s.
         let mut shape = StepShape {
             decode_seqs: 2,
             decode_kv_tokens: 100,
@@ -229,8 +237,8 @@ mod tests {
         };
         shape.add_prefill(40, 8);
         let mut c = StepCounters::default();
-        c.step(&shape, 10.0, 7);
-        assert_eq!(c.prefill_s, 8.0);
+        c.step(&shape, 2, 10.0, 7);
+        assert_eq!((c.prompt_s, c.recompute_s), (8.0, 2.0));
         let bins = |h: &StepHistogram| -> Vec<(u64, u64, f64)> {
             h.bins().filter(|&(_, steps, _)| steps > 0).collect()
         };
