@@ -79,10 +79,12 @@ pub use model::{
 };
 
 // The simulator and its report.
-pub use report::{ClassStats, EngineStats, Quantiles, Report, simulate};
+pub use report::{
+    BatchStats, ClassStats, EngineStats, KvUse, Quantiles, Report, StepFigure, StepSpread, simulate,
+};
 pub use sim::{
     BYTES_PER_REQUEST, EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput,
-    SeriesPoint, Simulation, Status, run_bytes_estimate,
+    SeriesPoint, Simulation, Status, StepCounters, run_bytes_estimate,
 };
 
 // The planner.
@@ -103,6 +105,10 @@ pub use plan::{
 pub use format::{
     MISSING, format_count, format_duration_s, format_gib, format_multiple, format_number,
     format_or_missing, format_percent, format_percent_interval, format_percent_whole, format_usd,
+};
+pub use present::batch_tables::{
+    StepTimePart, batch_lines, batch_table, kv_use_table, kv_use_words, step_time_parts,
+    step_time_table,
 };
 pub use present::cases::{Case, decision_label};
 pub use present::plan_tables::{

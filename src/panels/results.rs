@@ -3,6 +3,7 @@
 //! plan's part is in `results/plan.rs`. The tables are the engine's
 //! (`sojourn_engine::DataTable`, the same the CLI prints).
 
+mod batch;
 mod plan;
 
 use leptos::prelude::*;
@@ -19,6 +20,7 @@ use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
 use crate::results::{Figure, cdf_input, cdf_points_table, cost_segments, run_figures};
 use crate::state::{AppState, PlanStatus, Results, RunStatus};
+use batch::BatchPanel;
 use plan::{PlanHeadline, PlanResults};
 
 fn figure_help(label: &str) -> Option<&'static str> {
@@ -323,6 +325,7 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                     })
             }}
             <CostBreakdown state />
+            <BatchPanel state />
             <ChartFigure
                 id="series-figure"
                 caption="Queue, batch, KV cache and replicas over the horizon"

@@ -8,10 +8,11 @@
 //! record (`census.rs`), the class and overall rows (`aggregate.rs`), whose
 //! percentiles and CDF points (`rows.rs`, `quantiles.rs`, `cdf.rs`) come from
 //! bucketed selection in two passes per sample (`buckets.rs`, `select.rs`),
-//! and the warnings (`warnings.rs`). The public types and their JSON shape
-//! are in `shape.rs`.
+//! the warnings (`warnings.rs`) and the batch statistics (`batch.rs`). The
+//! public types and their JSON shape are in `shape.rs`.
 
 mod aggregate;
+mod batch;
 mod buckets;
 mod cdf;
 mod census;
@@ -24,7 +25,9 @@ mod warnings;
 #[cfg(test)]
 mod testing;
 
-pub use shape::{ClassStats, EngineStats, Quantiles, Report};
+pub use shape::{
+    BatchStats, ClassStats, EngineStats, KvUse, Quantiles, Report, StepFigure, StepSpread,
+};
 
 use crate::model::analytic::load_estimate;
 use crate::model::scenario::Scenario;
@@ -49,6 +52,7 @@ impl Report {
             active_until_s,
             events,
             steps,
+            batches,
             end_s,
             keep_records,
         } = run_output;
@@ -97,6 +101,7 @@ impl Report {
         );
         let (busy_period_s, output_tokens_per_s, total_tokens_per_s) =
             census.busy_period_throughput();
+        let batches = BatchStats::build(&batches, &series, run.series_interval_s);
         Report {
             scenario_name: scenario.params().name.clone(),
             seed: run.seed,
@@ -121,6 +126,7 @@ impl Report {
                 steps,
                 events,
             },
+            batches,
             records: if keep_records { records } else { Vec::new() },
         }
     }

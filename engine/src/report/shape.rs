@@ -1,5 +1,6 @@
 //! The report's public types and their JSON shape: [`Report`], its rows
-//! ([`ClassStats`]), their percentiles ([`Quantiles`]) and [`EngineStats`].
+//! ([`ClassStats`]), their percentiles ([`Quantiles`]), [`EngineStats`] and
+//! [`BatchStats`].
 //! The JSON is a public format (the app and saved files read it): field
 //! names and order are part of it.
 
@@ -100,6 +101,74 @@ pub struct EngineStats {
     pub events: u64,
 }
 
+/// The mean, median and 99th percentile of a per-step figure (the smallest
+/// x with F(x) >= p), over steps or over step time; NaN without steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepSpread {
+    #[serde(with = "nonfinite")]
+    pub mean: f64,
+    #[serde(with = "nonfinite")]
+    pub p50: f64,
+    #[serde(with = "nonfinite")]
+    pub p99: f64,
+}
+
+/// A per-step figure two ways: each step weighted by its duration (what a
+/// typical moment of work looks like) or every step alike.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepFigure {
+    pub by_time: StepSpread,
+    pub by_step: StepSpread,
+}
+
+/// KV cache use over a stretch of the run (a whole number of series
+/// intervals), as fractions of capacity.
+#[serde_with::serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KvUse {
+    #[serde_as(as = "NonFinite")]
+    pub start_s: f64,
+    #[serde_as(as = "NonFinite")]
+    pub end_s: f64,
+    /// The mean of the fleet's KV use at the series samples in the stretch.
+    #[serde_as(as = "NonFinite")]
+    pub mean: f64,
+    /// The largest fraction of its KV blocks one replica held in a step
+    /// starting in the stretch.
+    #[serde_as(as = "NonFinite")]
+    pub peak: f64,
+}
+
+/// What the engine steps were like, over every step of the run (warm-up
+/// and drain included), all replicas together (docs/engine.md, Batch
+/// statistics).
+#[serde_with::serde_as]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchStats {
+    pub steps: u64,
+    /// Steps per second of step time: how fast one busy replica steps
+    /// (1 / the mean step duration).
+    #[serde_as(as = "NonFinite")]
+    pub steps_per_s: f64,
+    /// Sequences in a step (decodes and prefill chunks): the running batch.
+    pub batch_size: StepFigure,
+    /// Tokens computed in a step.
+    pub tokens_per_step: StepFigure,
+    /// Replica-seconds of step time on prompt tokens computed for the first
+    /// time: each step's duration is split in proportion to its tokens.
+    #[serde_as(as = "NonFinite")]
+    pub prefill_s: f64,
+    /// ... on decode tokens.
+    #[serde_as(as = "NonFinite")]
+    pub decode_s: f64,
+    /// ... on prompt tokens a preempted request computes again (those it
+    /// had computed before its preemption).
+    #[serde_as(as = "NonFinite")]
+    pub recompute_s: f64,
+    /// KV cache use over time, in at most 24 stretches.
+    pub kv_use: Vec<KvUse>,
+}
+
 /// Everything a run produces.
 #[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -144,6 +213,10 @@ pub struct Report {
     pub load: LoadEstimate,
     pub warnings: Vec<String>,
     pub engine: EngineStats,
+    /// What the engine steps were like (absent from reports written before
+    /// it existed: no steps).
+    #[serde(default)]
+    pub batches: BatchStats,
     /// Every request, in arrival order (empty when the run was asked not to
     /// keep them). Not serialised: export it separately.
     #[serde(skip)]

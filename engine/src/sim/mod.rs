@@ -12,6 +12,7 @@
 //! classes, arrivals follow completions and the loop is
 //! [`closed_loop`]'s.
 
+mod batch;
 mod closed_loop;
 mod due;
 pub mod fast;
@@ -38,6 +39,8 @@ use crate::sim::rules::{BlockSize, Pool};
 use crate::sim::state::{Active, ReqId};
 use crate::sim::workload::{RequestSpec, Workload};
 
+pub use batch::StepCounters;
+pub(crate) use batch::StepHistogram;
 pub(crate) use options::max_series_points;
 pub use options::{
     BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
@@ -114,6 +117,9 @@ pub(crate) struct Ctx {
     pub records: Vec<RequestRecord>,
     pub events: u64,
     pub steps: u64,
+    /// The steps' shapes and durations, and the fullest KV cache since the
+    /// last series sample.
+    pub batches: StepCounters,
     pub max_events: u64,
     /// The closed-loop classes, one bit each (there are at most 64 classes).
     closed_classes: u64,
@@ -133,6 +139,7 @@ impl Ctx {
             records: Vec::with_capacity(capacity),
             events: 0,
             steps: 0,
+            batches: StepCounters::default(),
             max_events,
             closed_classes,
             returns: Vec::new(),
@@ -369,12 +376,14 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 running += r.running_len();
                 blocks += r.used_blocks() as u64;
             }
-            let capacity = self.scenario.memory().total_blocks as f64 * self.replicas.len() as f64;
+            let per_replica = self.scenario.memory().total_blocks as f64;
+            let peak = self.ctx.batches.take_peak_blocks() as f64 / per_replica;
             self.series.push(SeriesPoint {
                 t_s: at,
                 waiting: waiting as u64,
                 running: running as u64,
-                kv_utilization: blocks as f64 / capacity,
+                kv_utilization: blocks as f64 / (per_replica * self.replicas.len() as f64),
+                kv_peak_utilization: peak,
                 replicas: self.replicas.len() as u32,
                 arrivals: 0,
                 completions: 0,
@@ -548,6 +557,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             active_until_s,
             events: self.ctx.events,
             steps: self.ctx.steps,
+            batches: self.ctx.batches,
             end_s: self.end_s,
             keep_records: self.keep_records,
         })

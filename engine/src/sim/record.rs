@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::scenario::Scenario;
-use crate::serde_float::NonFinite;
+use crate::serde_float::{NonFinite, nonfinite};
+use crate::sim::batch::StepCounters;
 use crate::sim::workload::RequestSpec;
 
 /// How a request left the system.
@@ -84,6 +85,11 @@ impl RequestRecord {
     }
 }
 
+/// A figure absent from a series written before it existed.
+fn nan() -> f64 {
+    f64::NAN
+}
+
 /// The fleet's state at one instant, and the flows over the interval that
 /// ends there.
 #[serde_with::serde_as]
@@ -96,6 +102,11 @@ pub struct SeriesPoint {
     /// Fraction of all KV blocks in use.
     #[serde_as(as = "NonFinite")]
     pub kv_utilization: f64,
+    /// The largest fraction of its KV blocks one replica held in a step
+    /// starting in the interval ending at `t_s` (NaN in a series written
+    /// before it existed).
+    #[serde(default = "nan", with = "nonfinite")]
+    pub kv_peak_utilization: f64,
     pub replicas: u32,
     /// Arrivals in the interval ending at `t_s`.
     pub arrivals: u64,
@@ -117,6 +128,8 @@ pub struct RunOutput<'s> {
     pub active_until_s: f64,
     pub events: u64,
     pub steps: u64,
+    /// The steps' shapes and durations, for the batch statistics.
+    pub batches: StepCounters,
     /// End of the run: the horizon plus the drain \[s\].
     pub end_s: f64,
     /// Keep every record in the report (see [`RunOptions::keep_records`](crate::sim::RunOptions::keep_records)).

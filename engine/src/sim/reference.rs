@@ -31,7 +31,8 @@ use crate::sim::{Ctx, ReplicaConfig, Status};
 
 /// Builds one step over an explicit running list (admission order): rules
 /// 2 to 5, or their prefill-first form. Marks the scheduled requests
-/// (`sched > 0`) and returns the step's shape and whether anything was
+/// (`sched > 0`) and returns the step's shape, how many of its prompt
+/// tokens recompute preempted requests' contexts, and whether anything was
 /// preempted. Preempted requests go back to the pool's waiting queue;
 /// admitted ones join the end of `running`.
 fn schedule_step(
@@ -40,7 +41,7 @@ fn schedule_step(
     pool: &mut Pool,
     now: f64,
     ctx: &mut Ctx,
-) -> (StepShape, bool) {
+) -> (StepShape, u64, bool) {
     let mut budget = cfg.budget;
     let preempted = match cfg.schedule {
         Schedule::DecodeFirst => {
@@ -58,14 +59,16 @@ fn schedule_step(
         }
     };
     let mut shape = StepShape::default();
+    let mut recomputed = 0;
     for r in running.iter().filter(|r| r.sched > 0) {
         if r.is_decoding() {
             shape.add_decode(r.computed);
         } else {
             shape.add_prefill(r.computed, r.sched);
+            recomputed += r.recomputed_in(r.sched);
         }
     }
-    (shape, preempted)
+    (shape, recomputed, preempted)
 }
 
 /// Rules 2 to 4: the running decodes, then the running prefills, each in
@@ -204,7 +207,7 @@ impl RefReplica {
     /// One step; false when nothing could be scheduled or preempted (a stall).
     fn step(&mut self, ctx: &mut Ctx) -> bool {
         let now = self.clock;
-        let (shape, preempted) =
+        let (shape, recomputed, preempted) =
             schedule_step(&self.cfg, &mut self.running, &mut self.pool, now, ctx);
         let tokens = shape.tokens();
         if tokens == 0 {
@@ -213,6 +216,7 @@ impl RefReplica {
             return preempted;
         }
         let dt = self.cfg.step_time.step_s(&shape);
+        (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
         let end = self.add_to_clock(dt);
         apply_step(
             &mut self.running,

@@ -7,6 +7,7 @@
 // allow-*-in-tests do not reach) state what they expect with unwrap and expect.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod batches;
 mod budgets;
 mod calibration;
 mod closed_forms;

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use sojourn_engine::{
-    RunOptions, RunSummary, class_table, format_count, format_duration_s, format_number,
-    format_percent_whole, records_csv, simulate,
+    RunOptions, RunSummary, batch_lines, class_table, format_count, format_duration_s,
+    format_number, format_percent_whole, records_csv, simulate,
 };
 
 use crate::args::RunArgs;
@@ -52,7 +52,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
 }
 
 /// The run in a few lines: what ran, the load, each class, the outcomes,
-/// throughput and the report's warnings.
+/// throughput, the batches and the report's warnings.
 fn summary(run: &RunSummary, fleet: &str) -> String {
     let r = &run.report;
     let mut out = String::new();
@@ -93,6 +93,9 @@ fn summary(run: &RunSummary, fleet: &str) -> String {
         format_number(r.output_tokens_per_s, 4),
         format_number(r.total_tokens_per_s, 4)
     );
+    for line in batch_lines(&r.batches) {
+        let _ = writeln!(out, "  {line}");
+    }
     for w in &r.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }

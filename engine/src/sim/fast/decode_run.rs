@@ -101,6 +101,7 @@ impl FastReplica {
     pub(super) fn skip(&mut self, k: u64, total_s: f64, ctx: &mut Ctx) {
         let n = self.group.len() as u64;
         self.pool.free_blocks -= self.group.blocks_needed_over(k) as u32;
+        (ctx.batches).decode_run(n, k, total_s, self.pool.used_blocks());
         self.group.advance(k, total_s / n as f64);
         self.clock += total_s;
         self.busy_s += total_s;

@@ -440,7 +440,7 @@ impl DecodeGroup {
             sum += offset;
             held += ((offset + self.g as i64) as u64).div_ceil(bs);
             assert!(
-                d.computed + (self.g - d.g_sync) < d.input + d.output as u64,
+                d.computed + (self.g - d.g_sync) < d.input as u64 + d.output as u64,
                 "decoder past its end"
             );
         }

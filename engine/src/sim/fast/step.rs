@@ -71,6 +71,7 @@ impl FastReplica {
             shape.add_prefill(p.computed, tokens);
             let step_tokens = shape.tokens();
             let dt = self.cfg.step_time.step_s(&shape);
+            (ctx.batches).step(&shape, p.recomputed_in(tokens), dt, self.pool.used_blocks());
             let end = now + dt;
             // (The same quotient `step` computes twice, so the same bits.)
             let per_token_s = dt / step_tokens as f64;
@@ -237,12 +238,15 @@ impl FastReplica {
             decode_kv_tokens: if n > 0 { self.group.kv_tokens() } else { 0 },
             ..StepShape::default()
         };
+        let mut recomputed = 0;
         for p in self.prefillers.iter().filter(|p| p.sched > 0) {
             shape.add_prefill(p.computed, p.sched);
+            recomputed += p.recomputed_in(p.sched);
         }
         let tokens = shape.tokens();
         if tokens > 0 {
             let dt = self.cfg.step_time.step_s(&shape);
+            (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
             let end = now + dt;
             if n > 0 {
                 self.group.advance(1, dt / tokens as f64);
@@ -277,11 +281,14 @@ impl FastReplica {
             return false;
         }
         let mut shape = StepShape::default();
+        let mut recomputed = 0;
         for p in &self.prefillers {
             shape.add_prefill(p.computed, p.sched);
+            recomputed += p.recomputed_in(p.sched);
         }
         let tokens = shape.tokens();
         let dt = self.cfg.step_time.step_s(&shape);
+        (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
         let end = now + dt;
         self.apply_prefill_chunks(dt, tokens, end, ctx);
         self.end_step(end, dt, ctx);
