@@ -1,5 +1,5 @@
 //! The page: a header, the toolbar, the guide (closed), the inputs on the left and the results
-//! on the right (stacked on narrow screens).
+//! on the right (on narrow screens the results first, then the inputs).
 
 use leptos::prelude::*;
 
@@ -17,6 +17,8 @@ use crate::state::AppState;
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new();
+    // For what any panel needs beside its own props (a download's provenance).
+    provide_context(state);
     view! {
         <header class="page-header">
             <h1>"Sojourn"</h1>
@@ -30,7 +32,7 @@ pub fn App() -> impl IntoView {
         <NoticeBar state />
         <Guide />
         <main class="layout">
-            <div class="inputs" role="region" aria-label="Scenario inputs">
+            <div class="inputs" id="inputs" role="region" aria-label="Scenario inputs">
                 <section class="panel scenario-name">
                     <TextField
                         state
@@ -50,7 +52,7 @@ pub fn App() -> impl IntoView {
                 <CasesPanel state />
                 <SimulationPanel state />
             </div>
-            <div class="outputs">
+            <div class="outputs" id="results">
                 <ResultsPanel state />
             </div>
         </main>

@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 use sojourn_engine::ScenarioParams;
 
 use crate::form::{
-    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_text, enum_parse, enum_text, list_text,
-    parse_count, parse_duration_s, parse_list, parse_number,
+    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_echo, duration_text, enum_parse,
+    enum_text, list_text, parse_count, parse_duration_s, parse_list, parse_number,
 };
 use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};
@@ -74,11 +74,13 @@ pub fn field_id(path: &str) -> String {
     id.trim_end_matches('-').replace("--", "-")
 }
 
-/// The ids of a field's control and of the two texts that describe it.
+/// The ids of a field's control and of the texts that describe it.
 struct Ids {
     control: String,
     help: String,
     error: String,
+    /// What a duration box reads as (see [`duration_echo`]).
+    echo: String,
 }
 
 impl Ids {
@@ -87,6 +89,7 @@ impl Ids {
         Ids {
             help: format!("{control}-help"),
             error: format!("{control}-error"),
+            echo: format!("{control}-echo"),
             control,
         }
     }
@@ -274,6 +277,7 @@ impl Field {
         } = self;
         let ids = Ids::of(&path);
         let error = error_of(state, &path);
+        let mut echo = None;
         let (class, control) = match control {
             Control::Number {
                 kind,
@@ -293,16 +297,19 @@ impl Field {
                         }
                     },
                 };
+                let echoes = kind == Kind::Duration;
                 let look = Look {
                     inputmode: Some(kind.input_mode()),
                     spellcheck: Some("false"),
                     placeholder: Some(placeholder),
+                    echo: echoes,
                 };
                 let (text, on_input) = typed.wire(state, path, get, set);
-                (
-                    "field",
-                    text_box(&ids, error, look, move || text.get(), on_input),
-                )
+                let input = text_box(&ids, error, look, move || text.get(), on_input);
+                if echoes {
+                    echo = Some(echo_line(&ids, text));
+                }
+                ("field", input)
             }
             Control::List { get, set } => {
                 let typed = Typed {
@@ -313,6 +320,7 @@ impl Field {
                     inputmode: None,
                     spellcheck: Some("false"),
                     placeholder: None,
+                    echo: false,
                 };
                 let (text, on_input) = typed.wire(state, path, get, set);
                 (
@@ -325,6 +333,7 @@ impl Field {
                     inputmode: None,
                     spellcheck: None,
                     placeholder: Some(placeholder),
+                    echo: false,
                 };
                 let value = move || state.params.with(|p| get(p));
                 let on_input = move |event: leptos::ev::Event| {
@@ -338,7 +347,16 @@ impl Field {
             }
             Control::Check { get, set } => return check_box(state, ids, label, help, get, set),
         };
-        framed(class, ids, label, unit, help, error, control)
+        let frame = Frame {
+            class,
+            ids,
+            label,
+            unit,
+            help,
+            error,
+            echo,
+        };
+        framed(frame, control)
     }
 }
 
@@ -353,22 +371,38 @@ pub fn fields(state: AppState, list: Vec<Field>) -> AnyView {
 /// What to say when a list box holds something other than numbers.
 const NOT_A_LIST: &str = "enter numbers separated by commas";
 
-/// The frame every field shares: the label, the box with the control and
-/// its unit (an empty unit is hidden), the explanation shown on hover and
-/// focus, and the engine's message for the field's path.
-fn framed(
+/// What surrounds a field's control.
+struct Frame {
     class: &'static str,
     ids: Ids,
     label: String,
+    /// Shown after the box ("" for none).
     unit: String,
     help: &'static str,
     error: Memo<Option<String>>,
-    control: AnyView,
-) -> AnyView {
+    /// Under the box: what a duration box reads as.
+    echo: Option<AnyView>,
+}
+
+/// The frame every field shares: the label, the box with the control and
+/// its unit (an empty unit is hidden), the explanation shown on hover and
+/// focus, the echo of a duration, and the engine's message for the field's
+/// path.
+fn framed(frame: Frame, control: AnyView) -> AnyView {
+    let Frame {
+        class,
+        ids,
+        label,
+        unit,
+        help,
+        error,
+        echo,
+    } = frame;
     view! {
         <div class=class class:invalid=move || error.with(Option::is_some)>
             <label for=ids.control>{label}</label>
             <div class="field-box">{control} <span class="unit">{unit}</span></div>
+            {echo}
             <span class="tip" role="tooltip" id=ids.help>
                 {help}
             </span>
@@ -376,6 +410,17 @@ fn framed(
                 {move || error.get()}
             </p>
         </div>
+    }
+    .into_any()
+}
+
+/// The line under a duration box saying what its text reads as ("90 min
+/// = 1 h 30 min"), empty when the text says it plainly already.
+fn echo_line(ids: &Ids, text: RwSignal<String>) -> AnyView {
+    view! {
+        <p class="field-echo" id=ids.echo.clone() aria-live="polite">
+            {move || text.with(|t| duration_echo(t))}
+        </p>
     }
     .into_any()
 }
@@ -453,6 +498,8 @@ struct Look {
     inputmode: Option<&'static str>,
     spellcheck: Option<&'static str>,
     placeholder: Option<String>,
+    /// The box has an echo line (a duration), which describes it too.
+    echo: bool,
 }
 
 /// A text box showing `value`, with its state for screen readers.
@@ -463,6 +510,11 @@ fn text_box(
     value: impl Fn() -> String + Send + Sync + 'static,
     on_input: impl Fn(leptos::ev::Event) + 'static,
 ) -> AnyView {
+    let described_by = if look.echo {
+        format!("{} {}", ids.described_by(), ids.echo)
+    } else {
+        ids.described_by()
+    };
     view! {
         <input
             id=ids.control.clone()
@@ -474,7 +526,7 @@ fn text_box(
             prop:value=value
             on:input=on_input
             aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-            aria-describedby=ids.described_by()
+            aria-describedby=described_by
         />
     }
     .into_any()

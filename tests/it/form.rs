@@ -2,7 +2,7 @@
 
 use sojourn_app::charts::log_correlation;
 use sojourn_app::form::{
-    convert_shape, dist_preview, duration_text, lengths_kind, lengths_preview, new_class,
+    convert_shape, dist_preview, duration_echo, duration_text, duration_words, lengths_kind, lengths_preview, new_class,
     pairs_csv, parse_count, parse_duration_s, parse_list, parse_number, set_lengths_kind,
     shape_kind, typical_seq_tokens,
 };
@@ -164,4 +164,22 @@ fn the_lengths_preview_draws_from_the_class_model() {
     assert!(pairs.iter().all(|p| *p == (30, 900) || *p == (5000, 12)));
     let error = lengths_preview(&class(Some(LengthsParams::Correlated { rho: 1.5 })));
     assert!(error.unwrap_err().starts_with("lengths.rho: "));
+}
+
+#[test]
+fn a_duration_box_echoes_what_it_read() {
+    let echo = |typed: &str| duration_echo(typed);
+    assert_eq!(echo("90 min").as_deref(), Some("90 min = 1 h 30 min"));
+    assert_eq!(echo("90").as_deref(), Some("90 s = 1 min 30 s"), "a bare number is seconds");
+    assert_eq!(echo("1.5 d").as_deref(), Some("1.5 d = 36 h"));
+    assert_eq!(echo("50 h").as_deref(), Some("50 h = 2 d 2 h"));
+    assert_eq!(echo("0.25").as_deref(), Some("0.25 s = 250 ms"));
+    // Text that already says plainly what it means is not echoed.
+    for plain in ["24 h", "24h", "15 min", "30", "250 ms", "2 d"] {
+        assert_eq!(echo(plain), None, "{plain}");
+    }
+    assert_eq!(echo("soon"), None, "the error speaks for text that does not read");
+    assert_eq!(duration_words(176_461.5), "2 d 1 h 1 min 1.5 s");
+    assert_eq!(duration_words(0.0), "0 s");
+    assert_eq!(duration_words(3600.1), "1 h 0.1 s");
 }
