@@ -35,7 +35,10 @@ impl Provenance {
 
     /// `csv` (a table named `title`) after the provenance as comment lines.
     pub fn csv(&self, title: &str, csv: &str) -> String {
-        let link = self.link.as_deref().unwrap_or("none (too large for a link)");
+        let link = self
+            .link
+            .as_deref()
+            .unwrap_or("none (too large for a link)");
         let mut out = String::new();
         for (key, value) in [
             ("table", title),

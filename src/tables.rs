@@ -18,7 +18,10 @@ pub fn page_order(columns: &[Column]) -> Vec<usize> {
     let rest = 1..columns.len();
     let money = rest.clone().filter(|&i| is_money(&columns[i]));
     let other = rest.filter(|&i| !is_money(&columns[i]));
-    (0..columns.len().min(1)).chain(money).chain(other).collect()
+    (0..columns.len().min(1))
+        .chain(money)
+        .chain(other)
+        .collect()
 }
 
 /// `items` (a header row or a row of cells) in `order`.

@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 use sojourn_engine::ScenarioParams;
 
 use crate::form::{
-    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_echo, duration_text, enum_parse,
-    enum_text, list_text, parse_count, parse_duration_s, parse_list, parse_number,
+    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_echo, duration_text, enum_parse, enum_text,
+    list_text, parse_count, parse_duration_s, parse_list, parse_number,
 };
 use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};

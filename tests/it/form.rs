@@ -2,9 +2,9 @@
 
 use sojourn_app::charts::log_correlation;
 use sojourn_app::form::{
-    convert_shape, dist_preview, duration_echo, duration_text, duration_words, lengths_kind, lengths_preview, new_class,
-    pairs_csv, parse_count, parse_duration_s, parse_list, parse_number, set_lengths_kind,
-    shape_kind, typical_seq_tokens,
+    convert_shape, dist_preview, duration_echo, duration_text, duration_words, lengths_kind,
+    lengths_preview, new_class, pairs_csv, parse_count, parse_duration_s, parse_list, parse_number,
+    set_lengths_kind, shape_kind, typical_seq_tokens,
 };
 use sojourn_engine::{
     ClassParams, DistParams, LengthsParams, Scenario, ScenarioParams, Shape, lengths_from_csv,
@@ -170,7 +170,11 @@ fn the_lengths_preview_draws_from_the_class_model() {
 fn a_duration_box_echoes_what_it_read() {
     let echo = |typed: &str| duration_echo(typed);
     assert_eq!(echo("90 min").as_deref(), Some("90 min = 1 h 30 min"));
-    assert_eq!(echo("90").as_deref(), Some("90 s = 1 min 30 s"), "a bare number is seconds");
+    assert_eq!(
+        echo("90").as_deref(),
+        Some("90 s = 1 min 30 s"),
+        "a bare number is seconds"
+    );
     assert_eq!(echo("1.5 d").as_deref(), Some("1.5 d = 36 h"));
     assert_eq!(echo("50 h").as_deref(), Some("50 h = 2 d 2 h"));
     assert_eq!(echo("0.25").as_deref(), Some("0.25 s = 250 ms"));
@@ -178,7 +182,11 @@ fn a_duration_box_echoes_what_it_read() {
     for plain in ["24 h", "24h", "15 min", "30", "250 ms", "2 d"] {
         assert_eq!(echo(plain), None, "{plain}");
     }
-    assert_eq!(echo("soon"), None, "the error speaks for text that does not read");
+    assert_eq!(
+        echo("soon"),
+        None,
+        "the error speaks for text that does not read"
+    );
     assert_eq!(duration_words(176_461.5), "2 d 1 h 1 min 1.5 s");
     assert_eq!(duration_words(0.0), "0 s");
     assert_eq!(duration_words(3600.1), "1 h 0.1 s");

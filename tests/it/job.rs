@@ -234,7 +234,10 @@ fn the_pool_has_a_worker_per_core_within_bounds() {
 /// The summary of `case` of `params` as the worker makes it.
 fn case_summary(params: &ScenarioParams, case: Case) -> RunSummary {
     let scenario = Scenario::try_from(case.params(params)).expect("valid");
-    RunSummary::new(simulate(&scenario, &run_options()).expect("runs"), &scenario)
+    RunSummary::new(
+        simulate(&scenario, &run_options()).expect("runs"),
+        &scenario,
+    )
 }
 
 #[test]
@@ -254,7 +257,10 @@ fn a_price_edit_recosts_each_case_as_a_fresh_run_would() {
             other => panic!("not a run: {other:?}"),
         };
         let fresh = case_summary(&new, case);
-        assert_ne!(shown.cost, fresh.cost, "{case:?}: the new prices change the cost");
+        assert_ne!(
+            shown.cost, fresh.cost,
+            "{case:?}: the new prices change the cost"
+        );
         recost(&mut shown, case, &new);
         assert_eq!(shown.cost, fresh.cost, "{case:?}");
     }
