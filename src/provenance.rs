@@ -49,7 +49,8 @@ impl Provenance {
         ] {
             // A line break in a name would end the comment.
             let value = value.replace(['\r', '\n'], " ");
-            out.push_str(&format!("# {key}: {value}\n"));
+            // CRLF, as the table's own lines (RFC 4180).
+            out.push_str(&format!("# {key}: {value}\r\n"));
         }
         out.push_str(csv);
         out
@@ -67,8 +68,8 @@ mod tests {
             Some("https://example.org/?s=2.abc".to_string()),
             "2026-11-26T14:00:00.000Z",
         );
-        let csv = provenance.csv("Per class", "class,met\napi,3\n");
-        let lines: Vec<&str> = csv.lines().collect();
+        let csv = provenance.csv("Per class", "class,met\r\napi,3\r\n");
+        let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
         assert_eq!(
             lines,
             [

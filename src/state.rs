@@ -353,6 +353,16 @@ impl AppState {
         Provenance::new(&params.name, link, &browser::now_iso())
     }
 
+    /// Beside results for earlier inputs: whether they are being brought
+    /// up to date or wait for Run.
+    pub fn stale_label(&self) -> &'static str {
+        if self.auto_run.get() || self.run.with(RunStatus::is_running) {
+            "for earlier inputs: updating"
+        } else {
+            "for earlier inputs: press Run"
+        }
+    }
+
     /// Starts a job for the current scenario if it is valid, superseding
     /// the job in flight: after a price-only edit it re-costs the last
     /// results and re-plans from the last plan's runs, else it simulates.

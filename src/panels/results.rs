@@ -250,7 +250,7 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
             <div class="results-head">
                 <h2 id="results-heading">"Results"</h2>
                 <span class="stale" class:shown=move || stale.get()>
-                    "for earlier inputs: updating"
+                    {move || state.stale_label()}
                 </span>
             </div>
             {run_failed}
