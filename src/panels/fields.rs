@@ -14,12 +14,16 @@ use serde::de::DeserializeOwned;
 use sojourn_engine::ScenarioParams;
 
 use crate::form::{
-    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_echo, duration_text, enum_parse, enum_text,
-    list_text, parse_count, parse_duration_s, parse_list, parse_number,
+    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_text, enum_parse, enum_text, list_text,
+    parse_count, parse_duration_s, parse_list, parse_number,
 };
 use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};
 use crate::state::AppState;
+
+mod frame;
+
+use frame::{Frame, Ids, echo_line, framed};
 
 /// How a box reads and shows its number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,32 +76,6 @@ pub fn field_id(path: &str) -> String {
         });
     }
     id.trim_end_matches('-').replace("--", "-")
-}
-
-/// The ids of a field's control and of the texts that describe it.
-struct Ids {
-    control: String,
-    help: String,
-    error: String,
-    /// What a duration box reads as (see [`duration_echo`]).
-    echo: String,
-}
-
-impl Ids {
-    fn of(path: &str) -> Ids {
-        let control = field_id(path);
-        Ids {
-            help: format!("{control}-help"),
-            error: format!("{control}-error"),
-            echo: format!("{control}-echo"),
-            control,
-        }
-    }
-
-    /// For the control's `aria-describedby`.
-    fn described_by(&self) -> String {
-        format!("{} {}", self.help, self.error)
-    }
 }
 
 /// One field of the form: the place of its value, its label, its unit,
@@ -370,60 +348,6 @@ pub fn fields(state: AppState, list: Vec<Field>) -> AnyView {
 
 /// What to say when a list box holds something other than numbers.
 const NOT_A_LIST: &str = "enter numbers separated by commas";
-
-/// What surrounds a field's control.
-struct Frame {
-    class: &'static str,
-    ids: Ids,
-    label: String,
-    /// Shown after the box ("" for none).
-    unit: String,
-    help: &'static str,
-    error: Memo<Option<String>>,
-    /// Under the box: what a duration box reads as.
-    echo: Option<AnyView>,
-}
-
-/// The frame every field shares: the label, the box with the control and
-/// its unit (an empty unit is hidden), the explanation shown on hover and
-/// focus, the echo of a duration, and the engine's message for the field's
-/// path.
-fn framed(frame: Frame, control: AnyView) -> AnyView {
-    let Frame {
-        class,
-        ids,
-        label,
-        unit,
-        help,
-        error,
-        echo,
-    } = frame;
-    view! {
-        <div class=class class:invalid=move || error.with(Option::is_some)>
-            <label for=ids.control>{label}</label>
-            <div class="field-box">{control} <span class="unit">{unit}</span></div>
-            {echo}
-            <span class="tip" role="tooltip" id=ids.help>
-                {help}
-            </span>
-            <p class="field-error" id=ids.error aria-live="polite">
-                {move || error.get()}
-            </p>
-        </div>
-    }
-    .into_any()
-}
-
-/// The line under a duration box saying what its text reads as ("90 min
-/// = 1 h 30 min"), empty when the text says it plainly already.
-fn echo_line(ids: &Ids, text: RwSignal<String>) -> AnyView {
-    view! {
-        <p class="field-echo" id=ids.echo.clone() aria-live="polite">
-            {move || text.with(|t| duration_echo(t))}
-        </p>
-    }
-    .into_any()
-}
 
 /// The engine's (or the parser's) message for `path`, as it changes.
 fn error_of(state: AppState, path: &str) -> Memo<Option<String>> {
