@@ -101,7 +101,7 @@ test('a price edit re-costs the last simulations without running them again', as
   await screenshot(page, 'layout-1280', { fullPage: false });
   const plan = page.getByRole('region', { name: 'Capacity plan' });
   await plan.waitFor();
-  const digest = await page.locator('.run-meta').first().innerText();
+  const digest = await page.locator('.run-meta', { hasText: 'digest' }).innerText();
   const cost = dollars(await figure(page, 'Cost per successful request'));
   const planned = dollars(await figure(page, 'Planned cost per success'));
   assert.ok(cost > 0 && planned > 0, 'the default scenario has a price');
@@ -126,7 +126,7 @@ test('a price edit re-costs the last simulations without running them again', as
     shown.every((text) => !/Simulat|Planning/.test(text)),
     `nothing simulated again: ${JSON.stringify(shown)}`,
   );
-  assert.equal(await page.locator('.run-meta').first().innerText(), digest, 'the same simulation');
+  assert.equal(await page.locator('.run-meta', { hasText: 'digest' }).innerText(), digest, 'the same simulation');
   const ratio = dollars(await figure(page, 'Cost per successful request')) / cost;
   assert.ok(Math.abs(ratio - 2) < 0.02, `the cost per success doubles (x${ratio})`);
   const planRatio = dollars(await figure(page, 'Planned cost per success')) / planned;
@@ -147,7 +147,7 @@ test('a duration box echoes what it read', async () => {
   const echo = page.locator(`[id="${echoId}"]`);
   await horizon.fill('1440 min');
   await waitFor('the echo', async () => (await echo.innerText()) === '1440 min = 24 h');
-  await horizon.scrollIntoViewIfNeeded();
+  await horizon.evaluate((el) => el.scrollIntoView({ block: 'center' }));
   await screenshot(page, 'layout-1280-echo', { fullPage: false });
   await horizon.fill('90');
   await waitFor('the echo of seconds', async () => (await echo.innerText()) === '90 s = 1 min 30 s');

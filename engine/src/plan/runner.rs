@@ -96,10 +96,14 @@ impl PlanState {
     }
 
     /// Takes the pending runs an earlier plan made, as if each had just
-    /// run; true when every pending run was among them (the pass can go on
-    /// at once, as it would once a batch of simulations came back).
+    /// run; true when there were some and every one was among them (the
+    /// pass can go on at once, as it would once a batch of simulations came
+    /// back; a pass that waits for no run must still stop, as stalled).
     pub fn take_earlier_runs(&mut self) -> bool {
         let pending: Vec<RunKey> = self.pending.iter().copied().collect();
+        if pending.is_empty() {
+            return false;
+        }
         for key in pending {
             let case = &self.cases[key.case];
             let found = self
