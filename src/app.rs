@@ -1,5 +1,5 @@
 //! The page: a header, the toolbar, the guide (closed), the inputs on the left and the results
-//! on the right (stacked on narrow screens).
+//! on the right (on narrow screens the results first, then the inputs).
 
 use leptos::prelude::*;
 
@@ -18,6 +18,8 @@ use crate::state::AppState;
 pub fn App() -> impl IntoView {
     let state = AppState::new();
     crate::help::close_tips_on_escape();
+    // For what any panel needs beside its own props (a download's provenance).
+    provide_context(state);
     view! {
         <a class="skip-link" href="#results">
             "Skip to results"
@@ -36,7 +38,7 @@ pub fn App() -> impl IntoView {
             <Guide />
         </aside>
         <main class="layout">
-            <div class="inputs" role="region" aria-label="Scenario inputs">
+            <div class="inputs" id="inputs" role="region" aria-label="Scenario inputs">
                 <section class="panel scenario-name">
                     <TextField
                         state
@@ -56,7 +58,7 @@ pub fn App() -> impl IntoView {
                 <CasesPanel state />
                 <SimulationPanel state />
             </div>
-            <div class="outputs">
+            <div class="outputs" id="results">
                 <ResultsPanel state />
             </div>
         </main>

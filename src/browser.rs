@@ -213,3 +213,11 @@ pub async fn read_picked_file(input: &web_sys::HtmlInputElement) -> Option<(Stri
         .ok()?;
     Some((name, text.as_string()?))
 }
+
+/// The time now as ISO 8601 in UTC ("2026-11-26T14:00:00.000Z").
+pub fn now_iso() -> String {
+    js_sys::Date::new_0()
+        .to_iso_string()
+        .as_string()
+        .unwrap_or_default()
+}

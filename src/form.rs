@@ -101,6 +101,56 @@ pub fn duration_text(seconds: f64) -> String {
     }
 }
 
+/// A duration \[s\] in words, largest units first: "1 h 30 min",
+/// "2 d 3 h", "36 h", "1 min 30 s", "250 ms".
+pub fn duration_words(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return input_text(seconds);
+    }
+    if seconds > 0.0 && seconds < 1.0 {
+        return format!("{} ms", input_text(rounded(seconds * 1e3)));
+    }
+    let mut rest = seconds;
+    let mut parts = Vec::new();
+    // Days from two on: a day's deadline reads "24 h", as the box shows it.
+    for (unit, name, from) in [(86_400.0, "d", 2.0), (3600.0, "h", 1.0), (60.0, "min", 1.0)] {
+        let count = (rest / unit).floor();
+        if count >= from {
+            parts.push(format!("{} {name}", input_text(count)));
+            rest -= count * unit;
+        }
+    }
+    let rest = rounded(rest);
+    if rest > 0.0 || parts.is_empty() {
+        parts.push(format!("{} s", input_text(rest)));
+    }
+    parts.join(" ")
+}
+
+/// `x` to a millionth: no float noise in the words ("0.1 s", not
+/// "0.09999999999999432 s").
+fn rounded(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// What a duration box's text reads as, when its text does not say it
+/// plainly: "90 min = 1 h 30 min", "90 s = 1 min 30 s" for a bare "90"
+/// (seconds); `None` for "24 h", text that says just that, or text that is
+/// not a duration (its error says so).
+pub fn duration_echo(typed: &str) -> Option<String> {
+    let seconds = parse_duration_s(typed)?;
+    let typed = typed.trim();
+    let bare = !typed.contains(|c: char| c.is_ascii_alphabetic());
+    let typed = if bare {
+        format!("{typed} s")
+    } else {
+        typed.to_string()
+    };
+    let words = duration_words(seconds);
+    let plain = |text: &str| text.to_ascii_lowercase().replace(' ', "");
+    (plain(&typed) != plain(&words)).then(|| format!("{typed} = {words}"))
+}
+
 /// A list of numbers as typed: "0.5, 1, 1.5" (commas, semicolons or spaces).
 pub fn parse_list(text: &str) -> Option<Vec<f64>> {
     text.split([',', ';', ' ', '\n', '\t'])

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sojourn_engine::NonFinite;
 use sojourn_engine::{
     JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession,
-    RunKey, RunOptions, RunSummary, Scenario, ScenarioParams,
+    RunKey, RunOptions, RunSummary, Scenario, ScenarioParams, report_cost,
 };
 
 /// The base, best and worst cases (the engine's, with the rule that prices
@@ -201,11 +201,27 @@ pub enum PlanNext {
 
 impl PlanDispatch {
     pub fn new(scenario: Scenario) -> PlanDispatch {
+        PlanDispatch::reusing(scenario, None)
+    }
+
+    /// The plan of `scenario`, taking the runs of `previous` (an earlier
+    /// plan's session) where they are the same simulations: after a
+    /// price-only edit, all of them (see [`PlanSession::reusing`]).
+    pub fn reusing(scenario: Scenario, previous: Option<PlanSession>) -> PlanDispatch {
+        let session = match previous {
+            Some(previous) => PlanSession::reusing(scenario, plan_options(), previous),
+            None => PlanSession::new(scenario, plan_options()),
+        };
         PlanDispatch {
-            session: PlanSession::new(scenario, plan_options()),
+            session,
             waiting: Vec::new(),
             running: BTreeMap::new(),
         }
+    }
+
+    /// The session, with every run it holds, for a later plan to reuse.
+    pub fn into_session(self) -> PlanSession {
+        self.session
     }
 
     /// The next job for an idle worker, polling the session for the next
@@ -256,6 +272,13 @@ impl PlanDispatch {
             ..progress
         }
     }
+}
+
+/// Re-costs `summary`, a run of `case` of an earlier scenario, at the
+/// prices of `params`, which differs from it in prices alone: the case's
+/// cost as a fresh run of it would give, without simulating.
+pub fn recost(summary: &mut RunSummary, case: Case, params: &ScenarioParams) {
+    summary.cost = report_cost(&summary.report, &case.params(params));
 }
 
 /// The status line of a plan: "Planning: service curve (12 of about 80

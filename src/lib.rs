@@ -20,8 +20,10 @@ pub mod help;
 pub mod job;
 pub mod link;
 pub mod panels;
+pub mod provenance;
 pub mod results;
 pub mod state;
+pub mod tables;
 pub mod worker;
 pub mod worker_client;
 

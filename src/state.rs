@@ -14,12 +14,18 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use sojourn_engine::{PlanResult, RunSummary, Scenario, ScenarioError, ScenarioParams};
+use sojourn_engine::{
+    PlanResult, PlanSession, RunSummary, Scenario, ScenarioError, ScenarioParams,
+};
 
 use crate::browser;
-use crate::job::{Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_label};
+use crate::job::{
+    Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_label, recost,
+};
 use crate::link;
 use crate::worker_client::{WorkerPool, pool_size};
+
+mod currency;
 
 /// How long the page waits after the last edit before it runs \[ms\].
 pub const DEBOUNCE: Duration = Duration::from_millis(300);
@@ -114,6 +120,9 @@ pub struct AppState {
     pub auto_run: RwSignal<bool>,
     pub dark: RwSignal<bool>,
     pub window_width: RwSignal<f64>,
+    /// The current job re-costed the last simulations at new prices rather
+    /// than simulating.
+    pub recosted: RwSignal<bool>,
     current_job: StoredValue<u64>,
     /// The scenario of the current job.
     job_params: StoredValue<Option<ScenarioParams>>,
@@ -121,6 +130,9 @@ pub struct AppState {
     single_run_done: StoredValue<bool>,
     /// The current job's plan until its result is shown (or it fails).
     planner: StoredValue<Option<PlanDispatch>, LocalStorage>,
+    /// The last plan's session once it has ended, whose runs a plan after
+    /// a price edit reuses.
+    previous_plan: StoredValue<Option<PlanSession>, LocalStorage>,
     pool: StoredValue<Option<WorkerPool>, LocalStorage>,
     debounce: StoredValue<Option<TimeoutHandle>, LocalStorage>,
 }
@@ -185,10 +197,12 @@ impl AppState {
             auto_run: RwSignal::new(true),
             dark: RwSignal::new(browser::prefers_dark()),
             window_width: RwSignal::new(1200.0),
+            recosted: RwSignal::new(false),
             current_job: StoredValue::new(0),
             job_params: StoredValue::new(None),
             single_run_done: StoredValue::new(false),
             planner: StoredValue::new_local(None),
+            previous_plan: StoredValue::new_local(None),
             pool: StoredValue::new_local(None),
             debounce: StoredValue::new_local(None),
         };
@@ -238,7 +252,9 @@ impl AppState {
                 self.start();
                 return;
             }
-            if !auto {
+            // A price edit re-costs at once, even when runs wait for Run:
+            // it simulates nothing.
+            if !auto && !self.can_recost() {
                 return;
             }
             let handle = set_timeout_with_handle(move || self.start(), DEBOUNCE).ok();
@@ -281,7 +297,8 @@ impl AppState {
     }
 
     /// Starts a job for the current scenario if it is valid, superseding
-    /// the job in flight.
+    /// the job in flight: after a price-only edit it re-costs the last
+    /// results and re-plans from the last plan's runs, else it simulates.
     pub fn start(self) {
         if self.blocked_reason().is_some() {
             return;
@@ -290,16 +307,14 @@ impl AppState {
         let Ok(scenario) = Scenario::try_from(params.clone()) else {
             return;
         };
+        let recosting = self.can_recost();
         let id = self.current_job.get_value() + 1;
         self.current_job.set_value(id);
         self.job_params.set_value(Some(params.clone()));
-        self.single_run_done.set_value(false);
-        self.planner.set_value(Some(PlanDispatch::new(scenario)));
-        self.run.set(RunStatus::Running {
-            stage: Stage::Simulate,
-            fraction: 0.0,
-            label: "Starting the simulation".to_string(),
-        });
+        let previous = self.take_plan_session();
+        self.planner
+            .set_value(Some(PlanDispatch::reusing(scenario, previous)));
+        self.recosted.set(recosting);
         self.plan.update(|plan| {
             if !matches!(plan, PlanStatus::Done { .. }) {
                 *plan = PlanStatus::Running;
@@ -309,6 +324,18 @@ impl AppState {
             return;
         };
         pool.revive();
+        if recosting {
+            self.recost_results(&params);
+            self.dispatch_plan();
+            self.show_plan_progress();
+            return;
+        }
+        self.single_run_done.set_value(false);
+        self.run.set(RunStatus::Running {
+            stage: Stage::Simulate,
+            fraction: 0.0,
+            label: "Starting the simulation".to_string(),
+        });
         // The single run first, on one worker; the plan on the others.
         let Some(&first) = pool.idle().first() else {
             self.fail_run("no simulation worker could start".to_string());
@@ -323,6 +350,32 @@ impl AppState {
         self.dispatch_plan();
     }
 
+    /// The last plan's session (running or ended), for the next plan to
+    /// reuse its runs.
+    fn take_plan_session(self) -> Option<PlanSession> {
+        let running = self
+            .planner
+            .try_update_value(Option::take)
+            .flatten()
+            .map(PlanDispatch::into_session);
+        let ended = self.previous_plan.try_update_value(Option::take).flatten();
+        running.or(ended)
+    }
+
+    /// The single run's results and cases re-costed at the prices of
+    /// `params`, which differs from theirs in prices alone.
+    fn recost_results(self, params: &ScenarioParams) {
+        self.results.update(|results| {
+            if let Some(results) = results {
+                recost(&mut results.base, Case::Base, params);
+                for (case, summary) in &mut results.cases {
+                    recost(summary, *case, params);
+                }
+                results.params = params.clone();
+            }
+        });
+    }
+
     /// Stops the job in flight.
     pub fn cancel(self) {
         self.debounce.update_value(|handle| {
@@ -331,7 +384,8 @@ impl AppState {
             }
         });
         self.current_job.update_value(|id| *id += 1);
-        self.planner.set_value(None);
+        let runs = self.take_plan_session();
+        self.previous_plan.set_value(runs);
         if let Some(pool) = self.pool.get_value() {
             pool.stop_all();
         }
@@ -443,7 +497,8 @@ impl AppState {
             match next {
                 Some(Ok(PlanNext::Run(job))) => pool.post(worker, &JobRequest::PlanJob { id, job }),
                 Some(Ok(PlanNext::Done(plan))) if self.single_run_done.get_value() => {
-                    self.planner.set_value(None);
+                    let ended = self.take_plan_session();
+                    self.previous_plan.set_value(ended);
                     self.plan.set(PlanStatus::Done {
                         params: Box::new(self.current_params()),
                         plan,

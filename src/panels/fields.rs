@@ -21,6 +21,10 @@ use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};
 use crate::state::AppState;
 
+mod frame;
+
+use frame::{Frame, Ids, echo_line, framed};
+
 /// How a box reads and shows its number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -72,29 +76,6 @@ pub fn field_id(path: &str) -> String {
         });
     }
     id.trim_end_matches('-').replace("--", "-")
-}
-
-/// The ids of a field's control and of the two texts that describe it.
-struct Ids {
-    control: String,
-    help: String,
-    error: String,
-}
-
-impl Ids {
-    fn of(path: &str) -> Ids {
-        let control = field_id(path);
-        Ids {
-            help: format!("{control}-help"),
-            error: format!("{control}-error"),
-            control,
-        }
-    }
-
-    /// For the control's `aria-describedby`.
-    fn described_by(&self) -> String {
-        format!("{} {}", self.help, self.error)
-    }
 }
 
 /// One field of the form: the place of its value, its label, its unit,
@@ -274,6 +255,7 @@ impl Field {
         } = self;
         let ids = Ids::of(&path);
         let error = error_of(state, &path);
+        let mut echo = None;
         let (class, control) = match control {
             Control::Number {
                 kind,
@@ -293,16 +275,19 @@ impl Field {
                         }
                     },
                 };
+                let echoes = kind == Kind::Duration;
                 let look = Look {
                     inputmode: Some(kind.input_mode()),
                     spellcheck: Some("false"),
                     placeholder: Some(placeholder),
+                    echo: echoes,
                 };
                 let (text, on_input) = typed.wire(state, path, get, set);
-                (
-                    "field",
-                    text_box(&ids, error, look, move || text.get(), on_input),
-                )
+                let input = text_box(&ids, error, look, move || text.get(), on_input);
+                if echoes {
+                    echo = Some(echo_line(&ids, text));
+                }
+                ("field", input)
             }
             Control::List { get, set } => {
                 let typed = Typed {
@@ -313,6 +298,7 @@ impl Field {
                     inputmode: None,
                     spellcheck: Some("false"),
                     placeholder: None,
+                    echo: false,
                 };
                 let (text, on_input) = typed.wire(state, path, get, set);
                 (
@@ -325,6 +311,7 @@ impl Field {
                     inputmode: None,
                     spellcheck: None,
                     placeholder: Some(placeholder),
+                    echo: false,
                 };
                 let value = move || state.params.with(|p| get(p));
                 let on_input = move |event: leptos::ev::Event| {
@@ -338,7 +325,16 @@ impl Field {
             }
             Control::Check { get, set } => return check_box(state, ids, label, help, get, set),
         };
-        framed(class, ids, label, unit, help, error, control)
+        let frame = Frame {
+            class,
+            ids,
+            label,
+            unit,
+            help,
+            error,
+            echo,
+        };
+        framed(frame, control)
     }
 }
 
@@ -352,33 +348,6 @@ pub fn fields(state: AppState, list: Vec<Field>) -> AnyView {
 
 /// What to say when a list box holds something other than numbers.
 const NOT_A_LIST: &str = "enter numbers separated by commas";
-
-/// The frame every field shares: the label, the box with the control and
-/// its unit (an empty unit is hidden), the explanation shown on hover and
-/// focus, and the engine's message for the field's path.
-fn framed(
-    class: &'static str,
-    ids: Ids,
-    label: String,
-    unit: String,
-    help: &'static str,
-    error: Memo<Option<String>>,
-    control: AnyView,
-) -> AnyView {
-    view! {
-        <div class=class class:invalid=move || error.with(Option::is_some)>
-            <label for=ids.control>{label}</label>
-            <div class="field-box">{control} <span class="unit">{unit}</span></div>
-            <span class="tip" role="tooltip" id=ids.help>
-                {help}
-            </span>
-            <p class="field-error" id=ids.error aria-live="polite">
-                {move || error.get()}
-            </p>
-        </div>
-    }
-    .into_any()
-}
 
 /// The engine's (or the parser's) message for `path`, as it changes.
 fn error_of(state: AppState, path: &str) -> Memo<Option<String>> {
@@ -453,6 +422,8 @@ struct Look {
     inputmode: Option<&'static str>,
     spellcheck: Option<&'static str>,
     placeholder: Option<String>,
+    /// The box has an echo line (a duration), which describes it too.
+    echo: bool,
 }
 
 /// A text box showing `value`, with its state for screen readers.
@@ -463,6 +434,11 @@ fn text_box(
     value: impl Fn() -> String + Send + Sync + 'static,
     on_input: impl Fn(leptos::ev::Event) + 'static,
 ) -> AnyView {
+    let described_by = if look.echo {
+        format!("{} {}", ids.described_by(), ids.echo)
+    } else {
+        ids.described_by()
+    };
     view! {
         <input
             id=ids.control.clone()
@@ -474,7 +450,7 @@ fn text_box(
             prop:value=value
             on:input=on_input
             aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-            aria-describedby=ids.described_by()
+            aria-describedby=described_by
         />
     }
     .into_any()

@@ -20,6 +20,7 @@ use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
 use crate::results::{Figure, cdf_input, cdf_points_table, cost_segments, run_figures};
 use crate::state::{AppState, PlanStatus, Results, RunStatus};
+use crate::tables::{in_order, page_order};
 use batch::BatchPanel;
 use plan::{PlanHeadline, PlanResults};
 
@@ -112,7 +113,12 @@ fn ChartFigure(
 pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoView {
     let csv = table.to_csv();
     let file = format!("{}.csv", table.id);
+    // The CSV starts with where it comes from (see `provenance.rs`).
+    let state = use_context::<AppState>();
+    let title = table.title.clone();
     let id = format!("table-{}", table.id);
+    let order = page_order(&table.columns);
+    let headers = table.headers();
     view! {
         <details class="data-table" open=open id=id>
             <summary>{table.title.clone()}</summary>
@@ -121,6 +127,10 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                 class="small"
                 aria-label=format!("Download {} as CSV", table.title)
                 on:click=move |_| {
+                    let csv = match state {
+                        Some(state) => state.provenance().csv(&title, &csv),
+                        None => csv.clone(),
+                    };
                     let _ = browser::download_text(&file, "text/csv", &csv);
                 }
             >
@@ -136,10 +146,8 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                 <table>
                     <thead>
                         <tr>
-                            {table
-                                .headers()
-                                .into_iter()
-                                .map(|header| view! { <th scope="col">{header}</th> })
+                            {in_order(&headers, &order)
+                                .map(|header| view! { <th scope="col">{header.clone()}</th> })
                                 .collect_view()}
                         </tr>
                     </thead>
@@ -150,8 +158,7 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                             .map(|row| {
                                 view! {
                                     <tr>
-                                        {row
-                                            .iter()
+                                        {in_order(row, &order)
                                             .map(|cell| view! { <td>{cell.text.clone()}</td> })
                                             .collect_view()}
                                     </tr>
@@ -253,7 +260,7 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
             <div class="results-head">
                 <h2 id="results-heading">"Results"</h2>
                 <span class="stale" class:shown=move || stale.get()>
-                    "for earlier inputs: updating"
+                    {move || state.stale_label()}
                 </span>
             </div>
             {run_failed}
@@ -417,6 +424,7 @@ fn export_json(state: &AppState) -> String {
     let params = state.params.get_untracked();
     let document = state.results.with_untracked(|r| {
         serde_json::json!({
+            "provenance": state.provenance(),
             "scenario": params,
             "link": crate::link::encode(&params).ok(),
             "base": r.as_ref().map(|r| &r.base),

@@ -1,5 +1,7 @@
-//! The bar above everything: Run and Cancel with the progress of the job,
-//! the scenario's file and link actions, and the shipped examples.
+//! The bar above everything: Run and Cancel with the progress of the job
+//! and what the results are for, the scenario's file and link actions, the
+//! shipped examples, and (on narrow screens) jumps between results and
+//! inputs. It stays at the top of the screen as the page scrolls.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -357,7 +359,20 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 <p id="run-reason" class="run-reason">
                     {move || blocked.get()}
                 </p>
+                <p class="results-note" role="status" aria-label="What the results are for">
+                    {move || state.results_note()}
+                </p>
             </div>
+            // On narrow screens the results come first and the inputs after
+            // them: these jump between the two from anywhere.
+            <nav class="jump" aria-label="Page sections">
+                <a class="button secondary" href="#results">
+                    "Results"
+                </a>
+                <a class="button secondary" href="#inputs">
+                    "Inputs"
+                </a>
+            </nav>
             <div class="file-actions">
                 <button type="button" class="secondary" on:click=copy_link>
                     "Copy link"

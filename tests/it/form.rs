@@ -2,10 +2,10 @@
 
 use sojourn_app::charts::log_correlation;
 use sojourn_app::form::{
-    LOAD_KINDS, NO_THINK, convert_shape, dist_preview, duration_text, lengths_kind,
-    lengths_preview, load_kind, load_requests, new_class, pairs_csv, parse_count, parse_duration_s,
-    parse_list, parse_number, set_lengths_kind, set_load_kind, set_think_kind, shape_kind, think,
-    think_kind, typical_seq_tokens,
+    LOAD_KINDS, NO_THINK, convert_shape, dist_preview, duration_echo, duration_text,
+    duration_words, lengths_kind, lengths_preview, load_kind, load_requests, new_class, pairs_csv,
+    parse_count, parse_duration_s, parse_list, parse_number, set_lengths_kind, set_load_kind,
+    set_think_kind, shape_kind, think, think_kind, typical_seq_tokens,
 };
 use sojourn_engine::{
     ClassParams, DistParams, LengthsParams, LoadParams, Scenario, ScenarioParams, Shape,
@@ -215,4 +215,30 @@ fn switching_load_modes_keeps_the_count_and_the_think_time_keeps_its_typical_val
     set_load_kind(&mut class, "open");
     assert_eq!(class.load, LoadParams::Open);
     assert_eq!(load_requests(&class), None);
+}
+
+#[test]
+fn a_duration_box_echoes_what_it_read() {
+    let echo = |typed: &str| duration_echo(typed);
+    assert_eq!(echo("90 min").as_deref(), Some("90 min = 1 h 30 min"));
+    assert_eq!(
+        echo("90").as_deref(),
+        Some("90 s = 1 min 30 s"),
+        "a bare number is seconds"
+    );
+    assert_eq!(echo("1.5 d").as_deref(), Some("1.5 d = 36 h"));
+    assert_eq!(echo("50 h").as_deref(), Some("50 h = 2 d 2 h"));
+    assert_eq!(echo("0.25").as_deref(), Some("0.25 s = 250 ms"));
+    // Text that already says plainly what it means is not echoed.
+    for plain in ["24 h", "24h", "15 min", "30", "250 ms", "2 d"] {
+        assert_eq!(echo(plain), None, "{plain}");
+    }
+    assert_eq!(
+        echo("soon"),
+        None,
+        "the error speaks for text that does not read"
+    );
+    assert_eq!(duration_words(176_461.5), "2 d 1 h 1 min 1.5 s");
+    assert_eq!(duration_words(0.0), "0 s");
+    assert_eq!(duration_words(3600.1), "1 h 0.1 s");
 }

@@ -4,7 +4,8 @@
 //! whatever the number of workers and the order their answers arrive in.
 
 use sojourn_app::job::{
-    Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_options, run_options,
+    Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_options, recost,
+    run_options,
 };
 use sojourn_engine::{
     Discipline, DistParams, PlanOptions, PlanResult, RunOptions, RunParams, RunSummary, Scenario,
@@ -227,5 +228,40 @@ fn the_pool_has_a_worker_per_core_within_bounds() {
     // A browser that reports nothing usable still gets one worker.
     for reported in [None, Some(0.0), Some(f64::NAN)] {
         assert_eq!(pool_size(reported), 1, "{reported:?}");
+    }
+}
+
+/// The summary of `case` of `params` as the worker makes it.
+fn case_summary(params: &ScenarioParams, case: Case) -> RunSummary {
+    let scenario = Scenario::try_from(case.params(params)).expect("valid");
+    RunSummary::new(
+        simulate(&scenario, &run_options()).expect("runs"),
+        &scenario,
+    )
+}
+
+#[test]
+fn a_price_edit_recosts_each_case_as_a_fresh_run_would() {
+    let old = small_params();
+    let mut new = old.clone();
+    new.plan.pricing.usd_per_gpu_hour = Some(4.0);
+    new.plan.worst.price = 1.5;
+    for case in Case::ALL {
+        // As the page holds it: through JSON, without records.
+        let mut shown = match round_trip(&WorkerMessage::Simulated {
+            id: 1,
+            case,
+            result: Box::new(case_summary(&old, case)),
+        }) {
+            WorkerMessage::Simulated { result, .. } => *result,
+            other => panic!("not a run: {other:?}"),
+        };
+        let fresh = case_summary(&new, case);
+        assert_ne!(
+            shown.cost, fresh.cost,
+            "{case:?}: the new prices change the cost"
+        );
+        recost(&mut shown, case, &new);
+        assert_eq!(shown.cost, fresh.cost, "{case:?}");
     }
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::format::duration;
 use crate::params::ScenarioParams;
-use crate::params::plan::PricingModel;
+use crate::params::plan::{PricingModel, PricingParams};
 use crate::plan::evaluate::{ClassTotals, RunSummary, mean_ci};
 use crate::plan::result::CostSummary;
 use crate::report::Report;
@@ -315,6 +315,32 @@ pub fn cost_basis(params: &ScenarioParams) -> CostBasis {
     }
 }
 
+/// `params` with every price neutral: no price per GPU-hour (the
+/// configured hardware's or a candidate's), no fixed cost, no price labels,
+/// on-demand pricing and unscaled case prices. Prices change what a run
+/// costs, never what it simulates.
+fn unpriced(params: &ScenarioParams) -> ScenarioParams {
+    let mut out = params.clone();
+    out.plan.pricing = PricingParams::default();
+    out.plan.best.price = 1.0;
+    out.plan.worst.price = 1.0;
+    for candidate in out.plan.candidates.iter_mut().flatten() {
+        candidate.usd_per_gpu_hour = None;
+        candidate.pricing_model = None;
+    }
+    out
+}
+
+/// Whether `a` and `b` differ in their prices alone (the price per
+/// GPU-hour, fixed costs, the pricing model, the price date and region, a
+/// candidate's price, the cases' price multipliers): then they simulate the
+/// same runs, and a change from one to the other needs new costs
+/// ([`report_cost`], [`PlanSession::reusing`](crate::PlanSession::reusing)),
+/// never a new simulation.
+pub fn same_but_prices(a: &ScenarioParams, b: &ScenarioParams) -> bool {
+    unpriced(a) == unpriced(b)
+}
+
 /// The cost of one run of the configured fleet, with its basis.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReportCost {
@@ -324,7 +350,10 @@ pub struct ReportCost {
 }
 
 /// Costs `report`, a run of `params`' fleet: steady replicas as simulated
-/// plus the scenario's reserve, over the measured window.
+/// plus the scenario's reserve, over the measured window. It reads the
+/// report's totals only (never its records), so a report from a JSON
+/// summary re-costs at new prices exactly as a fresh run of the same
+/// scenario and seed would cost (see [`same_but_prices`]).
 pub fn report_cost(report: &Report, params: &ScenarioParams) -> ReportCost {
     let basis = cost_basis(params);
     let reserve = &params.plan.reserve;

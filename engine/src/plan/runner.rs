@@ -56,9 +56,70 @@ pub(super) struct PlanState {
     pub analytic_guesses: BTreeMap<usize, Option<u32>>,
     pub simulations: u64,
     pub simulated_requests: u64,
+    /// Runs of an earlier plan whose scenario differed from this one's in
+    /// prices alone (see [`PlanState::reusing`]), taken as they are asked for.
+    earlier: Vec<EarlierCase>,
+}
+
+/// An earlier plan's case (its configuration and multipliers) and its runs
+/// by (replicas, replication).
+struct EarlierCase {
+    config: usize,
+    multipliers: Multipliers,
+    runs: BTreeMap<(u32, u32), RunSummary>,
 }
 
 impl PlanState {
+    /// A state that answers runs from `previous`'s, a plan of a scenario
+    /// differing from this one's in prices alone: the same configurations
+    /// (prices never change the search space) and, for a case of the same
+    /// simulated system, the same runs.
+    pub fn reusing(previous: PlanState) -> PlanState {
+        let mut earlier: Vec<EarlierCase> = previous
+            .cases
+            .iter()
+            .map(|case| EarlierCase {
+                config: case.config,
+                multipliers: case.multipliers,
+                runs: BTreeMap::new(),
+            })
+            .collect();
+        for (key, summary) in previous.runs {
+            earlier[key.case]
+                .runs
+                .insert((key.replicas, key.replication), summary);
+        }
+        PlanState {
+            earlier,
+            ..PlanState::default()
+        }
+    }
+
+    /// Takes the pending runs an earlier plan made, as if each had just
+    /// run; true when there were some and every one was among them (the
+    /// pass can go on at once, as it would once a batch of simulations came
+    /// back; a pass that waits for no run must still stop, as stalled).
+    pub fn take_earlier_runs(&mut self) -> bool {
+        let pending: Vec<RunKey> = self.pending.iter().copied().collect();
+        if pending.is_empty() {
+            return false;
+        }
+        for key in pending {
+            let case = &self.cases[key.case];
+            let found = self
+                .earlier
+                .iter_mut()
+                .find(|e| {
+                    e.config == case.config && e.multipliers.same_system_as(&case.multipliers)
+                })
+                .and_then(|e| e.runs.remove(&(key.replicas, key.replication)));
+            if let Some(summary) = found {
+                self.insert(key, summary);
+            }
+        }
+        self.pending.is_empty()
+    }
+
     /// Stores the result of a run the plan asked for.
     pub fn insert(&mut self, key: RunKey, summary: RunSummary) {
         if self.runs.insert(key, summary).is_none() {

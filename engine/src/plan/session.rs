@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::scenario::Scenario;
+use crate::plan::cost::same_but_prices;
 use crate::plan::jobs::{JobOutput, PlanJob};
 use crate::plan::runner::{Halt, PlanState, Runner};
 use crate::plan::{PlanError, PlanOptions, PlanProgress, PlanResult, check_budget, run_plan};
@@ -81,6 +82,24 @@ impl PlanSession {
         }
     }
 
+    /// A session for `scenario` that takes its simulations from
+    /// `previous`'s where they are the same runs: when the two scenarios
+    /// differ in prices alone ([`same_but_prices`]), with the same
+    /// options, each run `previous` made is reused when this plan asks for
+    /// it, so a price edit re-plans without simulating unless the new
+    /// prices lead the search to fleets `previous` never tried. Otherwise
+    /// it is a new session. Either way the result equals a new session's,
+    /// the count of simulations included (a reused run counts as one).
+    pub fn reusing(scenario: Scenario, options: PlanOptions, previous: PlanSession) -> PlanSession {
+        let reuse = options == previous.options
+            && same_but_prices(scenario.params(), previous.scenario.params());
+        let mut session = PlanSession::new(scenario, options);
+        if reuse {
+            session.state = PlanState::reusing(previous.state);
+        }
+        session
+    }
+
     /// The result, or every simulation the plan needs next (those already
     /// submitted are never asked for again).
     pub fn poll(&mut self) -> Result<PlanPoll, PlanError> {
@@ -90,15 +109,21 @@ impl PlanSession {
         if self.state.simulations == 0 {
             check_budget(&self.scenario, &self.options)?;
         }
-        self.state.pending.clear();
-        let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
-        let outcome = match run_plan(&mut runner) {
-            Ok(result) => Ok(result),
-            Err(Halt::Failed(e)) => return Err(e),
-            Err(Halt::Pending) => Err(runner.pending_jobs()?),
+        let outcome = loop {
+            self.state.pending.clear();
+            let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
+            let outcome = match run_plan(&mut runner) {
+                Ok(result) => Ok(result),
+                Err(Halt::Failed(e)) => return Err(e),
+                // Runs an earlier plan made come back at once, as a batch
+                // of simulations would: the pass is repeated with them.
+                Err(Halt::Pending) if runner.state.take_earlier_runs() => continue,
+                Err(Halt::Pending) => Err(runner.pending_jobs()?),
+            };
+            self.phase = runner.phase.clone();
+            self.estimated = runner.estimated;
+            break outcome;
         };
-        self.phase = runner.phase.clone();
-        self.estimated = runner.estimated;
         match outcome {
             Ok(result) => {
                 let result = Box::new(result);

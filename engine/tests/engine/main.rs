@@ -14,6 +14,7 @@ mod closed_forms;
 mod invariants;
 mod oracle;
 mod planner;
+mod recost;
 mod robustness;
 mod saturation;
 mod search_space;

@@ -108,7 +108,7 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
         <h3>
             "Cheapest configuration meeting the targets"
             <span class="stale" class:shown=move || stale.get()>
-                "for earlier inputs: updating"
+                {move || state.stale_label()}
             </span>
         </h3>
         <dl class="metrics plan-metrics">{figures}</dl>

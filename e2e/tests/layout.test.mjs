@@ -1,0 +1,199 @@
+// The page's layout and what stays current: a phone sees the results first
+// with Run and Copy link always at hand; a finance reader at 1280 px sees the
+// money columns of every wide table; a price edit re-costs the last
+// simulations instead of running them again, and the status says what the
+// results are for; a duration box says what it read; downloads say where
+// they come from; the built site carries precompressed copies.
+
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { distDir, screenshot, startSite } from '../lib/harness.mjs';
+import { figure, headline, runButton, runStatus, waitFor, waitForDone } from '../lib/page.mjs';
+
+const PHONE = { width: 390, height: 844 };
+const LAPTOP = { width: 1280, height: 800 };
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+/** The element's box on the screen: { top, bottom, left, right }. */
+const box = (locator) =>
+  locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+  });
+
+/** Whether the whole element is on the screen of height `height`. */
+async function onScreen(locator, height) {
+  const b = await box(locator);
+  return b.top >= 0 && b.bottom <= height && b.bottom > b.top;
+}
+
+/** A money figure as shown ("$0.0123", "$1,234/month") as a number. */
+const dollars = (text) => Number(text.replace(/[^0-9.]/g, ''));
+
+test('on a phone the results come first and Run and Copy link stay on screen', async () => {
+  const { page, errors } = await site.openPage('', { viewport: PHONE });
+  await headline(page).locator('.metric-value').first().waitFor();
+  await waitForDone(page);
+  const figures = await box(headline(page));
+  assert.ok(figures.top < PHONE.height - 100, `the headline figures start on the first screen (at ${figures.top} px)`);
+  await screenshot(page, 'layout-phone', { fullPage: false });
+  // Down among the inputs, far below the first screen.
+  await page.getByLabel('Horizon', { exact: true }).scrollIntoViewIfNeeded();
+  assert.ok((await page.evaluate(() => window.scrollY)) > 2 * PHONE.height, 'the page has scrolled');
+  assert.ok(await onScreen(runButton(page), PHONE.height), 'Run stays on screen');
+  const copy = page.getByRole('button', { name: 'Copy link' });
+  assert.ok(await onScreen(copy, PHONE.height), 'Copy link stays on screen');
+  await screenshot(page, 'layout-phone-scrolled', { fullPage: false });
+  // The toolbar's jumps go back to the results.
+  await page.getByRole('link', { name: 'Results', exact: true }).click();
+  await waitFor('the results back on screen', async () => (await box(headline(page))).top < PHONE.height);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('at 1280 px the money columns of the wide tables show without scrolling sideways', async () => {
+  const { page, errors } = await site.openPage('', { viewport: LAPTOP });
+  await waitForDone(page);
+  await page.evaluate(() => document.querySelectorAll('details.data-table').forEach((d) => (d.open = true)));
+  const tables = await page.locator('.table-scroll').evaluateAll((scrolls) =>
+    scrolls.map((scroll) => {
+      const right = scroll.getBoundingClientRect().right;
+      const money = Array.from(scroll.querySelectorAll('thead th'))
+        .filter((th) => /USD|^cost/.test(th.innerText))
+        .map((th) => ({ name: th.innerText.replace(/\s+/g, ' '), hidden: th.getBoundingClientRect().right - right }));
+      return { wide: scroll.scrollWidth > scroll.clientWidth, money };
+    }),
+  );
+  const wide = tables.filter((t) => t.wide && t.money.length > 0);
+  assert.ok(wide.length >= 3, `several wide tables with money columns (${wide.length})`);
+  for (const { money } of wide) {
+    for (const column of money) {
+      assert.ok(column.hidden <= 1, `"${column.name}" shows without scrolling (${column.hidden} px past the edge)`);
+    }
+  }
+  // Scrolled sideways, a wide table keeps its first column in place.
+  const scroll = page.locator('#table-sensitivity .table-scroll');
+  const first = scroll.locator('thead th').first();
+  const before = await box(first);
+  await scroll.evaluate((el) => (el.scrollLeft = el.scrollWidth));
+  assert.ok((await scroll.evaluate((el) => el.scrollLeft)) > 100, 'the table scrolled');
+  assert.equal((await box(first)).left, before.left, 'the first column stays');
+  await scroll.evaluate((el) => (el.scrollLeft = 0));
+  await page.locator('details.data-table', { hasText: 'Expected, low and high demand' }).first().scrollIntoViewIfNeeded();
+  await screenshot(page, 'layout-1280-tables', { fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a price edit re-costs the last simulations without running them again', async () => {
+  const { page, errors } = await site.openPage('', { viewport: LAPTOP });
+  await waitForDone(page);
+  await screenshot(page, 'layout-1280', { fullPage: false });
+  const plan = page.getByRole('region', { name: 'Capacity plan' });
+  await plan.waitFor();
+  const digest = await page.locator('.run-meta', { hasText: 'digest' }).innerText();
+  const cost = dollars(await figure(page, 'Cost per successful request'));
+  const planned = dollars(await figure(page, 'Planned cost per success'));
+  assert.ok(cost > 0 && planned > 0, 'the default scenario has a price');
+  // Every text the run status shows from here on.
+  await runStatus(page).evaluate((el) => {
+    window.statusTexts = [];
+    new MutationObserver(() => window.statusTexts.push(el.innerText)).observe(el, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
+  });
+  // The default price is $3 per GPU-hour, with no fixed cost: doubling it
+  // doubles every cost.
+  await page.getByLabel('Price per GPU-hour').first().fill('6');
+  const note = page.getByRole('status', { name: 'What the results are for' });
+  await waitFor('the re-costed note', async () => /Costs re-computed at the new prices/.test(await note.innerText()));
+  await waitForDone(page);
+  await screenshot(page, 'layout-1280-recosted', { fullPage: false });
+  const shown = await page.evaluate(() => window.statusTexts);
+  assert.ok(
+    shown.every((text) => !/Simulat|Planning/.test(text)),
+    `nothing simulated again: ${JSON.stringify(shown)}`,
+  );
+  assert.equal(await page.locator('.run-meta', { hasText: 'digest' }).innerText(), digest, 'the same simulation');
+  const ratio = dollars(await figure(page, 'Cost per successful request')) / cost;
+  assert.ok(Math.abs(ratio - 2) < 0.02, `the cost per success doubles (x${ratio})`);
+  const planRatio = dollars(await figure(page, 'Planned cost per success')) / planned;
+  assert.ok(Math.abs(planRatio - 2) < 0.02, `the planned cost per success doubles (x${planRatio})`);
+  // With runs left to Run, an edit that needs a simulation says so.
+  await page.getByLabel('Run on every change').uncheck();
+  await page.getByRole('textbox', { name: 'Seed' }).fill('5');
+  await waitFor('the press-Run note', async () => (await note.innerText()) === 'Results are for earlier inputs: press Run.');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a duration box echoes what it read', async () => {
+  const { page, errors } = await site.openPage('', { viewport: LAPTOP });
+  const horizon = page.getByLabel('Horizon', { exact: true });
+  const echoId = (await horizon.getAttribute('aria-describedby')).split(' ').find((id) => id.endsWith('-echo'));
+  assert.ok(echoId, 'the echo describes the box');
+  const echo = page.locator(`[id="${echoId}"]`);
+  await horizon.fill('1440 min');
+  await waitFor('the echo', async () => (await echo.innerText()) === '1440 min = 24 h');
+  await horizon.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  await screenshot(page, 'layout-1280-echo', { fullPage: false });
+  await horizon.fill('90');
+  await waitFor('the echo of seconds', async () => (await echo.innerText()) === '90 s = 1 min 30 s');
+  await horizon.fill('24 h');
+  await waitFor('no echo for plain text', async () => (await echo.innerText()) === '');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a downloaded table and the results file say where they come from', async () => {
+  const { page, errors } = await site.openPage('', { viewport: LAPTOP });
+  await waitForDone(page);
+  const today = new Date().toISOString().slice(0, 10);
+  await page.locator('#table-per-class').evaluate((details) => (details.open = true));
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: /Download Per class .* as CSV/ }).click(),
+  ]);
+  const lines = (await readFile(await download.path(), 'utf8')).split('\r\n');
+  assert.match(lines[0], /^# table: Per class/);
+  assert.equal(lines[1], '# scenario: Overnight batch jobs, 24 h SLA');
+  assert.equal(lines[2], `# link: ${page.url()}`, 'the link of the numbers shown');
+  assert.match(lines[3], new RegExp(`^# exported: ${today}T`));
+  assert.match(lines[4], /^# generator: Sojourn \d+\.\d+\.\d+/);
+  assert.match(lines[5], /^class,/, 'then the table');
+  const [results] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download all results (JSON)' }).click(),
+  ]);
+  const document = JSON.parse(await readFile(await results.path(), 'utf8'));
+  assert.equal(document.provenance.scenario, 'Overnight batch jobs, 24 h SLA');
+  assert.equal(document.provenance.link, page.url());
+  assert.match(document.provenance.exported, new RegExp(`^${today}T`));
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('the built site carries gzip copies of its files', async () => {
+  const files = (await readdir(distDir)).filter((name) => /\.(wasm|js|css|html)$/.test(name));
+  assert.ok(files.some((name) => name.endsWith('.wasm')), 'the site has its WebAssembly');
+  for (const name of files) {
+    const original = await readFile(path.join(distDir, name));
+    const gzipped = await readFile(path.join(distDir, `${name}.gz`));
+    assert.ok(gunzipSync(gzipped).equals(original), `${name}.gz holds ${name}`);
+    if (name.endsWith('.wasm')) {
+      assert.ok(gzipped.length < original.length / 2, `${name} compresses`);
+    }
+  }
+});

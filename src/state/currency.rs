@@ -1,0 +1,81 @@
+//! What the results on the page are for: whether an edit can be re-costed
+//! rather than simulated, the notes that say how current the results are,
+//! and the provenance a download carries.
+
+use leptos::prelude::*;
+use sojourn_engine::same_but_prices;
+
+use super::{AppState, RunStatus};
+use crate::browser;
+use crate::link;
+use crate::provenance::Provenance;
+
+impl AppState {
+    /// Whether the current scenario differs from the last job's in prices
+    /// alone, with that job's single run complete: then its results are
+    /// re-costed rather than simulated again.
+    pub fn can_recost(&self) -> bool {
+        let Some(previous) = self.job_params.get_value() else {
+            return false;
+        };
+        self.single_run_done.get_value()
+            && self.blocked_reason().is_none()
+            && self
+                .results
+                .with_untracked(|r| r.as_ref().is_some_and(|r| r.params == previous))
+            && self
+                .params
+                .with_untracked(|p| same_but_prices(p, &previous))
+    }
+
+    /// What the results on the page are for, when "Done." alone would
+    /// mislead: earlier inputs (and what brings them up to date), or the
+    /// last simulations re-costed at new prices.
+    pub fn results_note(&self) -> Option<&'static str> {
+        if self.run.with(RunStatus::is_running) {
+            return None;
+        }
+        let current = self.params.with(|p| {
+            self.results
+                .with(|r| r.as_ref().map(|results| results.params == *p))
+        });
+        match current {
+            Some(false) if self.blocked_reason().is_some() => {
+                Some("Results are for earlier inputs: fix the inputs, then press Run.")
+            }
+            Some(false) if self.auto_run.get() => Some("Results are for earlier inputs: updating."),
+            Some(false) => Some("Results are for earlier inputs: press Run."),
+            Some(true) if self.recosted.get() => Some(
+                "Costs re-computed at the new prices from the last simulations; nothing was simulated again.",
+            ),
+            _ => None,
+        }
+    }
+
+    /// Where a download comes from: the scenario of the results shown (the
+    /// inputs while there are none), its link, and now.
+    pub fn provenance(&self) -> Provenance {
+        let params = self
+            .results
+            .with_untracked(|r| r.as_ref().map(|r| r.params.clone()))
+            .unwrap_or_else(|| self.params.get_untracked());
+        let link = link::encode(&params).ok().map(|value| {
+            format!(
+                "{}{}",
+                browser::page_address(),
+                link::replace_in_query(&browser::query(), &value)
+            )
+        });
+        Provenance::new(&params.name, link, &browser::now_iso())
+    }
+
+    /// Beside results for earlier inputs: whether they are being brought
+    /// up to date or wait for Run.
+    pub fn stale_label(&self) -> &'static str {
+        if self.auto_run.get() || self.run.with(RunStatus::is_running) {
+            "for earlier inputs: updating"
+        } else {
+            "for earlier inputs: press Run"
+        }
+    }
+}
