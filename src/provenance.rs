@@ -5,6 +5,7 @@
 //! results' JSON holds them under `provenance`.
 
 use serde::Serialize;
+use sojourn_engine::ScenarioParams;
 
 /// The version of Sojourn that wrote a file.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -30,6 +31,20 @@ impl Provenance {
             link,
             exported: exported.to_string(),
             generator: format!("Sojourn {VERSION}"),
+        }
+    }
+
+    /// `scenario` as the JSON a file holds, its provenance last (the engine
+    /// reads a file's `provenance` and ignores it, so the file imports as
+    /// it is).
+    pub fn scenario_json(&self, scenario: &ScenarioParams) -> String {
+        let json = serde_json::to_string_pretty(scenario).unwrap_or_default();
+        let provenance = serde_json::to_string_pretty(self)
+            .unwrap_or_default()
+            .replace('\n', "\n  ");
+        match json.trim_end().strip_suffix('}') {
+            Some(body) => format!("{},\n  \"provenance\": {provenance}\n}}\n", body.trim_end()),
+            None => json,
         }
     }
 
@@ -84,5 +99,17 @@ mod tests {
         );
         let unlinked = Provenance::new("x", None, "t").csv("t", "");
         assert!(unlinked.contains("# link: none (too large for a link)"));
+    }
+
+    #[test]
+    fn an_exported_scenario_carries_its_provenance_and_imports_as_it_is() {
+        let scenario = ScenarioParams::overnight_batch();
+        let provenance = Provenance::new(&scenario.name, None, "2026-11-26T14:00:00.000Z");
+        let json = provenance.scenario_json(&scenario);
+        let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(value["provenance"]["exported"], "2026-11-26T14:00:00.000Z");
+        assert_eq!(value["provenance"]["scenario"], scenario.name.as_str());
+        let back = sojourn_engine::scenario_params_from_json(json.as_bytes()).expect("imports");
+        assert_eq!(back, scenario);
     }
 }

@@ -181,6 +181,24 @@ test('a downloaded table and the results file say where they come from', async (
   assert.equal(document.provenance.scenario, 'Overnight batch jobs, 24 h SLA');
   assert.equal(document.provenance.link, page.url());
   assert.match(document.provenance.exported, new RegExp(`^${today}T`));
+  // The scenario file too, and it imports as it is.
+  const [exported] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export JSON' }).click(),
+  ]);
+  const text = await readFile(await exported.path(), 'utf8');
+  const scenario = JSON.parse(text);
+  assert.equal(scenario.provenance.scenario, 'Overnight batch jobs, 24 h SLA');
+  assert.match(scenario.provenance.generator, /^Sojourn \d+\.\d+\.\d+/);
+  await page.getByLabel('Scenario name', { exact: true }).fill('Renamed');
+  await page.getByLabel('Import JSON').setInputFiles({
+    name: 'exported.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(text),
+  });
+  await waitFor('the imported scenario', async () =>
+    (await page.getByLabel('Scenario name', { exact: true }).inputValue()) === 'Overnight batch jobs, 24 h SLA');
+  assert.equal(await page.getByRole('alert').count(), 0, 'no error on import');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -232,12 +232,9 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
         });
     };
     let export_json = move |_| {
-        let (name, json) = state.params.with_untracked(|p| {
-            (
-                p.name.clone(),
-                serde_json::to_string_pretty(p).unwrap_or_default(),
-            )
-        });
+        let (name, json) = state
+            .params
+            .with_untracked(|p| (p.name.clone(), AppState::provenance_of(p).scenario_json(p)));
         if let Err(error) = browser::download_text(
             &format!("{}.json", file_stem(&name)),
             "application/json",

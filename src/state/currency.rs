@@ -3,7 +3,7 @@
 //! and the provenance a download carries.
 
 use leptos::prelude::*;
-use sojourn_engine::same_but_prices;
+use sojourn_engine::{ScenarioParams, same_but_prices};
 
 use super::{AppState, RunStatus};
 use crate::browser;
@@ -59,7 +59,12 @@ impl AppState {
             .results
             .with_untracked(|r| r.as_ref().map(|r| r.params.clone()))
             .unwrap_or_else(|| self.params.get_untracked());
-        let link = link::encode(&params).ok().map(|value| {
+        Self::provenance_of(&params)
+    }
+
+    /// Where a download of `params` comes from: its name, its link, and now.
+    pub fn provenance_of(params: &ScenarioParams) -> Provenance {
+        let link = link::encode(params).ok().map(|value| {
             format!(
                 "{}{}",
                 browser::page_address(),

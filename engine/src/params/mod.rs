@@ -67,6 +67,11 @@ pub struct ScenarioParams {
     /// candidate hardware, best and worst cases (see [`crate::plan()`]).
     #[serde(default)]
     pub plan: PlanParams,
+    /// Where an exported file came from (the page writes its scenario's
+    /// name, link, date and version there): read and ignored, so that an
+    /// exported file imports as it is, and never part of the scenario.
+    #[serde(default, skip_serializing, rename = "provenance")]
+    pub export_provenance: serde::de::IgnoredAny,
 }
 
 fn format_version() -> u32 {
@@ -530,6 +535,7 @@ impl ScenarioParams {
                 },
                 ..PlanParams::default()
             },
+            export_provenance: serde::de::IgnoredAny,
         }
     }
 }

@@ -95,6 +95,21 @@ mod tests {
     }
 
     #[test]
+    fn an_exported_files_provenance_is_read_and_left_out() {
+        let scenario = ScenarioParams::overnight_batch();
+        let mut value = serde_json::to_value(&scenario).expect("serialises");
+        assert!(value.get("provenance").is_none(), "never written");
+        value["provenance"] = serde_json::json!({"scenario": "x", "exported": "2026-11-26"});
+        let json = serde_json::to_vec(&value).expect("JSON");
+        let back = scenario_params_from_json(&json).expect("reads");
+        assert_eq!(back, scenario);
+        // Other unknown keys are still refused.
+        value["provenanse"] = serde_json::json!(1);
+        let e = error_of(&serde_json::to_string(&value).expect("JSON"));
+        assert_eq!(e.field, "provenanse", "{e}");
+    }
+
+    #[test]
     fn a_wrong_type_names_its_field_without_line_and_column() {
         // r10 of the review: "invalid type: string \"256\", expected u32 at line 1 column 33".
         let e = error_of(r#"{"engine": {"max_num_seqs": "256"}}"#);
