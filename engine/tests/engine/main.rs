@@ -18,3 +18,4 @@ mod saturation;
 mod search_space;
 mod shipped_scenarios;
 mod support;
+mod verdict;

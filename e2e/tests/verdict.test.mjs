@@ -1,0 +1,173 @@
+// The results read as a decision: a verdict against every target first,
+// the target that sets the plan's fleet named, an unattainable target
+// explained once with every chart finished; and the first screen of two
+// readers (a platform engineer planning a 70B chat service, a finance
+// partner opening the shared link of the default scenario), saved.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { screenshot, startSite } from '../lib/harness.mjs';
+import { PLAN_TIMEOUT_MS, tableRows, waitFor, waitForDone } from '../lib/page.mjs';
+import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+const verdict = (page) => page.getByRole('region', { name: 'Verdict against the targets' });
+const verdictTable = (page) => verdict(page).locator('#table-verdict table');
+const VERDICTS = ['met', 'not met', 'uncertain'];
+
+/** A shipped scenario by file name. */
+async function shipped(name) {
+  return JSON.parse(await readFile(path.join(here, '..', '..', 'scenarios', name), 'utf8'));
+}
+
+test('the default scenario opens on a verdict: every target, its bound, met or not, then the plan', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await verdictTable(page).waitFor({ timeout: PLAN_TIMEOUT_MS });
+  // Near the top: the first thing in the results, within the first screen.
+  const box = await verdict(page).boundingBox();
+  assert.ok(box.y < 800, `the verdict starts ${box.y} px down`);
+  const headline = await page.getByRole('region', { name: 'Headline figures' }).boundingBox();
+  assert.ok(box.y < headline.y, 'the verdict comes before the configured fleet figures');
+  const rows = await tableRows(verdictTable(page));
+  const targets = rows.map((r) => r.target);
+  // The default targets: P(miss) <= 1% for each class, and sustainability.
+  assert.deepEqual(targets.length, 3, targets.join(' | '));
+  assert.ok(targets.some((t) => /^api: P\(sojourn > 60\.0 s\) <= 1/.test(t)), targets.join(' | '));
+  assert.ok(targets.some((t) => /^sustainable/.test(t)), targets.join(' | '));
+  for (const row of rows) {
+    assert.ok(VERDICTS.includes(row['configured fleet: verdict']), JSON.stringify(row));
+    assert.match(row['configured fleet: bound'], /%$/, JSON.stringify(row));
+  }
+  assert.match(await verdict(page).innerText(), /The configured fleet, 2 replicas of H100 SXM5 80GB x1: \d of 3 targets met/);
+  assert.match(await verdict(page).innerText(), /Decision rule: A target is met when the upper end of its 95% interval/);
+  // Then the plan's line, with what it costs and for which fleet.
+  await waitForDone(page);
+  const plan = await verdict(page).locator('#verdict-plan').innerText();
+  assert.match(plan, /The plan: \d+ \+ 1 replicas of /);
+  assert.match(plan, /every target met over \d replications; \$[\d,.]+ per month, \$[\d,.]+ per year for this fleet/);
+  const planned = await tableRows(verdictTable(page));
+  for (const row of planned) {
+    assert.equal(row["plan's fleet: verdict"], 'met', JSON.stringify(row));
+  }
+  // Every cost names its fleet.
+  const costs = await page.locator('.cost-breakdown h3').allInnerTexts();
+  assert.equal(costs.length, 2, costs.join(' | '));
+  assert.match(costs[0], /^Cost of the plan: \d+ \+ 1 replicas of /);
+  assert.match(costs[1], /^Cost of the configured fleet: 2 \+ 1 replicas, as simulated/);
+  const budget = await tableRows(page.locator('#table-plan-budget table'));
+  assert.deepEqual(
+    budget.map((r) => r.item),
+    ['steady replicas', 'reserve replicas', 'fixed costs', 'total'],
+  );
+  assert.match(budget[3]['USD per year'], /^\$/);
+  // The cases are fleets and budgets, re-planned.
+  const cases = await tableRows(page.locator('#table-case-budgets table'));
+  assert.deepEqual(
+    cases.map((r) => r.case),
+    ['expected demand', 'low demand', 'high demand'],
+  );
+  const month = (r) => Number(r['USD per month'].replace(/[$,]/g, ''));
+  assert.ok(month(cases[2]) >= month(cases[0]), 'high demand needs at least the expected budget');
+  // Utilization is busy time, beside how full the batches are.
+  assert.match(await page.getByRole('region', { name: 'Headline figures' }).innerText(), /Concurrency/);
+  assert.doesNotMatch(await page.getByRole('region', { name: 'Headline figures' }).innerText(), /rho/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+/** One chat class of 8B requests with a TPOT target that small batches meet. */
+function tpotScenario() {
+  const s = quickScenario();
+  s.name = 'Chat under a TPOT target';
+  s.classes = s.classes.filter((c) => c.name === 'api');
+  s.classes[0].batches_per_hour = 36000;
+  s.plan.targets = [
+    { metric: 'tpot_percentile', class: 'api', percentile: 0.9, bound_s: TPOT_BOUND_S },
+  ];
+  return s;
+}
+const TPOT_BOUND_S = 0.015;
+
+test('the plan names the target that sets the fleet, and the fleet without it', async () => {
+  const { page, errors } = await site.openPage(linkQuery(tpotScenario()));
+  await waitForDone(page);
+  const binding = await verdict(page).locator('.verdict-binding').innerText();
+  assert.match(
+    binding,
+    /^What sets the fleet: api: p90 TPOT <= 15\.0 ms sets the fleet: (\d+) replicas \(not met on (\d+)\); without it, (\d+) replicas?\.$/,
+  );
+  const [, n, below, without] = binding.match(/(\d+) replicas \(not met on (\d+)\); without it, (\d+)/).map(Number);
+  assert.equal(below, n - 1);
+  assert.ok(without < n, binding);
+  // The target's own percentile is shown, for both fleets.
+  const rows = await tableRows(verdictTable(page));
+  const tpot = rows.find((r) => r.target.startsWith('api: p90 TPOT'));
+  assert.match(tpot['configured fleet'], /ms$/);
+  assert.match(tpot["plan's fleet"], /ms$/);
+  assert.equal(tpot["plan's fleet: verdict"], 'met');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+/** The default scenario with an api p99 sojourn no replica can reach: its
+ * p99 output (about 1,500 tokens) alone takes over 10 s. */
+function unattainableScenario() {
+  const s = quickScenario();
+  s.name = 'Unattainable p99';
+  s.plan.targets = [{ metric: 'sojourn_percentile', class: 'api', percentile: 0.99, bound_s: 5 }];
+  return s;
+}
+
+test('an unattainable target is explained once, no failing fleet is priced, and every chart finishes', async () => {
+  const { page, errors } = await site.openPage(linkQuery(unattainableScenario()));
+  await waitForDone(page);
+  await waitFor('the plan line', async () => /No fleet meets the targets/.test(await verdict(page).innerText()));
+  const results = await page.getByRole('region', { name: 'Results' }).innerText();
+  const reason = /No fleet can meet api: p99 sojourn <= 5\.0 s: even alone on an idle replica of [^,]+, its p99 sojourn is at least [\d.]+ s/;
+  assert.match(results, reason);
+  assert.equal(results.split('No fleet can meet').length - 1, 1, 'the reason is said once');
+  // No failing fleet is priced as if it were a plan.
+  const configurations = await tableRows(page.locator('#table-configurations table'));
+  for (const row of configurations) {
+    assert.equal(row['USD per month'], '–', JSON.stringify(row));
+  }
+  assert.equal(await page.locator('#plan-cost-heading').count(), 0, 'no plan, no plan cost');
+  // Every chart has finished: nothing is waiting or planning after Done.
+  const labels = await page.locator('.chart-figure [role="img"]').evaluateAll((els) =>
+    els.map((el) => el.getAttribute('aria-label') ?? ''),
+  );
+  for (const label of labels) {
+    assert.doesNotMatch(label, /…|[Ww]aiting|[Pp]lanning/, label);
+  }
+  assert.doesNotMatch(results, /…|[Ww]aiting for|Planning beside/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('screenshots: the first screen of a platform engineer and of a finance partner', async () => {
+  const engineer = await site.openPage(linkQuery(await shipped('interactive-chat.json')));
+  await waitForDone(engineer.page, 20 * 60_000);
+  await verdict(engineer.page).scrollIntoViewIfNeeded();
+  await screenshot(engineer.page, 'verdict-engineer-70b', { fullPage: false });
+  assert.deepEqual(engineer.errors, []);
+  await engineer.page.context().close();
+  const finance = await site.openPage(linkQuery(defaultScenario()));
+  await waitForDone(finance.page, 10 * 60_000);
+  await verdict(finance.page).scrollIntoViewIfNeeded();
+  await screenshot(finance.page, 'verdict-finance-default', { fullPage: false });
+  await screenshot(finance.page, 'verdict-finance-default-full');
+  assert.deepEqual(finance.errors, []);
+  await finance.page.context().close();
+});
