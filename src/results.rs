@@ -116,12 +116,12 @@ fn concurrency_figure(run: &RunSummary) -> Figure {
     Figure {
         label: "Concurrency",
         value: if mean.is_finite() {
-            format!("{} running", format_number(mean, 3))
+            format_number(mean, 3)
         } else {
             MISSING.to_string()
         },
         detail: format!(
-            "requests per replica on average; about {} at saturation",
+            "requests running per replica, on average; about {} at saturation",
             format_number(saturation, 3)
         ),
         warning: None,
@@ -393,7 +393,9 @@ pub fn pareto_input(plan: &PlanResult, params: &ScenarioParams) -> ParetoInput {
 /// (`cases_table`) is under "Numbers behind the charts".
 pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> DataTable {
     if let Some(plan) = plan.filter(|p| !p.scenarios.is_empty()) {
-        return cases_budget_table(plan);
+        let mut table = cases_budget_table(plan);
+        table.id = "cases";
+        return table;
     }
     let mut shown = cases_table(runs, plan).select(&[
         "case",

@@ -21,7 +21,7 @@ use crate::rng::stream;
 use crate::stats::clopper_pearson;
 
 /// Length draws per class.
-pub(super) const DRAWS: usize = 2000;
+const DRAWS: usize = 2000;
 
 /// The random streams of the draws (apart from the simulation's).
 const STREAM: u64 = 0xd1a9_0000;
@@ -143,12 +143,31 @@ pub(super) fn fastest_phrase(check: &CheckSpec, floor: f64, candidate: &str) -> 
     )
 }
 
-/// The message of a capacity search that needs no run.
-pub(super) fn search_message(check: &CheckSpec, floor: f64, candidate: &str) -> String {
+/// The message of a capacity search that needs no run (short: the plan
+/// says why in full once, [`fastest_phrase`]): "ruled out without a run:
+/// the fastest p99 sojourn is 11.61 s, beyond api: p99 sojourn <= 5 s".
+pub(super) fn search_message(check: &CheckSpec, floor: f64) -> String {
+    let fastest = match check.metric {
+        CheckMetric::MissProbability => format!("at least {} miss alone", percent(floor)),
+        CheckMetric::Ttft => format!(
+            "the fastest {} TTFT is {}",
+            percentile_label(check.percentile),
+            duration(floor)
+        ),
+        CheckMetric::Tpot => format!(
+            "the fastest {} TPOT is {}",
+            percentile_label(check.percentile),
+            duration(floor)
+        ),
+        _ => format!(
+            "the fastest {} sojourn is {}",
+            percentile_label(check.percentile),
+            duration(floor)
+        ),
+    };
     format!(
-        "no fleet can meet {}: {} (more replicas shorten queues, not steps)",
-        check.description,
-        fastest_phrase(check, floor, candidate)
+        "ruled out without a run: {fastest}, beyond {}",
+        check.description
     )
 }
 

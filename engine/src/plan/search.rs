@@ -72,8 +72,7 @@ pub(super) fn capacity_search(
     };
     if let Some(u) = runner.unreachable(case) {
         result.status = SearchStatus::Unattainable;
-        result.message =
-            diagnose::search_message(&runner.checks[u.check], u.floor, &result.candidate);
+        result.message = diagnose::search_message(&runner.checks[u.check], u.floor);
         return Ok(result);
     }
     if max < bounds.floor.max(1) {

@@ -30,45 +30,55 @@ fn value_cell(check: &TargetCheck, value: f64) -> Cell {
     }
 }
 
-/// The value, the upper bound the rule reads and the verdict of `check`,
-/// or three empty cells.
-fn check_cells(check: Option<&TargetCheck>) -> [Cell; 3] {
-    match check {
-        Some(c) => [
-            value_cell(c, c.mean),
-            value_cell(c, c.bounds[1]),
-            Cell::text(c.verdict.label()),
-        ],
-        None => [Cell::empty(), Cell::empty(), Cell::empty()],
-    }
+/// The verdict of `check`, then its value with the upper bound the rule
+/// reads ("3.23 % (up to 3.41 %)"), or two empty cells.
+fn check_cells(check: Option<&TargetCheck>) -> [Cell; 2] {
+    let Some(c) = check else {
+        return [Cell::empty(), Cell::empty()];
+    };
+    let value = value_cell(c, c.mean);
+    let bound = value_cell(c, c.bounds[1]);
+    let text = if c.not_evaluated.is_some() || bound.text == value.text {
+        value.text.clone()
+    } else {
+        format!("{} (up to {})", value.text, bound.text)
+    };
+    [
+        Cell::text(c.verdict.label()),
+        Cell {
+            text,
+            value: value.value,
+        },
+    ]
 }
 
 /// Every target of the scenario with the configured fleet's single run
 /// and, once planned, the plan's steady fleet over its replications (the
 /// plan's checks matched by their descriptions, so a plan of earlier
-/// inputs shows only the targets it shares).
+/// inputs shows only the targets it shares): each its verdict, then its
+/// value with the upper bound the decision rule reads. The verdicts come
+/// first, so that a narrow screen shows them before it scrolls.
 pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
     let rec = plan.and_then(|p| p.recommendation.as_ref());
     let planned = rec.map_or(String::new(), |r| {
         format!(
-            " and the plan's fleet ({} replicas, {} replications)",
-            r.steady_replicas, r.evaluation.replications
+            " and the plan's fleet ({}, {})",
+            counted(r.steady_replicas.into(), "replica"),
+            counted(r.evaluation.replications.into(), "replication")
         )
     });
     let mut table = DataTable::new(
         "verdict",
         format!(
-            "Targets: the configured fleet ({} replicas, one simulation){planned}",
-            run.report.replicas
+            "Targets: the configured fleet ({}, one simulation){planned}",
+            counted(run.report.replicas.into(), "replica")
         ),
         &[
             "target",
             "configured fleet",
-            "configured fleet: bound",
-            "configured fleet: verdict",
+            "configured fleet: value (bound)",
             "plan's fleet",
-            "plan's fleet: bound",
-            "plan's fleet: verdict",
+            "plan's fleet: value (bound)",
         ],
     );
     for check in &run.targets.checks {
@@ -84,6 +94,15 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
         table.rows.push(row);
     }
     table
+}
+
+/// `count` and its noun: "1 replica", "8 replicas".
+fn counted(count: u64, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        format_count(count),
+        if count == 1 { "" } else { "s" }
+    )
 }
 
 /// "2 of 4 targets met, 1 not met, 1 uncertain".
@@ -224,13 +243,14 @@ pub fn cases_budget_table(plan: &PlanResult) -> DataTable {
         "Fleet and budget each demand case needs (re-planned)",
         &[
             "case",
-            "configuration",
-            "replicas (steady + reserve)",
-            "GPUs",
-            "USD per month",
-            "USD per year",
-            "cost per success [USD]",
-            "plan's fleet under it",
+            "own plan: configuration",
+            "own plan: steady replicas",
+            "own plan: reserve replicas",
+            "own plan: GPUs",
+            "own plan: USD per month",
+            "own plan: USD per year",
+            "own plan: cost per success [USD]",
+            "plan's fleet: targets",
         ],
     );
     for s in &plan.scenarios {
@@ -241,10 +261,8 @@ pub fn cases_budget_table(plan: &PlanResult) -> DataTable {
                 let month = c.fleet.usd_per_month;
                 row.extend([
                     Cell::text(&s.search.configuration),
-                    Cell::number(
-                        f64::from(n),
-                        format!("{} + {}", format_count(n.into()), c.fleet.reserve_replicas),
-                    ),
+                    count_cell(n.into()),
+                    count_cell(c.fleet.reserve_replicas.into()),
                     count_cell(c.fleet.gpus.into()),
                     usd_cell(month),
                     usd_cell(month.map(|m| m * MONTHS_PER_YEAR)),
@@ -253,13 +271,10 @@ pub fn cases_budget_table(plan: &PlanResult) -> DataTable {
             }
             _ => {
                 row.push(Cell::text("no fleet meets the targets"));
-                row.extend((0..5).map(|_| Cell::empty()));
+                row.extend((0..6).map(|_| Cell::empty()));
             }
         }
-        row.push(Cell::text(format!(
-            "targets {}",
-            s.at_plan_fleet.verdict.label()
-        )));
+        row.push(Cell::text(s.at_plan_fleet.verdict.label()));
         table.rows.push(row);
     }
     table

@@ -123,7 +123,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
         state.plan.with(|p| match p {
             PlanStatus::Done { plan, .. } if plan.explored.is_empty() => note_chart(
                 "Cost against P(miss)",
-                "No fleet meets the targets: none was worth simulating",
+                "No fleet meets the targets, so none was simulated",
                 &theme.get(),
                 width.get(),
                 with_legend_height(width.get()),
