@@ -55,7 +55,7 @@ fn check_cells(check: Option<&TargetCheck>) -> [Cell; 2] {
 /// Every target of the scenario with the configured fleet's single run
 /// and, once planned, the plan's steady fleet over its replications (the
 /// plan's checks matched by their descriptions, so a plan of earlier
-/// inputs shows only the targets it shares): each its verdict, then its
+/// inputs shows only the targets it shares): both verdicts, then each
 /// value with the upper bound the decision rule reads. The verdicts come
 /// first, so that a narrow screen shows them before it scrolls.
 pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
@@ -76,8 +76,8 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
         &[
             "target",
             "configured fleet",
-            "configured fleet: value (bound)",
             "plan's fleet",
+            "configured fleet: value (bound)",
             "plan's fleet: value (bound)",
         ],
     );
@@ -88,10 +88,15 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
                 .iter()
                 .find(|c| c.description == check.description)
         });
-        let mut row = vec![Cell::text(&check.description)];
-        row.extend(check_cells(Some(check)));
-        row.extend(check_cells(planned));
-        table.rows.push(row);
+        let [configured_verdict, configured_value] = check_cells(Some(check));
+        let [planned_verdict, planned_value] = check_cells(planned);
+        table.rows.push(vec![
+            Cell::text(&check.description),
+            configured_verdict,
+            planned_verdict,
+            configured_value,
+            planned_value,
+        ]);
     }
     table
 }
