@@ -58,7 +58,7 @@ pub fn App() -> impl IntoView {
                 <CasesPanel state />
                 <SimulationPanel state />
             </div>
-            <div class="outputs" id="results">
+            <div class="outputs">
                 <ResultsPanel state />
             </div>
         </main>

@@ -1,15 +1,20 @@
 //! What the results area shows that is the page's own, computed from the
-//! worker's answers: the headline figures, the inputs of the CDF and
-//! Pareto charts, the cost-breakdown bar and the plan's sentences. The
-//! tables (and every number's format) are the engine's presentation layer,
-//! shared with the CLI. No DOM; tested natively.
+//! worker's answers: the verdict's sentences (`results/verdict.rs`), the
+//! headline figures, the inputs of the CDF and Pareto charts, the
+//! cost-breakdown bar and the plan's sentences. The tables (and every
+//! number's format) are the engine's presentation layer, shared with the
+//! CLI. No DOM; tested natively.
+
+mod verdict;
+
+pub use verdict::{PlanLine, configured_line, plan_line};
 
 use std::collections::BTreeMap;
 
 use sojourn_engine::{
-    Case, ConfigurationResult, DataTable, MISSING, PlanResult, RunSummary, ScenarioParams,
-    SearchStatus, TargetParams, UnitCosts, cases_table, cdf_table, decision_label,
-    discipline_label, sensitivity_table,
+    Case, ConfigurationResult, DataTable, FleetCost, MISSING, PlanResult, RunSummary,
+    ScenarioParams, TargetParams, UnitCosts, cases_budget_table, cases_table, cdf_table,
+    decision_label, discipline_label, sensitivity_table,
 };
 
 use crate::charts::{CdfCurve, CdfInput, CurveKind, ParetoInput, ParetoPoint};
@@ -17,36 +22,6 @@ use crate::format::{
     format_count, format_number, format_percent, format_percent_interval, format_percent_whole,
     format_usd,
 };
-
-/// How loaded the fleet is, from rho.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoadLevel {
-    Comfortable,
-    /// rho of 0.85 or more: queues grow quickly with any burst.
-    NearSaturation,
-    /// rho of 1 or more: the backlog grows without bound.
-    Overloaded,
-}
-
-impl LoadLevel {
-    pub fn of(rho: f64) -> LoadLevel {
-        if !rho.is_finite() || rho >= 1.0 {
-            LoadLevel::Overloaded
-        } else if rho >= 0.85 {
-            LoadLevel::NearSaturation
-        } else {
-            LoadLevel::Comfortable
-        }
-    }
-
-    pub fn message(self) -> Option<&'static str> {
-        match self {
-            LoadLevel::Comfortable => None,
-            LoadLevel::NearSaturation => Some("near saturation: bursts will queue for long"),
-            LoadLevel::Overloaded => Some("overloaded: the backlog grows without bound"),
-        }
-    }
-}
 
 /// One headline figure: what, its value, and a line of detail.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +50,7 @@ pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
     let units = &run.cost.units;
     let cost_detail = match (units.usd_per_success, units.gpu_hours_per_success) {
         (Some(_), _) => format!(
-            "{} steady + {} reserve replicas; {}",
+            "configured fleet: {} steady + {} reserve replicas; {}",
             run.cost.fleet.steady_replicas,
             run.cost.fleet.reserve_replicas,
             price_label(run)
@@ -83,8 +58,6 @@ pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
         (None, Some(_)) => "no price given: enter one under Prices to see USD".to_string(),
         (None, None) => "no request met its deadline".to_string(),
     };
-    let load = &report.load;
-    let level = LoadLevel::of(load.rho);
     vec![
         Figure {
             label: "P(miss)",
@@ -111,20 +84,48 @@ pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
         Figure {
             label: "Utilization",
             value: format_percent_whole(report.utilization),
-            detail: format!("of {} replicas' time executing steps", report.replicas),
+            detail: format!(
+                "busy time: of {} replicas' time executing steps, however few requests each step holds",
+                report.replicas
+            ),
             warning: None,
         },
-        Figure {
-            label: "Load (rho)",
-            value: format_number(load.rho, 3),
-            detail: format!(
-                "{} req/s offered; {} req/s at saturation",
-                format_number(load.arrival_rate_per_s, 3),
-                format_number(load.saturation_rate_per_s, 3)
-            ),
-            warning: level.message().map(str::to_string),
-        },
+        concurrency_figure(run),
     ]
+}
+
+/// How full the replicas' batches are: requests running per replica on
+/// average (over the series samples of the measured window), against the
+/// load estimate's concurrency at saturation. Measured like utilization,
+/// so the two agree: a replica can be busy every second with a batch of
+/// one.
+fn concurrency_figure(run: &RunSummary) -> Figure {
+    let report = &run.report;
+    let samples: Vec<f64> = report
+        .series
+        .iter()
+        .filter(|p| p.t_s >= report.warmup_s && p.replicas > 0)
+        .map(|p| p.running as f64 / f64::from(p.replicas))
+        .collect();
+    let mean = if samples.is_empty() {
+        f64::NAN
+    } else {
+        samples.iter().sum::<f64>() / samples.len() as f64
+    };
+    let saturation = report.load.decode_concurrency;
+    Figure {
+        label: "Concurrency",
+        value: if mean.is_finite() {
+            format_number(mean, 3)
+        } else {
+            MISSING.to_string()
+        },
+        detail: format!(
+            "requests running per replica, on average; about {} at saturation",
+            format_number(saturation, 3)
+        ),
+        warning: None,
+    }
 }
 
 fn price_label(run: &RunSummary) -> String {
@@ -150,8 +151,8 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
         return vec![Figure {
             label: "Planned fleet",
             value: "none meets the targets".to_string(),
-            detail: closest_miss(plan),
-            warning: Some("unattainable within the search range".to_string()),
+            detail: "why: under the verdict, at the top of the results".to_string(),
+            warning: None,
         }];
     };
     let ci = rec
@@ -189,12 +190,12 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
 }
 
 /// The configuration the plan chose.
-fn chosen_configuration(plan: &PlanResult) -> Option<&ConfigurationResult> {
+pub(crate) fn chosen_configuration(plan: &PlanResult) -> Option<&ConfigurationResult> {
     plan.chosen.and_then(|i| plan.configurations.get(i))
 }
 
 /// Failure reserve plus warm idle replicas of the plan.
-fn reserve_replicas(plan: &PlanResult) -> u32 {
+pub(crate) fn reserve_replicas(plan: &PlanResult) -> u32 {
     plan.recommendation
         .as_ref()
         .map_or(0, |r| r.failure_reserve_replicas + r.warm_idle_replicas)
@@ -212,19 +213,6 @@ fn monthly(plan: &PlanResult) -> String {
         })
 }
 
-/// Why no configuration meets the targets: the search that came closest
-/// (the smallest worst check at its largest fleet) in its own words.
-fn closest_miss(plan: &PlanResult) -> String {
-    plan.configurations
-        .iter()
-        .filter(|c| c.search.status == SearchStatus::Unattainable)
-        .filter_map(|c| c.search.at_answer.as_ref().map(|e| (e.worst_ratio, c)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c.search.message.clone())
-        .or_else(|| plan.warnings.first().cloned())
-        .unwrap_or_else(|| "no configuration meets the targets".to_string())
-}
-
 /// The plan in one line, and a line of detail under it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanStatement {
@@ -232,7 +220,7 @@ pub struct PlanStatement {
     /// targets.
     pub fleet: String,
     /// Hardware, GPUs per replica, the discipline in words and the cost;
-    /// or the closest a configuration came.
+    /// or where the reason is.
     pub detail: String,
 }
 
@@ -240,8 +228,11 @@ pub struct PlanStatement {
 pub fn plan_statement(plan: &PlanResult) -> PlanStatement {
     let (Some(rec), Some(chosen)) = (&plan.recommendation, chosen_configuration(plan)) else {
         return PlanStatement {
-            fleet: "No configuration meets the targets".to_string(),
-            detail: closest_miss(plan),
+            fleet: "No fleet meets the targets".to_string(),
+            detail: format!(
+                "None of the {} searched meets every target; why is under the verdict, at the top of the results.",
+                counted(plan.configurations.len() as u64, "configuration")
+            ),
         };
     };
     let per_replica = match chosen.gpus_per_replica {
@@ -289,7 +280,7 @@ pub fn decision_summary(plan: &PlanResult) -> String {
 }
 
 /// `count` and its noun, "1 configuration" or "12 configurations".
-fn counted(count: u64, noun: &str) -> String {
+pub(crate) fn counted(count: u64, noun: &str) -> String {
     let plural = if count == 1 { "" } else { "s" };
     format!("{} {noun}{plural}", format_count(count))
 }
@@ -396,35 +387,24 @@ pub fn pareto_input(plan: &PlanResult, params: &ScenarioParams) -> ParetoInput {
     }
 }
 
-/// The cases as the plan section shows them: once planned, each case's own
-/// plan and how the plan's fleet fares under it (columns a wide table would
-/// push out of sight); until then, the configured fleet's runs. The whole
-/// table (`cases_table`) is under "Numbers behind the charts".
+/// The cases as the plan section shows them: once planned, the fleet and
+/// budget each case needs, re-planned (`cases_budget_table`); until then,
+/// the configured fleet's runs, labelled as such. The whole table
+/// (`cases_table`) is under "Numbers behind the charts".
 pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> DataTable {
-    let table = cases_table(runs, plan);
-    let planned = plan.is_some_and(|p| !p.scenarios.is_empty());
-    let mut shown = if planned {
-        let mut shown = table.select(&[
-            "case",
-            "own plan: configuration",
-            "own plan: steady replicas",
-            "own plan: USD per month",
-            "own plan: cost per success",
-            "plan's fleet: targets",
-            "plan's fleet: worst check",
-            "plan's fleet: cost per success",
-        ]);
-        shown.title = format!("{}, each re-planned", table.title);
-        shown
-    } else {
-        table.select(&[
-            "case",
-            "P(miss), configured fleet",
-            "sojourn p99, configured fleet",
-            "cost per success, configured fleet",
-        ])
-    };
+    if let Some(plan) = plan.filter(|p| !p.scenarios.is_empty()) {
+        let mut table = cases_budget_table(plan);
+        table.id = "cases";
+        return table;
+    }
+    let mut shown = cases_table(runs, plan).select(&[
+        "case",
+        "P(miss), configured fleet",
+        "sojourn p99, configured fleet",
+        "cost per success, configured fleet",
+    ]);
     shown.id = "cases";
+    shown.title = format!("{} on the configured fleet", shown.title);
     shown
 }
 
@@ -560,12 +540,11 @@ impl CostSegment {
     }
 }
 
-/// Where the configured fleet's money goes: work on requests that met their
+/// Where a fleet's money goes (the configured fleet's over its run, or the
+/// plan's over its replications): work on requests that met their
 /// deadline, work on requests that missed, idle steady capacity, the
 /// reserve and fixed costs. `None` without a price.
-pub fn cost_segments(run: &RunSummary) -> Option<Vec<CostSegment>> {
-    let fleet = &run.cost.fleet;
-    let units = &run.cost.units;
+pub fn cost_segments(fleet: &FleetCost, units: &UnitCosts) -> Option<Vec<CostSegment>> {
     let total = fleet.usd_total.filter(|t| *t > 0.0)?;
     let steady = fleet.usd_steady?;
     let failed = units.usd_failed_work.unwrap_or(0.0);

@@ -92,12 +92,12 @@ pub use plan::cost::{CostBasis, FleetCost, ReportCost, UnitCosts, report_cost, s
 pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
 pub use plan::space::{discipline_label, discipline_short, router_label};
 pub use plan::{
-    AnalyticComparison, ClassIntervals, ComparisonRow, ConfigurationResult, CostSummary, Cover,
-    CurvePoint, CurveTarget, ExploredPoint, Interval, JobOutput, PlanError, PlanJob, PlanOptions,
-    PlanPoll, PlanProgress, PlanResult, PlanSession, PlanStep, Recommendation, RunKey,
-    ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
-    SensitivityRow, ServiceCurve, Verdict, capacity_searches, check_budget, plan,
-    plan_with_progress, resolve_threads, run_batch,
+    AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
+    CostSummary, Cover, CurvePoint, CurveTarget, ExploredPoint, Interval, JobOutput, PlanError,
+    PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession, PlanStep,
+    Recommendation, RunKey, ScenarioResult, SearchDimension, SearchEffort, SearchResult,
+    SearchStatus, Sensitivity, SensitivityRow, ServiceCurve, Verdict, capacity_searches,
+    check_budget, plan, plan_with_progress, resolve_threads, run_batch,
 };
 
 // How results read, for the page and the CLI: number formats, the run
@@ -120,6 +120,10 @@ pub use present::run_tables::{
 };
 pub use present::summary::RunSummary;
 pub use present::table::{Cell, CellValue, Column, DataTable};
+pub use present::verdict::{
+    cases_budget_table, decision_rule_short, plan_budget_table, plan_unit_costs_table,
+    verdict_counts, verdict_table,
+};
 
 // Benchmarks shared by the CLI's `bench` command and the performance log.
 pub use bench::{large as bench_large, plan as bench_plan, small as bench_small};

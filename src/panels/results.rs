@@ -1,15 +1,19 @@
-//! The results: headline figures, the sojourn-time CDF, cost, the fleet
-//! over time and the tables behind every chart, each downloadable; the
-//! plan's part is in `results/plan.rs`. The tables are the engine's
+//! The results: the verdict against the targets (`results/verdict.rs`),
+//! headline figures of the configured fleet, the sojourn-time CDF, the
+//! costs of the plan and of the configured fleet (`results/costs.rs`), the
+//! fleet over time and the tables behind every chart, each downloadable;
+//! the plan's part is in `results/plan.rs`. The tables are the engine's
 //! (`sojourn_engine::DataTable`, the same the CLI prints).
 
 mod batch;
+mod costs;
 mod plan;
+mod verdict;
 
 use leptos::prelude::*;
 use sojourn_engine::{
-    Case, DataTable, PlanResult, RunSummary, analytic_table, cases_table, class_table, cost_table,
-    curve_table, explored_table, sensitivity_table, series_table,
+    Case, DataTable, PlanResult, RunSummary, analytic_table, cases_table, class_table, curve_table,
+    explored_table, sensitivity_table, series_table,
 };
 
 use crate::browser;
@@ -18,11 +22,13 @@ use crate::format::format_count;
 use crate::help;
 use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
-use crate::results::{Figure, cdf_input, cdf_points_table, cost_segments, run_figures};
+use crate::results::{Figure, cdf_input, cdf_points_table, run_figures};
 use crate::state::{AppState, PlanStatus, Results, RunStatus};
 use crate::tables::{in_order, page_order};
 use batch::BatchPanel;
+use costs::Costs;
 use plan::{PlanHeadline, PlanResults};
+use verdict::Verdict;
 
 fn figure_help(label: &str) -> Option<&'static str> {
     Some(match label {
@@ -30,7 +36,7 @@ fn figure_help(label: &str) -> Option<&'static str> {
         "Goodput" => help::GOODPUT,
         "Cost per successful request" | "Planned cost per success" => help::COST_PER_SUCCESS,
         "Utilization" => help::UTILIZATION,
-        "Load (rho)" => help::RHO,
+        "Concurrency" => help::CONCURRENCY,
         "Planned replicas" => help::FAILURE_RESERVE,
         "Planned configuration" => help::CONFIGURATION,
         _ => return None,
@@ -264,8 +270,26 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                 </span>
             </div>
             {run_failed}
+            <Verdict state />
             <section class="headline" aria-label="Headline figures">
-                <h3>"This configuration"</h3>
+                <h3>
+                    {move || {
+                        state
+                            .results
+                            .with(|r| {
+                                r.as_ref()
+                                    .map_or(
+                                        "The configured fleet".to_string(),
+                                        |r| {
+                                            format!(
+                                                "The configured fleet: {} replicas, one simulation",
+                                                r.base.report.replicas,
+                                            )
+                                        },
+                                    )
+                            })
+                    }}
+                </h3>
                 <dl class="metrics" class:placeholder=move || !has_results.get()>
                     {move || {
                         let figures = figures.get();
@@ -331,7 +355,7 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                         }
                     })
             }}
-            <CostBreakdown state />
+            <Costs state />
             <BatchPanel state />
             <ChartFigure
                 id="series-figure"
@@ -435,78 +459,6 @@ fn export_json(state: &AppState) -> String {
     serde_json::to_string_pretty(&document).unwrap_or_default()
 }
 
-/// The configured fleet's cost: a bar of where the money goes, and the table.
-#[component]
-fn CostBreakdown(state: AppState) -> impl IntoView {
-    let view = move || {
-        state.results.with(|r| {
-            r.as_ref().map(|r| {
-                let bar = match cost_segments(&r.base) {
-                    Some(segments) => {
-                        let label = segments
-                            .iter()
-                            .map(|s| s.describe())
-                            .collect::<Vec<_>>()
-                            .join(", ");
-                        view! {
-                            <div
-                                class="cost-bar"
-                                role="img"
-                                aria-label=format!("Where the cost goes: {label}")
-                            >
-                                {segments
-                                    .iter()
-                                    .map(|s| {
-                                        view! {
-                                            <span
-                                                class=format!("seg cost-{}", s.key)
-                                                style:width=format!("{:.2}%", s.share * 100.0)
-                                                title=s.label
-                                            ></span>
-                                        }
-                                    })
-                                    .collect_view()}
-                            </div>
-                            <ul class="memory-legend">
-                                {segments
-                                    .into_iter()
-                                    .filter(|s| s.usd > 0.0)
-                                    .map(|s| {
-                                        view! {
-                                            <li>
-                                                <span class=format!("swatch cost-{}", s.key)></span>
-                                                {s.describe()}
-                                            </li>
-                                        }
-                                    })
-                                    .collect_view()}
-                            </ul>
-                        }
-                        .into_any()
-                    }
-                    None => view! {
-                        <p class="panel-note">
-                            "No price given: costs are in GPU-hours. Enter a price per GPU-hour under Prices to see USD."
-                        </p>
-                    }.into_any(),
-                };
-                view! {
-                    {bar}
-                    <TableView table=cost_table(&r.base) open=true />
-                }
-            })
-        })
-    };
-    view! {
-        <section class="cost-breakdown" aria-labelledby="cost-heading">
-            <h3 id="cost-heading">
-                "Cost breakdown" <Info topic="cost per success" text=help::COST_PER_SUCCESS />
-            </h3>
-            {view}
-        </section>
-    }
-}
-
 /// What a chart shows before its results arrive (the size of the chart to
 /// come, so nothing moves when it does).
 fn placeholder(title: &str, message: &str, theme: &Theme, width: u32) -> Chart {
@@ -520,10 +472,16 @@ fn placeholder(title: &str, message: &str, theme: &Theme, width: u32) -> Chart {
 }
 
 fn placeholder_sized(title: &str, message: &str, theme: &Theme, width: u32, height: u32) -> Chart {
+    note_chart(title, &format!("{message}…"), theme, width, height)
+}
+
+/// A chart's box holding a sentence instead: a placeholder's while results
+/// are on their way, or a finished state (no fleet meets the targets).
+fn note_chart(title: &str, message: &str, theme: &Theme, width: u32, height: u32) -> Chart {
     let svg = format!(
         "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{message}\">\
          <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
-         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}…</text></svg>",
+         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}</text></svg>",
         bg = crate::charts::hex(theme.background),
         ink = crate::charts::hex(theme.muted),
     );

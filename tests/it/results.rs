@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use sojourn_app::results::{
-    LoadLevel, cdf_input, cdf_points_table, cost_segments, cover_sentence, decision_summary,
-    miss_targets, pareto_input, plan_cases_table, plan_figures, plan_statement, replanned_table,
-    run_figures, search_effort_line,
+    cdf_input, cdf_points_table, configured_line, cost_segments, cover_sentence, decision_summary,
+    miss_targets, pareto_input, plan_cases_table, plan_figures, plan_line, plan_statement,
+    replanned_table, run_figures, search_effort_line,
 };
 use sojourn_engine::{
     Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult, RunOptions, RunParams,
@@ -31,7 +31,8 @@ fn run(price: Option<f64>) -> RunSummary {
 #[test]
 fn the_cost_breakdown_adds_up_to_the_total() {
     let result = run(Some(3.0));
-    let segments = cost_segments(&result).expect("a price gives a breakdown");
+    let segments =
+        cost_segments(&result.cost.fleet, &result.cost.units).expect("a price gives a breakdown");
     let total: f64 = segments.iter().map(|s| s.usd).sum();
     let expected = result.cost.fleet.usd_total.expect("a total");
     assert!(
@@ -49,15 +50,17 @@ fn the_cost_breakdown_adds_up_to_the_total() {
         "{}",
         idle.describe()
     );
+    let unpriced = run(None);
     assert!(
-        cost_segments(&run(None)).is_none(),
+        cost_segments(&unpriced.cost.fleet, &unpriced.cost.units).is_none(),
         "no price, no USD breakdown"
     );
 }
 
 #[test]
-fn headline_figures_name_the_cost_basis_and_warn_near_saturation() {
-    let figures = run_figures(&run(Some(3.0)));
+fn headline_figures_name_the_fleet_and_its_cost_basis_and_measure_load_as_simulated() {
+    let result = run(Some(3.0));
+    let figures = run_figures(&result);
     let labels: Vec<&str> = figures.iter().map(|f| f.label).collect();
     assert_eq!(
         labels,
@@ -66,28 +69,37 @@ fn headline_figures_name_the_cost_basis_and_warn_near_saturation() {
             "Goodput",
             "Cost per successful request",
             "Utilization",
-            "Load (rho)"
+            "Concurrency"
         ]
     );
     assert!(figures[2].value.starts_with('$'));
     assert!(
-        figures[2].detail.contains("$3.00/GPU-h on-demand"),
+        figures[2]
+            .detail
+            .starts_with("configured fleet: 2 steady + 1 reserve replicas; $3.00/GPU-h on-demand"),
         "{}",
         figures[2].detail
     );
+    assert!(
+        figures[3].detail.starts_with("busy time"),
+        "utilization is busy time, not load: {}",
+        figures[3].detail
+    );
+    // Concurrency is the series' mean running requests per replica.
+    let report = &result.report;
+    let running: Vec<f64> = report
+        .series
+        .iter()
+        .filter(|p| p.t_s >= report.warmup_s)
+        .map(|p| p.running as f64 / f64::from(p.replicas))
+        .collect();
+    let mean = running.iter().sum::<f64>() / running.len() as f64;
+    assert_eq!(figures[4].value, sojourn_engine::format_number(mean, 3));
     let unpriced = run_figures(&run(None));
     assert!(
         unpriced[2].value.ends_with("GPU-h"),
         "{}",
         unpriced[2].value
-    );
-    assert_eq!(LoadLevel::of(0.5), LoadLevel::Comfortable);
-    assert_eq!(LoadLevel::of(0.9), LoadLevel::NearSaturation);
-    assert_eq!(LoadLevel::of(1.4), LoadLevel::Overloaded);
-    assert!(
-        LoadLevel::of(1.4)
-            .message()
-            .is_some_and(|m| m.contains("overloaded"))
     );
 }
 
@@ -305,7 +317,7 @@ fn the_sensitivity_shows_its_replanned_fleets() {
 }
 
 #[test]
-fn an_unattainable_target_says_how_close_the_search_came() {
+fn an_unattainable_target_is_explained_in_the_verdict_only() {
     let mut params = ScenarioParams {
         run: RunParams {
             horizon_s: 1800.0,
@@ -323,18 +335,26 @@ fn an_unattainable_target_says_how_close_the_search_came() {
     let result =
         plan(&scenario, &PlanOptions::default()).expect("an unattainable plan is a result");
     assert!(result.recommendation.is_none());
-    let statement = plan_statement(&result);
-    assert_eq!(statement.fleet, "No configuration meets the targets");
+    // The verdict says why, in the search's words; the plan's statement
+    // and figure point there rather than repeat it.
+    let line = plan_line(&result);
+    assert_eq!(line.fleet, "No fleet meets the targets");
+    assert!(!line.met);
     assert!(
-        statement
-            .detail
-            .starts_with("no fleet up to 2 replicas meets"),
+        line.detail
+            .starts_with("With H100 SXM5 80GB x1, no fleet up to 2 replicas meets api: P("),
         "{}",
-        statement.detail
+        line.detail
+    );
+    let statement = plan_statement(&result);
+    assert_eq!(statement.fleet, "No fleet meets the targets");
+    assert_eq!(
+        statement.detail,
+        "None of the 1 configuration searched meets every target; why is under the verdict, at the top of the results."
     );
     let figures = plan_figures(&result);
     assert_eq!(figures.len(), 1);
-    assert_eq!(figures[0].detail, statement.detail);
+    assert!(!figures[0].detail.contains("no fleet up to"));
     assert_eq!(cover_sentence(&result), None);
     assert_eq!(replanned_table(&result), None);
     let input = pareto_input(&result, &params);
@@ -357,18 +377,100 @@ fn the_plan_section_shows_each_case_replanned_once_there_is_a_plan() {
             "cost per success, configured fleet [USD]"
         ]
     );
+    assert_eq!(
+        before.title,
+        "Expected, low and high demand on the configured fleet"
+    );
     let after = plan_cases_table(&runs, Some(result));
     assert_eq!(after.id, "cases", "not the id of the whole table");
-    assert_eq!(after.headers()[1], "own plan: configuration");
-    assert_eq!(after.headers().len(), 8);
+    assert_eq!(
+        after.headers(),
+        [
+            "case",
+            "own plan: configuration",
+            "own plan: steady replicas",
+            "own plan: reserve replicas",
+            "own plan: GPUs",
+            "own plan: USD per month",
+            "own plan: USD per year",
+            "own plan: cost per success [USD]",
+            "plan's fleet: targets"
+        ]
+    );
     let cases: Vec<&str> = after.rows.iter().map(|r| r[0].text.as_str()).collect();
     assert_eq!(cases, ["expected demand", "low demand", "high demand"]);
-    for row in &after.rows {
+    for (row, case) in after.rows.iter().zip(&result.scenarios) {
         assert!(
             result.configurations.iter().any(|c| c.name == row[1].text),
             "{} is re-planned to a configuration of the space, not {}",
             row[0].text,
             row[1].text
         );
+        let found = case.search.found.expect("each case has a plan");
+        assert_eq!(row[2].text, found.to_string());
+        let month = case
+            .search
+            .cost
+            .as_ref()
+            .and_then(|c| c.fleet.usd_per_month)
+            .expect("priced");
+        assert_eq!(
+            row[6].value,
+            sojourn_engine::CellValue::Number(12.0 * month)
+        );
+        assert_eq!(row[8].text, case.at_plan_fleet.verdict.label());
     }
+}
+
+#[test]
+fn the_verdict_names_both_fleets_and_what_they_cost() {
+    let (params, result) = planned();
+    let scenario = Scenario::try_from(params.clone()).expect("valid");
+    let report = simulate(&scenario, &RunOptions::default()).expect("runs");
+    let base = RunSummary::new(report, &scenario);
+    let line = configured_line(&base);
+    assert!(
+        line.starts_with("The configured fleet, 2 replicas of H100 SXM5 80GB x1: "),
+        "{line}"
+    );
+    assert!(line.contains(" of 3 targets met"), "{line}");
+    // Every target, the configured fleet's verdict from its run, the
+    // plan's fleet's from the plan (which meets every one).
+    let table = sojourn_engine::verdict_table(&base, Some(result));
+    assert_eq!(table.rows.len(), base.targets.checks.len());
+    for (row, check) in table.rows.iter().zip(&base.targets.checks) {
+        assert_eq!(row[0].text, check.description);
+        assert_eq!(row[1].text, check.verdict.label());
+        assert_eq!(row[2].text, "met");
+        // P(miss) and busy time as percentages, with the bound the rule
+        // reads when it differs from the value.
+        assert!(
+            row[3]
+                .text
+                .starts_with(&sojourn_engine::format_percent(check.mean)),
+            "{}",
+            row[3].text
+        );
+    }
+    let plan = plan_line(result);
+    let rec = result.recommendation.as_ref().expect("a plan");
+    assert!(plan.met);
+    assert!(
+        plan.fleet.starts_with(&format!(
+            "The plan: {} + 1 replicas of ",
+            rec.steady_replicas
+        )),
+        "{}",
+        plan.fleet
+    );
+    let month = rec.budget.fleet.usd_per_month.expect("priced");
+    assert!(
+        plan.detail.ends_with(&format!(
+            "; {} per month, {} per year for this fleet (steady and reserve).",
+            sojourn_engine::format_usd(month),
+            sojourn_engine::format_usd(12.0 * month)
+        )),
+        "{}",
+        plan.detail
+    );
 }

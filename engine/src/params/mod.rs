@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod dist;
 pub mod lengths;
+mod load;
 mod parse;
 pub mod plan;
 pub mod presets;
@@ -18,6 +19,7 @@ pub mod trace;
 
 pub use dist::{DistParams, Shape};
 pub use lengths::{CsvError, LengthsParams, lengths_from_csv};
+pub use load::LoadParams;
 pub use parse::scenario_params_from_json;
 pub use plan::{PlanParams, PricingParams};
 pub use step_time::{OperationsParams, StepTimeParams};
@@ -135,54 +137,6 @@ pub struct ClassParams {
     /// clients (see [`LoadParams`]).
     #[serde(default, skip_serializing_if = "LoadParams::is_open")]
     pub load: LoadParams,
-}
-
-/// A class's load mode. Every mode but `open` sends a number of requests
-/// that the horizon does not set (docs/engine.md, Workload).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum LoadParams {
-    /// Batches arrive at `batches_per_hour` over [0, horizon).
-    #[default]
-    Open,
-    /// Exactly `requests` requests, in batches arriving at
-    /// `batches_per_hour` (the last batch cut short), however long that
-    /// takes.
-    FixedCount { requests: u32 },
-    /// Exactly `requests` requests, all at time 0 (offline benchmarks).
-    Offline { requests: u32 },
-    /// `clients` clients, each sending its next request when its previous
-    /// one returns (completes, is rejected or times out) plus a think time:
-    /// over the horizon, or until `requests` have been sent in all.
-    ClosedLoop {
-        clients: u32,
-        /// Think time between a return and the next send \[ms\]; none
-        /// when absent (a distribution's draws are at least 1 ms).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        think_ms: Option<DistParams>,
-        /// Requests sent in all; absent, the clients send until the horizon.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        requests: Option<u32>,
-    },
-    /// A trace's requests, replayed exactly: each sent at its arrival time
-    /// with its lengths (`params::trace`).
-    Trace { requests: Vec<trace::TracedRequest> },
-}
-
-impl LoadParams {
-    /// The default: an open stream over the horizon.
-    pub fn is_open(&self) -> bool {
-        *self == LoadParams::Open
-    }
-
-    /// Whether the class sends a fixed number of requests (the horizon does
-    /// not bound its sends).
-    pub fn is_counted(&self) -> bool {
-        !matches!(
-            self,
-            LoadParams::Open | LoadParams::ClosedLoop { requests: None, .. }
-        )
-    }
 }
 
 /// Numeric precision of weights or KV cache.

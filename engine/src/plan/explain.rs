@@ -4,14 +4,16 @@
 //! scenario's own settings.
 
 use crate::format::{format_percent_whole, format_usd};
-use crate::params::plan::{DecisionRule, Setting};
+use crate::params::plan::{DecisionRule, Multipliers, Setting};
 use crate::plan::cost::{self, FleetCost};
+use crate::plan::diagnose;
 use crate::plan::evaluate::{CheckMetric, Evaluation};
 use crate::plan::explore::Exploration;
 use crate::plan::result::{
     ConfigurationResult, ExploredPoint, PlanResult, SearchDimension, SearchEffort, SearchResult,
+    SearchStatus,
 };
-use crate::plan::runner::Runner;
+use crate::plan::runner::{Halt, Runner};
 use crate::plan::space::{differences, discipline_label, discipline_short, router_label};
 
 /// The plan's result before its phases fill it: the targets, the rule, the
@@ -68,6 +70,8 @@ pub(super) fn skeleton(runner: &mut Runner, base: &Exploration) -> PlanResult {
         configurations,
         explored,
         recommendation: None,
+        binding: None,
+        unattainable: None,
         scenarios: Vec::new(),
         worst_case_cover: None,
         service_curve: None,
@@ -167,8 +171,7 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
     let reserve = runner.reserve_replicas();
     let mut out: Vec<ExploredPoint> = Vec::new();
     for (&c, search) in base.configs.iter().zip(&base.searches) {
-        let Ok(case) = runner.case(c, crate::params::plan::Multipliers::BASE, "expected demand")
-        else {
+        let Ok(case) = runner.case(c, Multipliers::BASE, "expected demand") else {
             continue;
         };
         let mut decided: Vec<&Evaluation> = search
@@ -230,15 +233,75 @@ fn mark_frontier(points: &mut [ExploredPoint]) {
     }
 }
 
-/// Why no configuration meets the targets, one line per candidate's own
-/// settings (the messages of their searches).
-pub(super) fn unattainable_summary(base: &Exploration) -> String {
-    base.searches
+/// Why no configuration meets the targets, said once: each check no fleet
+/// can meet (on the configuration that comes closest to it, see
+/// `diagnose.rs`), then, when some configuration is not ruled out that way,
+/// how close its search came.
+pub(super) fn unattainable_reason(runner: &mut Runner, base: &Exploration) -> Result<String, Halt> {
+    // (check, lowest floor, its candidate, candidates ruled out).
+    let mut diagnosed: Vec<(usize, f64, String, Vec<String>)> = Vec::new();
+    let mut closest: Option<&SearchResult> = None;
+    let ratio = |s: &SearchResult| {
+        s.at_answer
+            .as_ref()
+            .map_or(f64::INFINITY, |e| e.worst_ratio)
+    };
+    for (&c, search) in base.configs.iter().zip(&base.searches) {
+        if search.status != SearchStatus::Unattainable {
+            continue;
+        }
+        let case = runner.case(c, Multipliers::BASE, "expected demand")?;
+        match runner.unreachable(case) {
+            Some(u) => match diagnosed.iter_mut().find(|d| d.0 == u.check) {
+                Some(d) => {
+                    if !d.3.contains(&search.candidate) {
+                        d.3.push(search.candidate.clone());
+                    }
+                    if u.floor < d.1 {
+                        d.1 = u.floor;
+                        d.2 = search.candidate.clone();
+                    }
+                }
+                None => diagnosed.push((
+                    u.check,
+                    u.floor,
+                    search.candidate.clone(),
+                    vec![search.candidate.clone()],
+                )),
+            },
+            None if closest.is_none_or(|s| ratio(search) < ratio(s)) => closest = Some(search),
+            None => {}
+        }
+    }
+    let mut sentences: Vec<String> = diagnosed
         .iter()
-        .filter(|s| s.status != crate::plan::result::SearchStatus::Pruned)
-        .map(|s| format!("{}: {}", s.configuration, s.message))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .map(|(check, floor, candidate, candidates)| {
+            let spec = &runner.checks[*check];
+            let fastest = if candidates.len() > 1 {
+                ", the fastest of the hardware searched"
+            } else {
+                ""
+            };
+            format!(
+                "No fleet can meet {}: {}{fastest}; more replicas shorten queues, not steps.",
+                spec.description,
+                diagnose::fastest_phrase(spec, *floor, candidate)
+            )
+        })
+        .collect();
+    if let Some(search) = closest {
+        sentences.push(format!(
+            "With {}, {}.",
+            search.configuration, search.message
+        ));
+    }
+    if sentences.is_empty() {
+        sentences.push(format!(
+            "No configuration meets every target with up to {} replicas.",
+            runner.base.params().plan.max_replicas
+        ));
+    }
+    Ok(sentences.join(" "))
 }
 
 /// Fills in the baseline and the explanation: what made the difference

@@ -37,8 +37,10 @@ pub mod cost;
 pub mod evaluate;
 
 mod analytic;
+mod binding;
 mod cases;
 mod curve;
+mod diagnose;
 #[cfg(test)]
 mod evaluate_tests;
 mod explain;
@@ -69,10 +71,10 @@ use crate::serde_float::NonFinite;
 use crate::sim::{RunError, RunOptions};
 
 pub use crate::plan::result::{
-    AnalyticComparison, ClassIntervals, ComparisonRow, ConfigurationResult, CostSummary, Cover,
-    CurvePoint, ExploredPoint, Interval, PlanResult, Recommendation, ScenarioResult,
-    SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity, SensitivityRow,
-    ServiceCurve,
+    AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
+    CostSummary, Cover, CurvePoint, ExploredPoint, Interval, PlanResult, Recommendation,
+    ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
+    SensitivityRow, ServiceCurve,
 };
 
 /// How the planner runs (what the scenario's plan section does not say).
@@ -346,11 +348,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     };
     let mut result = explain::skeleton(runner, &base);
     let Some(chosen) = base.best_config() else {
-        result.warnings.push(format!(
-            "No configuration meets every target with up to {} replicas; there is no plan. {}",
-            plan.max_replicas,
-            explain::unattainable_summary(&base)
-        ));
+        result.unattainable = Some(explain::unattainable_reason(runner, &base)?);
         return Ok(finish(runner, result));
     };
     // The baseline: the chosen hardware with the scenario's own settings,
@@ -422,8 +420,13 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         explain::explain(runner, &mut result, chosen, baseline_best);
     }
 
-    // 4. The cases on the planned fleet, and 5. sensitivity, independent.
+    // Which target sets the fleet, then 4. the cases on the planned fleet,
+    // and 5. sensitivity, independent.
     let base_search = base.headline.clone();
+    let binding = match base.best_search() {
+        Some(search) => branches.take(binding::binding_target(runner, base_case, search))?,
+        None => None,
+    };
     let expected = branches.take(cases::at_plan_fleet(
         runner,
         cases::Named::expected(),
@@ -462,6 +465,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         result.worst_case_cover = cases::cover(runner, high, &recommendation)?;
     }
     result.sensitivity = sensitivity;
+    result.binding = binding.flatten();
 
     // 6. The analytic estimate beside the simulation.
     result.analytic = Some(analytic::comparison(runner, base_case, steady));

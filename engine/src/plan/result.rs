@@ -53,6 +53,12 @@ pub struct PlanResult {
     pub explored: Vec<ExploredPoint>,
     /// The plan; absent when no configuration meets the targets.
     pub recommendation: Option<Recommendation>,
+    /// Which target sets the plan's fleet, and the fleet without it (absent
+    /// without a plan, or when one replica meets every target).
+    pub binding: Option<BindingTarget>,
+    /// Why no configuration meets the targets, said once (absent with a
+    /// plan).
+    pub unattainable: Option<String>,
     /// Expected, low-demand and high-demand cases, each re-planned (only
     /// the expected one when the plan's options leave the others out; none
     /// without a plan).
@@ -69,6 +75,27 @@ pub struct PlanResult {
     /// How much the search's pruning and sequential stopping saved.
     pub search_effort: SearchEffort,
     pub warnings: Vec<String>,
+}
+
+/// The target that sets the fleet's size: what the fleet one replica
+/// smaller fails, and the smallest fleet meeting every other check.
+#[serde_with::skip_serializing_none]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BindingTarget {
+    /// The checks not met on `failing_replicas` (their descriptions).
+    pub targets: Vec<String>,
+    /// The smallest fleet meeting every target.
+    pub replicas: u32,
+    /// One replica fewer, which fails `targets` (decided).
+    pub failing_replicas: u32,
+    /// The smallest fleet meeting every check but `targets`.
+    pub without: Option<u32>,
+    /// Simulations this needed beyond the capacity search's (counted in
+    /// the plan's).
+    pub extra_simulations: u64,
+    /// "chat: p90 TPOT <= 30 ms sets the fleet: 8 replicas (not met on 7);
+    /// without it, 4 replicas."
+    pub sentence: String,
 }
 
 /// One dimension of the search space.

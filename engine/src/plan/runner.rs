@@ -23,6 +23,7 @@ use crate::model::analytic::QueueModel;
 use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
 use crate::plan::cost::{self, CostBasis};
+use crate::plan::diagnose::{self, Unreachable};
 use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate, mean_ci};
 use crate::plan::jobs::{PlanJob, RunKey};
 use crate::plan::result::{ClassIntervals, CostSummary, Interval};
@@ -56,6 +57,8 @@ pub(super) struct PlanState {
     pub analytic_guesses: BTreeMap<usize, Option<u32>>,
     pub simulations: u64,
     pub simulated_requests: u64,
+    /// The check no fleet of a case can meet, per case (found once).
+    unreachable: BTreeMap<usize, Option<Unreachable>>,
     /// Runs of an earlier plan whose scenario differed from this one's in
     /// prices alone (see [`PlanState::reusing`]), taken as they are asked for.
     earlier: Vec<EarlierCase>,
@@ -271,6 +274,17 @@ impl<'a> Runner<'a> {
             queue: None,
         });
         Ok(self.state.cases.len() - 1)
+    }
+
+    /// The check that no fleet of `case` can meet, if any (see
+    /// `diagnose.rs`; found on first use, kept across passes).
+    pub fn unreachable(&mut self, case: usize) -> Option<Unreachable> {
+        if let Some(known) = self.state.unreachable.get(&case) {
+            return known.clone();
+        }
+        let found = diagnose::unreachable(&self.state.cases[case].scenario, &self.checks);
+        self.state.unreachable.insert(case, found.clone());
+        found
     }
 
     /// The configuration `case` runs.

@@ -24,6 +24,7 @@ use std::collections::BTreeSet;
 
 use crate::format::{duration, percent};
 use crate::plan::analytic::analytic_guess;
+use crate::plan::diagnose;
 use crate::plan::evaluate::{CheckMetric, Evaluation, Verdict};
 use crate::plan::result::{SearchResult, SearchStatus};
 use crate::plan::runner::{Halt, Runner};
@@ -69,6 +70,11 @@ pub(super) fn capacity_search(
         cost: None,
         simulations: 0,
     };
+    if let Some(u) = runner.unreachable(case) {
+        result.status = SearchStatus::Unattainable;
+        result.message = diagnose::search_message(&runner.checks[u.check], u.floor);
+        return Ok(result);
+    }
     if max < bounds.floor.max(1) {
         result.message = format!(
             "pruned without a run: it needs at least {} replicas, which cost at least as much as a configuration already found",

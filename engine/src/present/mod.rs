@@ -14,6 +14,7 @@ pub mod plan_tables;
 pub mod run_tables;
 pub mod summary;
 pub mod table;
+pub mod verdict;
 
 #[cfg(test)]
 mod tests;

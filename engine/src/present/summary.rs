@@ -1,12 +1,15 @@
 //! The summary of one run that the page shows and the CLI prints: the
 //! engine's [`Report`] itself (its per-request records are never
 //! serialised, so the web worker sends it to the page without them), its
-//! digest, and the configured fleet's cost from the engine's cost model.
+//! digest, the configured fleet's cost from the engine's cost model, and the
+//! run against every target of the plan section (judged where the records
+//! are, so that any percentile can be read).
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::scenario::Scenario;
 use crate::plan::cost::{ReportCost, report_cost};
+use crate::plan::evaluate::{self, CheckSpec, Evaluation};
 use crate::report::{ClassStats, Report};
 
 /// One run, as shown: the report, its digest and its cost.
@@ -21,14 +24,22 @@ pub struct RunSummary {
     /// The configured fleet's cost over the measured window: steady
     /// replicas as simulated plus the plan's reserve.
     pub cost: ReportCost,
+    /// This run against every target and the sustainability check, as the
+    /// planner judges one replication (its decision rule; with one run a
+    /// percentile's bound is its value, P(miss)'s the exact Clopper-Pearson
+    /// bound).
+    pub targets: Evaluation,
 }
 
 impl RunSummary {
     /// The summary of `report`, a run of `scenario`.
     pub fn new(report: Report, scenario: &Scenario) -> RunSummary {
+        let checks = CheckSpec::all(scenario);
+        let run = evaluate::RunSummary::of(&report, &checks);
         RunSummary {
             digest: format!("{:016x}", report.digest()),
             cost: report_cost(&report, scenario.params()),
+            targets: evaluate::evaluate(&checks, &[&run], scenario.params().plan.decision),
             report,
         }
     }

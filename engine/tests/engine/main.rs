@@ -20,3 +20,4 @@ mod saturation;
 mod search_space;
 mod shipped_scenarios;
 mod support;
+mod verdict;

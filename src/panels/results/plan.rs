@@ -10,7 +10,7 @@ mod cases;
 use leptos::prelude::*;
 use sojourn_engine::{PlanResult, configurations_table, format_count, recommendation_details};
 
-use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
+use super::{ChartFigure, FigureCard, TableView, note_chart, placeholder_sized, plan_of};
 use crate::charts::{Theme, chart_height, pareto_chart, service_curve_chart};
 use crate::help;
 use crate::job::Stage;
@@ -22,7 +22,7 @@ use cases::{PlanCases, PlanSensitivity};
 
 /// Where the plan is while it has no result: its progress, waiting for the
 /// simulation, failed, or not started.
-fn pending_text(state: &AppState) -> String {
+pub(super) fn pending_text(state: &AppState) -> String {
     if let PlanStatus::Failed(message) = state.plan.get() {
         return format!("The plan failed: {message}");
     }
@@ -45,7 +45,7 @@ fn pending_text(state: &AppState) -> String {
 /// fleet to measure it on, or the plan's options leave it out.
 fn absent(plan: &PlanResult, what: &str) -> String {
     if plan.recommendation.is_none() {
-        format!("No {what}: no configuration meets the targets, so there is no fleet to measure.")
+        format!("No fleet meets the targets, so there is no {what} to draw.")
     } else {
         format!("No {what}: the plan's options leave it out.")
     }
@@ -121,6 +121,13 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
     let pending = Memo::new(move |_| pending_text(&state));
     let pareto_svg = Signal::derive(move || {
         state.plan.with(|p| match p {
+            PlanStatus::Done { plan, .. } if plan.explored.is_empty() => note_chart(
+                "Cost against P(miss)",
+                "No fleet meets the targets, so none was simulated",
+                &theme.get(),
+                width.get(),
+                with_legend_height(width.get()),
+            ),
             PlanStatus::Done { params, plan } => {
                 pareto_chart(&pareto_input(plan, params), &theme.get(), width.get())
             }

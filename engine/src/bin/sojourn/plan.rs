@@ -143,6 +143,14 @@ fn plan_summary(r: &PlanResult) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "Why: {}", r.explanation);
     }
+    if let Some(reason) = &r.unattainable {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "No plan. {reason}");
+    }
+    if let Some(b) = &r.binding {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Binding target: {}", b.sentence);
+    }
     if let Some(p) = &r.recommendation {
         let _ = writeln!(out);
         let _ = writeln!(out, "The plan: {}", p.candidate);

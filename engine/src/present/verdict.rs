@@ -1,0 +1,286 @@
+//! The verdict against the targets, the first thing a reader sees: every
+//! target (each class's P(miss) and percentiles, and sustainability) with
+//! the configured fleet's value, the bound the decision rule reads and met /
+//! not met / uncertain, beside the same for the plan's fleet; the decision
+//! rule in two sentences; and the plan's costs and cases as a budget
+//! (`plan_budget_table`, `plan_unit_costs_table`, `cases_budget_table`),
+//! each saying which fleet it is for.
+
+use super::run_tables::{count_cell, gpu_hours_cell, percent_cell, seconds_cell, usd_cell};
+use super::summary::RunSummary;
+use super::table::{Cell, DataTable};
+use crate::format::{format_count, format_usd};
+use crate::params::plan::DecisionRule;
+use crate::plan::cost::HOURS_PER_MONTH;
+use crate::plan::evaluate::{CheckMetric, Evaluation, TargetCheck, Verdict};
+use crate::plan::{PlanResult, Recommendation};
+
+/// Months in a year, for annual budgets.
+const MONTHS_PER_YEAR: f64 = 12.0;
+
+/// A check's value: a probability or fraction as a percentage, else a
+/// duration; "no value" when it could not be evaluated.
+fn value_cell(check: &TargetCheck, value: f64) -> Cell {
+    if check.not_evaluated.is_some() {
+        return Cell::text("no value");
+    }
+    match check.metric {
+        CheckMetric::MissProbability | CheckMetric::BusyFraction => percent_cell(value),
+        _ => seconds_cell(value),
+    }
+}
+
+/// The verdict of `check`, then its value with the upper bound the rule
+/// reads ("3.23 % (up to 3.41 %)"), or two empty cells.
+fn check_cells(check: Option<&TargetCheck>) -> [Cell; 2] {
+    let Some(c) = check else {
+        return [Cell::empty(), Cell::empty()];
+    };
+    let value = value_cell(c, c.mean);
+    let bound = value_cell(c, c.bounds[1]);
+    let text = if c.not_evaluated.is_some() || bound.text == value.text {
+        value.text.clone()
+    } else {
+        format!("{} (up to {})", value.text, bound.text)
+    };
+    [
+        Cell::text(c.verdict.label()),
+        Cell {
+            text,
+            value: value.value,
+        },
+    ]
+}
+
+/// Every target of the scenario with the configured fleet's single run
+/// and, once planned, the plan's steady fleet over its replications (the
+/// plan's checks matched by their descriptions, so a plan of earlier
+/// inputs shows only the targets it shares): both verdicts, then each
+/// value with the upper bound the decision rule reads. The verdicts come
+/// first, so that a narrow screen shows them before it scrolls.
+pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
+    let rec = plan.and_then(|p| p.recommendation.as_ref());
+    let planned = rec.map_or(String::new(), |r| {
+        format!(
+            " and the plan's fleet ({}, {})",
+            counted(r.steady_replicas.into(), "replica"),
+            counted(r.evaluation.replications.into(), "replication")
+        )
+    });
+    let mut table = DataTable::new(
+        "verdict",
+        format!(
+            "Targets: the configured fleet ({}, one simulation){planned}",
+            counted(run.report.replicas.into(), "replica")
+        ),
+        &[
+            "target",
+            "configured fleet",
+            "plan's fleet",
+            "configured fleet: value (bound)",
+            "plan's fleet: value (bound)",
+        ],
+    );
+    for check in &run.targets.checks {
+        let planned = rec.and_then(|r| {
+            r.evaluation
+                .checks
+                .iter()
+                .find(|c| c.description == check.description)
+        });
+        let [configured_verdict, configured_value] = check_cells(Some(check));
+        let [planned_verdict, planned_value] = check_cells(planned);
+        table.rows.push(vec![
+            Cell::text(&check.description),
+            configured_verdict,
+            planned_verdict,
+            configured_value,
+            planned_value,
+        ]);
+    }
+    table
+}
+
+/// `count` and its noun: "1 replica", "8 replicas".
+fn counted(count: u64, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        format_count(count),
+        if count == 1 { "" } else { "s" }
+    )
+}
+
+/// "2 of 4 targets met, 1 not met, 1 uncertain".
+pub fn verdict_counts(evaluation: &Evaluation) -> String {
+    let count = |v: Verdict| evaluation.checks.iter().filter(|c| c.verdict == v).count();
+    let total = evaluation.checks.len();
+    let mut out = format!(
+        "{} of {total} target{} met",
+        count(Verdict::Met),
+        if total == 1 { "" } else { "s" }
+    );
+    for v in [Verdict::NotMet, Verdict::Uncertain] {
+        if count(v) > 0 {
+            out.push_str(&format!(", {} {}", count(v), v.label()));
+        }
+    }
+    out
+}
+
+/// The decision rule in two sentences, for beside the verdict.
+pub fn decision_rule_short(rule: DecisionRule) -> &'static str {
+    match rule {
+        DecisionRule::Upper95 => {
+            "A target is met when the upper end of its 95% interval is within it (for P(miss) at least the exact Clopper-Pearson bound, so no misses still bound it above zero), not met when the lower end is beyond it, and uncertain in between. The configured fleet is one simulation, so a percentile's bound is its value; the plan's fleet is judged over its replications."
+        }
+        DecisionRule::Mean => {
+            "A target is met when the mean over the replications is within it: a point estimate, with no allowance for chance. The configured fleet is one simulation; the plan's fleet is judged over its replications."
+        }
+    }
+}
+
+/// A cost over the measured window, per month (`None` when the window
+/// cost nothing to scale by).
+fn per_month(usd: Option<f64>, window_h: f64) -> Option<f64> {
+    usd.filter(|_| window_h > 0.0)
+        .map(|u| u / window_h * HOURS_PER_MONTH)
+}
+
+/// The plan's fleet item by item, per month and per year: steady replicas,
+/// reserve, fixed costs and the total.
+pub fn plan_budget_table(rec: &Recommendation) -> DataTable {
+    let fleet = &rec.budget.fleet;
+    let basis = &rec.budget.basis;
+    let mut table = DataTable::new(
+        "plan-budget",
+        format!(
+            "Budget of the plan: {} + {} replicas of {}",
+            rec.steady_replicas,
+            rec.failure_reserve_replicas + rec.warm_idle_replicas,
+            rec.candidate
+        ),
+        &["item", "replicas", "GPUs", "USD per month", "USD per year"],
+    );
+    let gpus = |replicas: u32| count_cell(u64::from(replicas * basis.gpus_per_replica));
+    let row = |item: &str, replicas: Option<u32>, month: Option<f64>| {
+        vec![
+            Cell::text(item),
+            replicas.map_or_else(Cell::empty, |r| count_cell(r.into())),
+            replicas.map_or_else(Cell::empty, gpus),
+            usd_cell(month),
+            usd_cell(month.map(|m| m * MONTHS_PER_YEAR)),
+        ]
+    };
+    table.rows = vec![
+        row(
+            "steady replicas",
+            Some(fleet.steady_replicas),
+            per_month(fleet.usd_steady, fleet.window_h),
+        ),
+        row(
+            "reserve replicas",
+            Some(fleet.reserve_replicas),
+            per_month(fleet.usd_reserve, fleet.window_h),
+        ),
+        row(
+            "fixed costs",
+            None,
+            basis.usd_per_gpu_hour.map(|_| basis.fixed_usd_per_month),
+        ),
+        row(
+            "total",
+            Some(fleet.steady_replicas + fleet.reserve_replicas),
+            fleet.usd_per_month,
+        ),
+    ];
+    table
+}
+
+/// What the plan's fleet costs per unit of work: per successful request
+/// (with its 95% interval over the replications), per request and per
+/// million prompt and output tokens.
+pub fn plan_unit_costs_table(rec: &Recommendation) -> DataTable {
+    let units = &rec.budget.units;
+    let mut table = DataTable::new(
+        "plan-unit-costs",
+        format!(
+            "Unit costs of the plan ({} + {} replicas)",
+            rec.steady_replicas,
+            rec.failure_reserve_replicas + rec.warm_idle_replicas
+        ),
+        &["item", "USD", "GPU-hours"],
+    );
+    let usd_only =
+        |item: &str, usd: Option<f64>| vec![Cell::text(item), usd_cell(usd), Cell::empty()];
+    table.rows.push(vec![
+        Cell::text("per successful request"),
+        usd_cell(units.usd_per_success),
+        gpu_hours_cell(units.gpu_hours_per_success),
+    ]);
+    if let Some([low, high]) = rec.budget.usd_per_success_ci95 {
+        table.rows.push(vec![
+            Cell::text("per successful request, 95% interval"),
+            Cell::text(format!("{} – {}", format_usd(low), format_usd(high))),
+            Cell::empty(),
+        ]);
+    }
+    table.rows.extend([
+        usd_only("per request", units.usd_per_request),
+        usd_only(
+            "per million prompt tokens",
+            units.usd_per_million_prompt_tokens,
+        ),
+        usd_only(
+            "per million output tokens",
+            units.usd_per_million_output_tokens,
+        ),
+    ]);
+    table
+}
+
+/// The demand cases as fleets and budgets: each case re-planned (its own
+/// cheapest configuration and fleet, priced at the case's prices), and
+/// whether the plan's fleet meets the targets under it. A case no fleet
+/// meets is not priced.
+pub fn cases_budget_table(plan: &PlanResult) -> DataTable {
+    let mut table = DataTable::new(
+        "case-budgets",
+        "Fleet and budget each demand case needs (re-planned)",
+        &[
+            "case",
+            "own plan: configuration",
+            "own plan: steady replicas",
+            "own plan: reserve replicas",
+            "own plan: GPUs",
+            "own plan: USD per month",
+            "own plan: USD per year",
+            "own plan: cost per success [USD]",
+            "plan's fleet: targets",
+        ],
+    );
+    for s in &plan.scenarios {
+        let cost = s.search.cost.as_ref().filter(|_| s.search.found.is_some());
+        let mut row = vec![Cell::text(&s.label)];
+        match (s.search.found, cost) {
+            (Some(n), Some(c)) => {
+                let month = c.fleet.usd_per_month;
+                row.extend([
+                    Cell::text(&s.search.configuration),
+                    count_cell(n.into()),
+                    count_cell(c.fleet.reserve_replicas.into()),
+                    count_cell(c.fleet.gpus.into()),
+                    usd_cell(month),
+                    usd_cell(month.map(|m| m * MONTHS_PER_YEAR)),
+                    usd_cell(c.units.usd_per_success),
+                ]);
+            }
+            _ => {
+                row.push(Cell::text("no fleet meets the targets"));
+                row.extend((0..6).map(|_| Cell::empty()));
+            }
+        }
+        row.push(Cell::text(s.at_plan_fleet.verdict.label()));
+        table.rows.push(row);
+    }
+    table
+}

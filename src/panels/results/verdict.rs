@@ -1,0 +1,77 @@
+//! The verdict, first in the results: every target against the configured
+//! fleet and the plan's fleet (the engine's `verdict_table`), how the
+//! configured fleet fares in a sentence, the recommended fleet's line with
+//! which target sets it (or why no fleet meets the targets, said only
+//! here), and the decision rule beside them.
+
+use leptos::prelude::*;
+use sojourn_engine::{decision_rule_short, verdict_table};
+
+use super::TableView;
+use super::plan::pending_text;
+use crate::results::{configured_line, plan_line};
+use crate::state::{AppState, PlanStatus};
+
+#[component]
+pub(super) fn Verdict(state: AppState) -> impl IntoView {
+    let configured = move || {
+        state.results.with(|r| {
+            r.as_ref().map(|r| {
+                let plan = match state.plan.get() {
+                    PlanStatus::Done { plan, .. } => Some(*plan),
+                    _ => None,
+                };
+                view! {
+                    <p class="verdict-configured">{configured_line(&r.base)}</p>
+                    <TableView table=verdict_table(&r.base, plan.as_ref()) open=true />
+                }
+            })
+        })
+    };
+    let planned = move || match state.plan.get() {
+        PlanStatus::Done { plan, .. } => {
+            let line = plan_line(&plan);
+            let binding = plan.binding.as_ref().map(|b| {
+                view! {
+                    <p class="verdict-binding">
+                        <strong>"What sets the fleet: "</strong>
+                        {b.sentence.clone()}
+                    </p>
+                }
+            });
+            view! {
+                <div class="verdict-plan" class:warn=!line.met id="verdict-plan">
+                    <p class="verdict-fleet">{line.fleet}</p>
+                    <p class="verdict-detail">{line.detail}</p>
+                    {binding}
+                </div>
+            }
+            .into_any()
+        }
+        PlanStatus::Failed(message) => view! {
+            <div class="verdict-plan warn" id="verdict-plan">
+                <p class="verdict-fleet">{format!("The plan failed: {message}")}</p>
+            </div>
+        }
+        .into_any(),
+        _ => view! {
+            <div class="verdict-plan pending" id="verdict-plan">
+                <p class="verdict-fleet">"The plan: …"</p>
+                <p class="verdict-detail">{pending_text(&state)}</p>
+            </div>
+        }
+        .into_any(),
+    };
+    let rule = move || decision_rule_short(state.params.with(|p| p.plan.decision));
+    view! {
+        <section class="verdict" aria-labelledby="verdict-heading">
+            <h3 id="verdict-heading">"Verdict against the targets"</h3>
+            {configured}
+            {planned}
+            <p class="verdict-rule">
+                <strong>"Decision rule: "</strong>
+                {rule}
+            </p>
+        </section>
+    }
+}

@@ -1,0 +1,78 @@
+//! The verdict's sentences: how the configured fleet fares against the
+//! targets, and the recommended fleet's line (or, with no fleet meeting the
+//! targets, why: said here and nowhere else on the page). Every cost says
+//! which fleet it is for.
+
+use sojourn_engine::{PlanResult, RunSummary, format_usd, verdict_counts};
+
+use super::{chosen_configuration, counted, reserve_replicas};
+
+/// "The configured fleet, 4 replicas of H100 SXM5 80GB x2: 2 of 4 targets
+/// met, 2 not met."
+pub fn configured_line(run: &RunSummary) -> String {
+    let basis = &run.cost.basis;
+    format!(
+        "The configured fleet, {} of {} x{}: {}.",
+        counted(run.report.replicas.into(), "replica"),
+        basis.hardware,
+        basis.gpus_per_replica,
+        verdict_counts(&run.targets)
+    )
+}
+
+/// The recommended fleet in a line, and a line under it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanLine {
+    /// "The plan: 8 + 1 replicas of H100 SXM x2, FCFS", or "No fleet meets
+    /// the targets".
+    pub fleet: String,
+    /// How it fares and what it costs, or why no fleet meets the targets.
+    pub detail: String,
+    /// A plan meeting every target exists.
+    pub met: bool,
+}
+
+/// The plan's line for the verdict.
+pub fn plan_line(plan: &PlanResult) -> PlanLine {
+    let (Some(rec), Some(chosen)) = (&plan.recommendation, chosen_configuration(plan)) else {
+        return PlanLine {
+            fleet: "No fleet meets the targets".to_string(),
+            detail: plan
+                .unattainable
+                .clone()
+                .unwrap_or_else(|| "No configuration meets every target.".to_string()),
+            met: false,
+        };
+    };
+    let e = &rec.evaluation;
+    let judged = if e.meets {
+        format!(
+            "every target met over {}",
+            counted(e.replications.into(), "replication")
+        )
+    } else {
+        format!(
+            "{} over {}",
+            verdict_counts(e),
+            counted(e.replications.into(), "replication")
+        )
+    };
+    let cost = match rec.budget.fleet.usd_per_month {
+        Some(month) => format!(
+            "{} per month, {} per year for this fleet (steady and reserve)",
+            format_usd(month),
+            format_usd(12.0 * month)
+        ),
+        None => format!("{} GPUs (no price given)", rec.total_gpus),
+    };
+    PlanLine {
+        fleet: format!(
+            "The plan: {} + {} replicas of {}",
+            rec.steady_replicas,
+            reserve_replicas(plan),
+            chosen.name
+        ),
+        detail: format!("{judged}; {cost}."),
+        met: e.meets,
+    }
+}
