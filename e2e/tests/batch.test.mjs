@@ -27,7 +27,7 @@ const number = (text) => Number(text.replaceAll(',', ''));
 
 test('the Batches panel shows plausible batch statistics for the default scenario', async () => {
   const { page, errors } = await site.openPage();
-  const panel = page.getByRole('region', { name: 'Batches', exact: true });
+  const panel = page.locator('section[aria-labelledby="batches-heading"]');
   const batches = panel.locator('#table-batches table');
   await batches.waitFor({ timeout: RESULT_TIMEOUT_MS });
 
@@ -74,7 +74,7 @@ test('the Batches panel shows plausible batch statistics for the default scenari
   await page.context().close();
 
   const dark = await site.openPage('', { colorScheme: 'dark' });
-  const darkPanel = dark.page.getByRole('region', { name: 'Batches', exact: true });
+  const darkPanel = dark.page.locator('section[aria-labelledby="batches-heading"]');
   await darkPanel.locator('#table-batches table').waitFor({ timeout: RESULT_TIMEOUT_MS });
   await darkPanel.screenshot({ path: await shot('batches-dark') });
   assert.deepEqual(dark.errors, []);

@@ -44,8 +44,10 @@ test('on a phone the results come first and Run and Copy link stay on screen', a
   const { page, errors } = await site.openPage('', { viewport: PHONE });
   await headline(page).locator('.metric-value').first().waitFor();
   await waitForDone(page);
-  const figures = await box(headline(page));
-  assert.ok(figures.top < PHONE.height - 100, `the headline figures start on the first screen (at ${figures.top} px)`);
+  // The results open on the verdict against the targets, then the
+  // headline figures: the verdict starts on the first screen.
+  const verdict = await box(page.locator('section.verdict'));
+  assert.ok(verdict.top < PHONE.height - 100, `the verdict starts on the first screen (at ${verdict.top} px)`);
   await screenshot(page, 'layout-phone', { fullPage: false });
   // Down among the inputs, far below the first screen.
   await page.getByLabel('Horizon', { exact: true }).scrollIntoViewIfNeeded();

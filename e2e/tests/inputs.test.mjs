@@ -1,0 +1,48 @@
+// What a user types is never changed silently, and one click never loses
+// work: a decimal comma is refused with a message, and Reset can be undone.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startSite } from '../lib/harness.mjs';
+import { RESULT_TIMEOUT_MS, cdf, waitFor } from '../lib/page.mjs';
+import { linkQuery, quickScenario } from '../lib/scenario.mjs';
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+test('"3,5" is refused with a message and never becomes 35', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const price = page.getByLabel('Price per GPU-hour', { exact: true }).first();
+  const linkBefore = page.url();
+  await price.fill('3,5');
+  const field = page.locator('.field', { has: price });
+  await waitFor('the message', async () => /a point for decimals/.test(await field.innerText()));
+  assert.equal(await price.getAttribute('aria-invalid'), 'true');
+  // The scenario keeps its price: the link still holds 2.5, not 35.
+  await page.waitForTimeout(600);
+  assert.equal(page.url(), linkBefore, 'nothing was written');
+  await price.fill('3.5');
+  await waitFor('the link to follow a valid edit', async () => page.url() !== linkBefore);
+  assert.equal(await price.getAttribute('aria-invalid'), 'false');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('Reset to defaults can be undone', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const name = page.getByLabel('Scenario name', { exact: true });
+  await name.fill('My afternoon of edits');
+  await page.getByRole('button', { name: 'Reset to defaults' }).click();
+  await waitFor('the reset', async () => (await name.inputValue()) === 'Overnight batch jobs, 24 h SLA');
+  await page.locator('.notice').getByRole('button', { name: 'Undo' }).click();
+  await waitFor('the undo', async () => (await name.inputValue()) === 'My afternoon of edits');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
