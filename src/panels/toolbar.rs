@@ -247,17 +247,7 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
     };
     let file_input = NodeRef::<leptos::html::Input>::new();
     let on_file = move |_| {
-        let Some(input) = file_input.get() else {
-            return;
-        };
-        spawn_local(async move {
-            let Some((name, text)) = browser::read_picked_file(&input).await else {
-                state
-                    .notice
-                    .set(Some(Notice::error("The file could not be read.")));
-                return;
-            };
-            input.set_value("");
+        read_picked(state, file_input, move |name, text| {
             match import_scenario(&text) {
                 Ok((params, problems)) if problems.is_empty() => {
                     state.load(params);
@@ -284,17 +274,7 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
     };
     let trace_input = NodeRef::<leptos::html::Input>::new();
     let on_trace = move |_| {
-        let Some(input) = trace_input.get() else {
-            return;
-        };
-        spawn_local(async move {
-            let Some((name, text)) = browser::read_picked_file(&input).await else {
-                state
-                    .notice
-                    .set(Some(Notice::error("The file could not be read.")));
-                return;
-            };
-            input.set_value("");
+        read_picked(state, trace_input, move |name, text| {
             match import_trace(&state.params.get_untracked(), &text) {
                 Ok((params, summary)) => {
                     state.load_undoable(params, format!("Trace {name}: {summary}"))
@@ -420,6 +400,29 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
             </div>
         </section>
     }
+}
+
+/// Reads the file picked in `input` and hands its name and text to
+/// `then`, clearing the picker so that the same file can be picked again;
+/// a file that cannot be read says so.
+fn read_picked(
+    state: AppState,
+    input: NodeRef<leptos::html::Input>,
+    then: impl FnOnce(String, String) + 'static,
+) {
+    let Some(input) = input.get() else {
+        return;
+    };
+    spawn_local(async move {
+        let Some((name, text)) = browser::read_picked_file(&input).await else {
+            state
+                .notice
+                .set(Some(Notice::error("The file could not be read.")));
+            return;
+        };
+        input.set_value("");
+        then(name, text);
+    });
 }
 
 /// The notice line (link problems, imports, copied links), dismissible.
