@@ -88,8 +88,7 @@ pub const SENSITIVITY: &str = "Each input is lowered and raised by this fraction
 pub const REPLICATIONS: &str =
     "Independent seeds per evaluated fleet; the planner reports intervals over them.";
 pub const MAX_REPLICAS: &str = "Largest fleet the capacity search considers.";
-pub const MAX_BUSY: &str =
-    "Most of the fleet's time the day's work may take; above it a daily backlog builds.";
+pub const MAX_BUSY: &str = "Most of the fleet's capacity the offered work may take (its work at a saturated replica's speed); above it a backlog builds from one day to the next.";
 pub const DECISION: &str = "Whether the mean over replications, or the upper end of its 95% interval, must meet each target.";
 pub const LOAD_MULTIPLIERS: &str =
     "Offered loads of the service curve, as multiples of the base arrival rate.";

@@ -23,6 +23,15 @@ pub fn format_count(count: u64) -> String {
     text
 }
 
+/// `count` and its noun: "1 replica", "1,200 replicas".
+pub fn counted(count: u64, noun: &str) -> String {
+    format!(
+        "{} {noun}{}",
+        format_count(count),
+        if count == 1 { "" } else { "s" }
+    )
+}
+
 /// A probability as a percentage with two decimals: `0.0123` becomes "1.23 %".
 /// Probabilities that would round to zero but are not zero read "< 0.01 %".
 pub fn format_percent(probability: f64) -> String {

@@ -210,7 +210,7 @@ fn judged_above_mean(curve: &ServiceCurve) -> bool {
 /// the engine's unit (seconds, probabilities, fractions).
 fn display_unit(target: &CurveTarget) -> (&'static str, f64) {
     match target.metric {
-        CheckMetric::MissProbability | CheckMetric::BusyFraction => ("%", 100.0),
+        CheckMetric::MissProbability | CheckMetric::OfferedLoad => ("%", 100.0),
         _ if target.threshold < 1.0 => ("ms", 1e3),
         _ if target.threshold < 120.0 => ("s", 1.0),
         _ if target.threshold < 7200.0 => ("min", 1.0 / 60.0),

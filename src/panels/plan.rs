@@ -439,7 +439,7 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
             ),
             number(
                 at!(plan.max_busy_fraction),
-                "Most busy time",
+                "Highest load",
                 "%",
                 help::MAX_BUSY,
             )

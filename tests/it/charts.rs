@@ -498,6 +498,7 @@ fn tpot_curve(sla_limit_load: Option<f64>) -> ServiceCurve {
         p_miss: 0.0,
         meets: tpot_s <= 0.05,
         worst_ratio: tpot_s / 0.05,
+        replications: 2,
         busy_fraction: 0.5 * load,
         p99_waiting_per_replica: 0.0,
         p99_kv_utilization: 0.0,

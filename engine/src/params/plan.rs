@@ -49,10 +49,13 @@ pub struct PlanParams {
     pub min_replications: u32,
     /// Largest fleet the capacity search considers \[replicas\].
     pub max_replicas: u32,
-    /// Most of the fleet's time the measured requests may occupy: their
-    /// accelerator work / (replicas x measured window). At 1 a day's work
-    /// just fits in a day; above it queues grow from one day to the next,
-    /// whatever a one-day run shows.
+    /// Most of the fleet's capacity the offered work may take: the measured
+    /// window's arrivals' work at a saturated replica's speed (plus the
+    /// recomputation measured) / (replicas x measured window). At 1 a day's
+    /// work just fits in a day; above it queues grow from one day to the
+    /// next, whatever a one-day run shows. (The name is kept for saved
+    /// scenarios; it is not the busy fraction, see
+    /// `plan::evaluate::CheckMetric::OfferedLoad`.)
     pub max_busy_fraction: f64,
     /// How replications decide whether a target is met.
     pub decision: DecisionRule,
@@ -403,8 +406,9 @@ pub struct ServiceCurveParams {
     pub load_multipliers: Vec<f64>,
     /// Keep the recommended operating point this fraction below the knee.
     pub headroom_fraction: f64,
-    /// Seeds per point; absent: the plan's `replications`, so that the
-    /// curve agrees with the capacity search.
+    /// Seeds per point; absent: each point is decided as the capacity search
+    /// decides a fleet (`min_replications` seeds, doubled while a target is
+    /// uncertain, up to `replications`), so that the curve agrees with it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replications: Option<u32>,
 }

@@ -45,7 +45,7 @@ pub(super) fn binding_target(
     }
     let sustainability_binds = binding
         .iter()
-        .any(|&i| below.checks[i].metric == CheckMetric::BusyFraction);
+        .any(|&i| below.checks[i].metric == CheckMetric::OfferedLoad);
     let floor = if sustainability_binds {
         1
     } else {

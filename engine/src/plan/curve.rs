@@ -13,16 +13,17 @@ use crate::plan::runner::{Halt, Runner};
 use crate::serde_float::NonFinite;
 
 /// The target a service curve follows: the check that fails first as load
-/// grows, or, when none fails on the curve, the one closest to failing at
-/// its highest load (see `binding_check`). A reader asks of the curve how
-/// far load can grow before this target breaks.
+/// grows (the SLA limit is where it crosses its bound), or, when none fails
+/// on the curve, the one closest to failing at its highest load (see
+/// `binding_check`). A reader asks of the curve how far load can grow
+/// before this target breaks.
 #[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurveTarget {
     /// The check as the plan lists it ("api: p90 TPOT <= 50 ms").
     pub description: String,
     pub metric: CheckMetric,
-    /// What is measured, in words ("p90 TPOT of api", "the fleet's busy time").
+    /// What is measured, in words ("p90 TPOT of api", "the offered load").
     pub measure: String,
     /// The bound in words ("50 ms", "1%").
     pub bound: String,
@@ -45,9 +46,9 @@ impl CurveTarget {
             ),
             CheckMetric::Ttft => (format!("{p} TTFT of {class}"), duration(spec.threshold)),
             CheckMetric::Tpot => (format!("{p} TPOT of {class}"), duration(spec.threshold)),
-            CheckMetric::BusyFraction => (
-                "the fleet's busy time".to_string(),
-                format!("{} of its time", percent(spec.threshold)),
+            CheckMetric::OfferedLoad => (
+                "the offered load".to_string(),
+                format!("{} of the fleet's capacity", percent(spec.threshold)),
             ),
         };
         CurveTarget {
@@ -62,6 +63,12 @@ impl CurveTarget {
 
 /// Goodput and P(miss) against offered load for `replicas` of a candidate,
 /// at each of the plan's load multipliers.
+///
+/// Each point is decided as the search decides a fleet (sequential
+/// replications while a target is uncertain), unless the plan fixes the
+/// curve's replications: so the base load on the fleet the search found
+/// meets every target here too (the same runs, the same rule), and a point
+/// is "not meeting" only on the evidence that failed the search's fleets.
 pub(super) fn service_curve(
     runner: &mut Runner,
     candidate: usize,
@@ -69,10 +76,9 @@ pub(super) fn service_curve(
 ) -> Result<ServiceCurve, Halt> {
     runner.phase = "service curve".to_string();
     let settings = runner.base.params().plan.service_curve.clone();
-    let reps = runner.curve_replications();
     let mut points = Vec::with_capacity(settings.load_multipliers.len());
     let mut evaluations = Vec::with_capacity(settings.load_multipliers.len());
-    for load in settings.load_multipliers {
+    for &load in &settings.load_multipliers {
         let case = runner.case(
             candidate,
             Multipliers {
@@ -81,12 +87,15 @@ pub(super) fn service_curve(
             },
             &format!("base at {load}x load"),
         )?;
-        let evaluation = runner.evaluate(case, replicas, reps)?;
-        let runs = runner.runs(case, replicas, reps);
+        let evaluation = match settings.replications {
+            Some(reps) => runner.evaluate(case, replicas, reps)?,
+            None => runner.decide(case, replicas)?,
+        };
+        let runs = runner.runs(case, replicas, evaluation.replications);
         points.push(curve_point(load, replicas, &runs, &evaluation));
         evaluations.push(evaluation);
     }
-    let binding = binding_check(&evaluations);
+    let binding = binding_check(&settings.load_multipliers, &evaluations);
     if let Some(index) = binding {
         for (point, evaluation) in points.iter_mut().zip(&evaluations) {
             let check = &evaluation.checks[index];
@@ -96,7 +105,14 @@ pub(super) fn service_curve(
     }
     let headroom = settings.headroom_fraction;
     let knee_load = knee(&points);
-    let sla_limit_load = sla_limit(&points);
+    let sla_limit_load = binding.and_then(|index| {
+        let ratios: Vec<(f64, bool, f64)> = points
+            .iter()
+            .zip(&evaluations)
+            .map(|(p, e)| (p.load, p.meets, judged_ratio(&e.checks[index])))
+            .collect();
+        sla_limit(&ratios)
+    });
     let last = points.last().map_or(1.0, |p| p.load);
     let operating_load = match (knee_load, sla_limit_load) {
         (Some(k), Some(s)) => (k * (1.0 - headroom)).min(s),
@@ -113,7 +129,11 @@ pub(super) fn service_curve(
         sla_limit_load,
         operating_load,
         headroom_fraction: headroom,
-        replications: reps,
+        replications: evaluations
+            .iter()
+            .map(|e| e.replications)
+            .max()
+            .unwrap_or(0),
     })
 }
 
@@ -174,6 +194,7 @@ fn curve_point(
         p_miss: mean(runs, &|r| r.overall.p_miss),
         meets: evaluation.meets,
         worst_ratio: evaluation.worst_ratio,
+        replications: evaluation.replications,
         busy_fraction: mean(runs, &|r| r.busy_fraction),
         p99_waiting_per_replica: mean(runs, &|r| r.p99_waiting_per_replica),
         p99_kv_utilization: mean(runs, &|r| r.p99_kv_utilization),
@@ -183,24 +204,71 @@ fn curve_point(
     }
 }
 
-/// The check a curve follows (an index into the checks): the worst at the
-/// first point that fails the targets, which is the one that fails first as
-/// load grows; when every point meets them, the worst at the highest load,
-/// the one closest to failing. The worst is the one with the largest judged
-/// value over its threshold (the first of equals, in target order).
-fn binding_check(evaluations: &[Evaluation]) -> Option<usize> {
-    let at = evaluations
-        .iter()
-        .position(|e| !e.meets)
-        .or(evaluations.len().checked_sub(1))?;
-    let checks = &evaluations[at].checks;
-    (0..checks.len()).reduce(|worst, i| {
-        if judged_ratio(&checks[i]) > judged_ratio(&checks[worst]) {
-            i
-        } else {
-            worst
-        }
-    })
+/// The check a curve follows (an index into the checks), at `loads`: the
+/// one that fails first as load grows. Between the last point meeting every
+/// target and the first failing one, each check failing there crosses its
+/// bound where its judged ratio, linearly interpolated, reaches 1; the
+/// first to cross binds (of equal crossings, the worst at the failing
+/// point). When the first point already fails, or every point meets the
+/// targets, the worst at that point, or at the highest load (the one
+/// closest to failing). The worst is the one with the largest judged value
+/// over its threshold (the first of equals, in target order).
+fn binding_check(loads: &[f64], evaluations: &[Evaluation]) -> Option<usize> {
+    let worst_at = |at: usize| {
+        let checks = &evaluations[at].checks;
+        (0..checks.len()).reduce(|worst, i| {
+            if judged_ratio(&checks[i]) > judged_ratio(&checks[worst]) {
+                i
+            } else {
+                worst
+            }
+        })
+    };
+    let meets: Vec<bool> = evaluations.iter().map(|e| e.meets).collect();
+    let Some(fail) = first_failure(&meets) else {
+        return worst_at(evaluations.len().checked_sub(1)?);
+    };
+    if fail == 0 {
+        return worst_at(0);
+    }
+    let (a, b) = (&evaluations[fail - 1].checks, &evaluations[fail].checks);
+    let crossing = |i: usize| {
+        crossing(
+            (loads[fail - 1], judged_ratio(&a[i])),
+            (loads[fail], judged_ratio(&b[i])),
+        )
+    };
+    (0..b.len())
+        .filter(|&i| judged_ratio(&b[i]) > 1.0)
+        .reduce(|first, i| {
+            let (x, y) = (crossing(i), crossing(first));
+            let worse = judged_ratio(&b[i]) > judged_ratio(&b[first]);
+            if x < y || (x == y && worse) { i } else { first }
+        })
+}
+
+/// The first point failing the targets after one meeting them (the first
+/// point when none meets; `None` when none fails after the first meeting).
+/// A failing point below a meeting one says nothing about how far load can
+/// grow: at a low load a class may send nothing in the measured window, so
+/// that its targets cannot be judged there.
+fn first_failure(meets: &[bool]) -> Option<usize> {
+    let Some(first_meeting) = meets.iter().position(|&m| m) else {
+        return (!meets.is_empty()).then_some(0);
+    };
+    (first_meeting..meets.len()).find(|&i| !meets[i])
+}
+
+/// Where a judged ratio going from `a` to `b` (each (load, ratio), `a`
+/// within its bound and `b` beyond it) reaches 1, by linear interpolation:
+/// at `a`'s load when either ratio is infinite or the ratio does not grow
+/// (the cautious answer).
+fn crossing(a: (f64, f64), b: (f64, f64)) -> f64 {
+    if !(a.1.is_finite() && b.1.is_finite()) || b.1 <= a.1 {
+        return a.0;
+    }
+    let t = ((1.0 - a.1) / (b.1 - a.1)).clamp(0.0, 1.0);
+    a.0 + t * (b.0 - a.0)
 }
 
 /// A check's judged value, the upper end of its bounds: infinite when it
@@ -228,21 +296,21 @@ fn knee(points: &[CurvePoint]) -> Option<f64> {
     })
 }
 
-/// The highest load at which every target holds: between the last meeting
-/// point and the first failing one after it, where the worst check's ratio
-/// to its threshold crosses 1 (linear interpolation). `None` when every
-/// point meets (the limit is beyond the curve); the first load when none does.
-fn sla_limit(points: &[CurvePoint]) -> Option<f64> {
-    let first_fail = points.iter().position(|p| !p.meets)?;
-    if first_fail == 0 {
-        return Some(points[0].load);
+/// The highest load at which every target holds, from each point's (load,
+/// whether it meets every target, the binding check's judged ratio): between
+/// the last meeting point and the first failing one after it, where the
+/// binding check crosses its bound (see [`crossing`]; the binding check is
+/// the first to cross, so this is where the curve's plotted target meets
+/// its bound line). `None` when every point meets (the limit is beyond the
+/// curve); the first load when none does.
+fn sla_limit(points: &[(f64, bool, f64)]) -> Option<f64> {
+    let meets: Vec<bool> = points.iter().map(|p| p.1).collect();
+    let fail = first_failure(&meets)?;
+    if fail == 0 {
+        return Some(points[0].0);
     }
-    let (a, b) = (&points[first_fail - 1], &points[first_fail]);
-    if !(a.worst_ratio.is_finite() && b.worst_ratio.is_finite()) || b.worst_ratio <= a.worst_ratio {
-        return Some(a.load);
-    }
-    let t = ((1.0 - a.worst_ratio) / (b.worst_ratio - a.worst_ratio)).clamp(0.0, 1.0);
-    Some(a.load + t * (b.load - a.load))
+    let (a, b) = (points[fail - 1], points[fail]);
+    Some(crossing((a.0, a.2), (b.0, b.2)))
 }
 
 #[cfg(test)]
@@ -261,6 +329,7 @@ mod tests {
             p_miss: 1.0 - goodput_per_s / offered_per_s,
             meets: worst_ratio <= 1.0,
             worst_ratio,
+            replications: 2,
             busy_fraction: 0.0,
             p99_waiting_per_replica: 0.0,
             p99_kv_utilization: 0.0,
@@ -301,29 +370,41 @@ mod tests {
 
     #[test]
     fn the_curve_follows_the_target_that_fails_first() {
+        let loads = [1.0, 2.0, 3.0];
         // The second check is the worst at the lowest load, but the first
-        // fails first (at 2x, where it is the worst): the curve follows it.
+        // fails first (both cross at 1.5x; the first is the worse at 2x):
+        // the curve follows it.
         let curve = [
             evaluation(&[Some(0.5), Some(0.8)]),
             evaluation(&[Some(1.5), Some(1.2)]),
             evaluation(&[Some(3.0), Some(4.0)]),
         ];
-        assert_eq!(binding_check(&curve), Some(0));
+        assert_eq!(binding_check(&loads, &curve), Some(0));
+        // The first is the worst at 2x, but the second crosses its bound
+        // first (at 1 + 0.05 / 0.15 = 1.33x, the first at 1.5x): the curve
+        // follows the second, and the SLA limit is where it crosses.
+        let close = [
+            evaluation(&[Some(0.5), Some(0.95)]),
+            evaluation(&[Some(1.5), Some(1.1)]),
+        ];
+        assert_eq!(binding_check(&loads, &close), Some(1));
+        let limit = sla_limit(&[(1.0, true, 0.95), (2.0, false, 1.1)]);
+        assert!((limit.unwrap() - 4.0 / 3.0).abs() < 1e-12, "{limit:?}");
         // Every point meeting the targets: the closest to failing at the
         // highest load. A check that cannot be evaluated is the worst.
-        assert_eq!(binding_check(&curve[..1]), Some(1));
+        assert_eq!(binding_check(&loads, &curve[..1]), Some(1));
         let undefined = [
             evaluation(&[Some(0.5), Some(0.2)]),
             evaluation(&[Some(2.0), None]),
         ];
-        assert_eq!(binding_check(&undefined), Some(1));
-        assert_eq!(binding_check(&[]), None);
+        assert_eq!(binding_check(&loads, &undefined), Some(1));
+        assert_eq!(binding_check(&loads, &[]), None);
     }
 
     #[test]
     fn knee_and_sla_limit_by_hand() {
         // From 1x to 2x the offered load grows by 10/s and goodput by 2/s,
-        // less than half: the knee is at 1x. The worst ratio crosses 1 a
+        // less than half: the knee is at 1x. The binding ratio crosses 1 a
         // third of the way from 1x (0.8) to 2x (1.4): the SLA limit is 4/3.
         let points = [
             point(0.5, 5.0, 5.0, 0.5),
@@ -332,12 +413,32 @@ mod tests {
             point(3.0, 30.0, 12.0, 3.0),
         ];
         assert_eq!(knee(&points), Some(1.0));
-        let limit = sla_limit(&points).expect("a point fails");
+        let ratios: Vec<(f64, bool, f64)> = points
+            .iter()
+            .map(|p| (p.load, p.meets, p.worst_ratio))
+            .collect();
+        let limit = sla_limit(&ratios).expect("a point fails");
         assert!((limit - 4.0 / 3.0).abs() < 1e-12, "{limit}");
         // Every point meeting: the limit lies beyond the curve; none: the
-        // first load. A straight curve has no knee.
-        assert_eq!(sla_limit(&points[..2]), None);
-        assert_eq!(sla_limit(&points[2..]), Some(2.0));
+        // first load; a ratio that does not grow (or is infinite): the last
+        // meeting load. A straight curve has no knee.
+        assert_eq!(sla_limit(&ratios[..2]), None);
+        assert_eq!(sla_limit(&ratios[2..]), Some(2.0));
+        assert_eq!(
+            sla_limit(&[(1.0, true, 0.8), (2.0, false, f64::INFINITY)]),
+            Some(1.0)
+        );
+        // A failing point below a meeting one (a class silent at low load)
+        // does not set the limit.
+        let silent_at_half = [
+            (0.5, false, f64::INFINITY),
+            (1.0, true, 0.5),
+            (2.0, true, 0.9),
+        ];
+        assert_eq!(sla_limit(&silent_at_half), None);
+        assert_eq!(first_failure(&[false, true, false, true]), Some(2));
+        assert_eq!(first_failure(&[false, false]), Some(0));
+        assert_eq!(first_failure(&[]), None);
         assert_eq!(knee(&points[..2]), None);
     }
 }

@@ -97,7 +97,7 @@ pub(super) fn unreachable(scenario: &Scenario, checks: &[CheckSpec]) -> Option<U
     let mut by_class: Vec<Option<Alone>> = (0..scenario.classes().len()).map(|_| None).collect();
     for (index, check) in checks.iter().enumerate() {
         let Some(k) = check.class else { continue };
-        if check.metric == CheckMetric::BusyFraction {
+        if check.metric == CheckMetric::OfferedLoad {
             continue;
         }
         let a = by_class[k].get_or_insert_with(|| alone(scenario, k));
@@ -110,7 +110,7 @@ pub(super) fn unreachable(scenario: &Scenario, checks: &[CheckSpec]) -> Option<U
                 let late = a.sojourn_s.iter().filter(|&&s| s > deadline).count() as u64;
                 clopper_pearson(late, a.sojourn_s.len() as u64, 0.05).0
             }
-            CheckMetric::BusyFraction => continue,
+            CheckMetric::OfferedLoad => continue,
         };
         if floor > check.threshold {
             return Some(Unreachable {

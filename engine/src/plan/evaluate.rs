@@ -76,9 +76,15 @@ pub(crate) struct RunSummary {
     pub overall: ClassTotals,
     /// Requests simulated (warm-up included).
     pub requests: u64,
-    /// Accelerator work of the measured requests / (replicas x window).
+    /// Accelerator work of the measured requests / (replicas x window): the
+    /// fraction of time a replica is busy (with anyone in service).
     #[serde_as(as = "NonFinite")]
     pub busy_fraction: f64,
+    /// The offered load against the fleet's capacity: the load estimate's
+    /// rho plus the recomputation the run measured / (replicas x window)
+    /// (see [`CheckMetric::OfferedLoad`]).
+    #[serde_as(as = "NonFinite")]
+    pub offered_load: f64,
     /// Largest sampled waiting queue per replica.
     #[serde_as(as = "NonFinite")]
     pub peak_waiting_per_replica: f64,
@@ -128,6 +134,7 @@ impl RunSummary {
             overall: ClassTotals::of(&report.overall),
             requests: report.engine.requests,
             busy_fraction: report.overall.busy_s / (n * window_s),
+            offered_load: report.load.rho + report.overall.busy_s_recomputed / (n * window_s),
             peak_waiting_per_replica: waiting.last().copied().unwrap_or(0.0),
             p99_waiting_per_replica: p99(&waiting),
             p99_kv_utilization: p99(&kv),
@@ -146,9 +153,25 @@ pub enum CheckMetric {
     Sojourn,
     Ttft,
     Tpot,
-    /// The implicit sustainability check: the measured requests' accelerator
-    /// work over the fleet's time must stay at or below `max_busy_fraction`.
-    BusyFraction,
+    /// The implicit sustainability check: the offered load against the
+    /// fleet's capacity must stay at or below `max_busy_fraction`. The
+    /// offered load is the expected work of the classes that follow a rate
+    /// at a saturated replica's cost per prompt and per output token (the
+    /// load estimate's rho, `model::analytic`: the scenario's own mean, so
+    /// day-to-day swings in demand do not widen its interval), plus the
+    /// recomputation after preemption each run measured (capacity the
+    /// estimate does not count: where the KV cache binds, an overloaded
+    /// replica recomputes what it preempted) over the fleet's time.
+    /// Offline, closed-loop and traced classes send a fixed set of requests
+    /// (or wait for their answers) and build no backlog from day to day;
+    /// their misses are what their other targets judge.
+    ///
+    /// Not the busy fraction: under continuous batching a replica is busy
+    /// whenever anyone is in service, however small its batch, so being
+    /// busy says nothing about how much more it could carry (issue 19,
+    /// item 5).
+    #[serde(alias = "busy_fraction")]
+    OfferedLoad,
 }
 
 /// One target applied to one class (a target without a class becomes one
@@ -156,7 +179,7 @@ pub enum CheckMetric {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct CheckSpec {
     pub metric: CheckMetric,
-    /// Class index (None for the fleet-wide busy-fraction check).
+    /// Class index (None for the fleet-wide offered-load check).
     pub class: Option<usize>,
     pub class_name: Option<String>,
     pub percentile: f64,
@@ -167,7 +190,7 @@ pub(crate) struct CheckSpec {
 
 impl CheckSpec {
     /// Every check a scenario's plan asks for, in target order, then the
-    /// busy-fraction check.
+    /// offered-load check.
     pub fn all(scenario: &Scenario) -> Vec<CheckSpec> {
         let names: Vec<&str> = scenario
             .params()
@@ -223,13 +246,13 @@ impl CheckSpec {
             }
         }
         out.push(CheckSpec {
-            metric: CheckMetric::BusyFraction,
+            metric: CheckMetric::OfferedLoad,
             class: None,
             class_name: None,
             percentile: 0.0,
             threshold: plan.max_busy_fraction,
             description: format!(
-                "sustainable: the day's work takes <= {} of the fleet's time",
+                "sustainable: the offered work takes <= {} of the fleet's capacity",
                 percent(plan.max_busy_fraction)
             ),
         });
@@ -252,7 +275,7 @@ impl CheckSpec {
     /// what the percentile measures), which is never a pass.
     pub fn value(&self, index: usize, run: &RunSummary) -> f64 {
         let Some(k) = self.class else {
-            return run.busy_fraction;
+            return run.offered_load;
         };
         let class = &run.classes[k];
         if class.arrived == 0 {
@@ -260,7 +283,7 @@ impl CheckSpec {
         }
         let quantiles = match self.metric {
             CheckMetric::MissProbability => return class.p_miss,
-            CheckMetric::BusyFraction => return run.busy_fraction,
+            CheckMetric::OfferedLoad => return run.offered_load,
             CheckMetric::Sojourn => &class.sojourn,
             CheckMetric::Ttft => &class.ttft,
             CheckMetric::Tpot => &class.tpot,
@@ -336,7 +359,7 @@ impl CheckSpec {
                         push((r.end_s - r.first_token_s) / (r.output_tokens - 1) as f64);
                     }
                 }
-                CheckMetric::MissProbability | CheckMetric::BusyFraction => {}
+                CheckMetric::MissProbability | CheckMetric::OfferedLoad => {}
             }
         }
         finite.sort_by(f64::total_cmp);

@@ -29,6 +29,7 @@ fn run(arrived: u64, misses: u64) -> RunSummary {
         overall: totals,
         requests: arrived,
         busy_fraction: 0.5,
+        offered_load: 0.5,
         peak_waiting_per_replica: 0.0,
         p99_waiting_per_replica: 0.0,
         p99_kv_utilization: 0.0,

@@ -363,7 +363,7 @@ pub struct ServiceCurve {
     pub operating_load: f64,
     #[serde_as(as = "NonFinite")]
     pub headroom_fraction: f64,
-    /// Seeds per point.
+    /// The most seeds of any point (see [`CurvePoint::replications`]).
     pub replications: u32,
 }
 
@@ -385,6 +385,9 @@ pub struct CurvePoint {
     pub meets: bool,
     #[serde(with = "nonfinite")]
     pub worst_ratio: f64,
+    /// Seeds this point was decided on.
+    #[serde(default)]
+    pub replications: u32,
     #[serde_as(as = "NonFinite")]
     pub busy_fraction: f64,
     #[serde_as(as = "NonFinite")]

@@ -187,7 +187,7 @@ fn unattainable_message(max: u32, at_max: &Evaluation) -> String {
                 return format!("{} (not evaluated: {reason})", c.description);
             }
             let reached = match c.metric {
-                CheckMetric::MissProbability | CheckMetric::BusyFraction => percent(c.mean),
+                CheckMetric::MissProbability | CheckMetric::OfferedLoad => percent(c.mean),
                 _ => duration(c.mean),
             };
             format!("{}; the best reaches {reached}", c.description)

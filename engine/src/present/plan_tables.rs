@@ -8,7 +8,7 @@ use super::run_tables::{count_cell, gpu_hours_cell, percent_cell, seconds_cell, 
 use super::summary::RunSummary;
 use super::table::{Cell, DataTable};
 use crate::format::{
-    MISSING, format_count, format_multiple, format_number, format_percent_points,
+    MISSING, counted, format_count, format_multiple, format_number, format_percent_points,
     format_percent_whole, format_signed_s, yes_no,
 };
 use crate::plan::evaluate::{CheckMetric, Evaluation};
@@ -174,8 +174,8 @@ pub fn curve_table(plan: &PlanResult) -> Option<DataTable> {
     let mut table = DataTable::new(
         "service-curve",
         format!(
-            "Service curve on {} replicas of {} (mean of {} seeds per point)",
-            curve.replicas, curve.candidate, curve.replications
+            "Service curve on {} replicas of {} (mean over each point's seeds)",
+            curve.replicas, curve.candidate
         ),
         &[
             "load [x base]",
@@ -184,6 +184,7 @@ pub fn curve_table(plan: &PlanResult) -> Option<DataTable> {
             "P(miss)",
             "busy fraction",
             "meets targets",
+            "seeds",
         ],
     );
     for p in &curve.points {
@@ -194,6 +195,7 @@ pub fn curve_table(plan: &PlanResult) -> Option<DataTable> {
             percent_cell(p.p_miss),
             Cell::number(p.busy_fraction, format_percent_whole(p.busy_fraction)),
             Cell::text(yes_no(p.meets)),
+            Cell::number(p.replications as f64, p.replications.to_string()),
         ]);
     }
     Some(table)
@@ -322,7 +324,7 @@ pub fn checks_table(evaluation: &Evaluation) -> DataTable {
     for check in &evaluation.checks {
         let probability = matches!(
             check.metric,
-            CheckMetric::MissProbability | CheckMetric::BusyFraction
+            CheckMetric::MissProbability | CheckMetric::OfferedLoad
         );
         let mut row = vec![Cell::text(&check.description)];
         match &check.not_evaluated {
@@ -419,9 +421,9 @@ pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String
         details.push((
             "Operating point",
             format!(
-                "{} the base load on {} replicas; knee {}, SLA limit {}",
+                "{} the base load on {}; knee {}, SLA limit {}",
                 format_multiple(operating),
-                rec.min_replicas,
+                counted(rec.min_replicas.into(), "replica"),
                 load_or_beyond(rec.knee_load),
                 load_or_beyond(rec.sla_limit_load),
             ),

@@ -9,7 +9,7 @@
 use super::run_tables::{count_cell, gpu_hours_cell, percent_cell, seconds_cell, usd_cell};
 use super::summary::RunSummary;
 use super::table::{Cell, DataTable};
-use crate::format::{format_count, format_usd};
+use crate::format::{counted, format_usd};
 use crate::params::plan::DecisionRule;
 use crate::plan::cost::HOURS_PER_MONTH;
 use crate::plan::evaluate::{CheckMetric, Evaluation, TargetCheck, Verdict};
@@ -25,7 +25,7 @@ fn value_cell(check: &TargetCheck, value: f64) -> Cell {
         return Cell::text("no value");
     }
     match check.metric {
-        CheckMetric::MissProbability | CheckMetric::BusyFraction => percent_cell(value),
+        CheckMetric::MissProbability | CheckMetric::OfferedLoad => percent_cell(value),
         _ => seconds_cell(value),
     }
 }
@@ -99,15 +99,6 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
         ]);
     }
     table
-}
-
-/// `count` and its noun: "1 replica", "8 replicas".
-fn counted(count: u64, noun: &str) -> String {
-    format!(
-        "{} {noun}{}",
-        format_count(count),
-        if count == 1 { "" } else { "s" }
-    )
 }
 
 /// "2 of 4 targets met, 1 not met, 1 uncertain".

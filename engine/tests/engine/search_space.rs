@@ -263,6 +263,24 @@ fn the_plan_is_the_same_on_any_number_of_threads() {
 }
 
 #[test]
+fn the_service_curve_decides_the_base_load_as_the_search_did() {
+    // The curve runs on the smallest fleet the search found; at 1x it sees
+    // the same runs, judged by the same sequential rule, so it meets every
+    // target there on as many seeds as the search's answer took, and the
+    // SLA limit is not below today's load.
+    let result = small_full_plan(1);
+    let curve = result.service_curve.as_ref().expect("a curve");
+    let recommendation = result.recommendation.as_ref().expect("a plan");
+    assert_eq!(curve.replicas, recommendation.min_replicas);
+    let search = &result.configurations[result.chosen.expect("chosen")].search;
+    let answer = search.at_answer.as_ref().expect("the answer's evaluation");
+    let base = curve.points.iter().find(|p| p.load == 1.0).expect("1x");
+    assert!(base.meets, "{base:?}");
+    assert_eq!(base.replications, answer.replications);
+    assert!(curve.sla_limit_load.is_none_or(|s| s >= 1.0), "{curve:?}");
+}
+
+#[test]
 fn cases_are_re_planned_and_named_by_demand() {
     let result = small_full_plan(1);
     let labels: Vec<&str> = result.scenarios.iter().map(|s| s.label.as_str()).collect();

@@ -8,7 +8,8 @@
 //! second plan.
 
 use sojourn_engine::{
-    DistParams, PlanOptions, PlanResult, Scenario, ScenarioParams, SearchStatus, TargetParams, plan,
+    DistParams, PlanOptions, PlanResult, RunOptions, Scenario, ScenarioParams, SearchStatus,
+    TargetParams, plan, simulate,
 };
 
 use crate::support::planned_queue;
@@ -94,9 +95,39 @@ fn sustainability_can_bind_and_then_the_analytic_bound_does_not_limit_the_fleet_
     assert_eq!(binding.replicas, 12);
     assert_eq!(
         binding.targets,
-        ["sustainable: the day's work takes <= 52% of the fleet's time"]
+        ["sustainable: the offered work takes <= 52% of the fleet's capacity"]
     );
     assert_eq!(binding.without, Some(found(&planned(&queue()))));
+}
+
+#[test]
+fn a_replica_busy_all_day_with_small_batches_is_not_overloaded() {
+    // The same 30 jobs/s of 200 one-millisecond steps, on replicas that
+    // batch 64 jobs in a step of the same 1 ms: about 6 jobs are in service
+    // at a time, so one replica is busy all but e^-6 = 0.25% of the time,
+    // yet it could carry 64 / 0.2 s = 320 jobs/s. Judged on busy time, a
+    // 52% bound would need 9 replicas (a replica busy 1 - e^(-6 / n) of the
+    // time); on the offered load, one: 30 jobs/s x 200 steps x 1 ms / 64
+    // jobs per step = 9.375% of its capacity.
+    let mut batched = queue();
+    batched.engine.max_num_seqs = 64;
+    batched.engine.max_num_batched_tokens = 64;
+    batched.plan.max_busy_fraction = 0.52;
+    let scenario = Scenario::try_from(batched.clone()).expect("valid");
+    let report = simulate(&scenario, &RunOptions::default()).expect("runs");
+    assert!(report.utilization > 0.99, "busy {}", report.utilization);
+    let result = planned(&batched);
+    assert_eq!(found(&result), 1);
+    let chosen = result.chosen.expect("a plan");
+    let at_one = &result.configurations[chosen].search.evaluations[0];
+    assert_eq!(at_one.replicas, 1);
+    let load = at_one.checks.last().expect("the sustainability check");
+    assert!(
+        load.description.starts_with("sustainable"),
+        "{}",
+        load.description
+    );
+    assert!((load.mean - 0.09375).abs() < 1e-12, "{}", load.mean);
 }
 
 #[test]
