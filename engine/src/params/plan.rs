@@ -395,7 +395,9 @@ pub struct SensitivityParams {
     pub delta: f64,
     /// The inputs to vary; empty skips the analysis.
     pub inputs: Vec<SensitivityInput>,
-    /// Seeds per point (the same seeds at every point: common random numbers).
+    /// Seeds per point (the same seeds at every point: common random
+    /// numbers, so each end is paired with the base and the other end; one
+    /// by default, as the swings are compared, not judged against targets).
     pub replications: u32,
 }
 
@@ -517,7 +519,7 @@ impl Default for SensitivityParams {
         SensitivityParams {
             delta: 0.2,
             inputs: SensitivityInput::ALL.to_vec(),
-            replications: 2,
+            replications: 1,
         }
     }
 }

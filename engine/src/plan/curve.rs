@@ -64,11 +64,13 @@ impl CurveTarget {
 /// Goodput and P(miss) against offered load for `replicas` of a candidate,
 /// at each of the plan's load multipliers.
 ///
-/// Each point is decided as the search decides a fleet (sequential
+/// Each point up to the first failing one after a meeting one (see
+/// [`first_failure`]) is decided as the search decides a fleet (sequential
 /// replications while a target is uncertain), unless the plan fixes the
 /// curve's replications: so the base load on the fleet the search found
-/// meets every target here too (the same runs, the same rule), and a point
-/// is "not meeting" only on the evidence that failed the search's fleets.
+/// meets every target here too (the same runs, the same rule), and the SLA
+/// limit rests on decided points. The points beyond are drawn, not
+/// decided: `min_replications` seeds each.
 pub(super) fn service_curve(
     runner: &mut Runner,
     candidate: usize,
@@ -78,6 +80,8 @@ pub(super) fn service_curve(
     let settings = runner.base.params().plan.service_curve.clone();
     let mut points = Vec::with_capacity(settings.load_multipliers.len());
     let mut evaluations = Vec::with_capacity(settings.load_multipliers.len());
+    // Whether a point has met every target, and one after it has not.
+    let (mut met_once, mut limit_found) = (false, false);
     for &load in &settings.load_multipliers {
         let case = runner.case(
             candidate,
@@ -89,8 +93,11 @@ pub(super) fn service_curve(
         )?;
         let evaluation = match settings.replications {
             Some(reps) => runner.evaluate(case, replicas, reps)?,
+            None if limit_found => runner.evaluate(case, replicas, runner.min_replications())?,
             None => runner.decide(case, replicas)?,
         };
+        limit_found |= met_once && !evaluation.meets;
+        met_once |= evaluation.meets;
         let runs = runner.runs(case, replicas, evaluation.replications);
         points.push(curve_point(load, replicas, &runs, &evaluation));
         evaluations.push(evaluation);

@@ -116,7 +116,8 @@ pub(super) fn sensitivity(
     let label = runner.configs[candidate].label.clone();
     Ok(Sensitivity {
         reading: format!(
-            "On the fixed fleet: {replicas} replicas of {label}, each input moved by {} with the others at their base values. Re-planned: for price and the {REPLANNED_INPUTS} other inputs with the largest impact, the smallest fleet of {label} meeting every target at each end ({min_replicas} at the base) and its monthly cost with the reserve.",
+            "On the fixed fleet: {} of {label}, each input moved by {} with the others at their base values. Re-planned: for price and the {REPLANNED_INPUTS} other inputs with the largest impact, the smallest fleet of {label} meeting every target at each end ({min_replicas} at the base) and its monthly cost with the reserve.",
+            crate::format::counted(replicas.into(), "replica"),
             crate::format::percent(delta)
         ),
         basis: runner.basis(base_case),

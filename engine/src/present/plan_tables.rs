@@ -174,8 +174,9 @@ pub fn curve_table(plan: &PlanResult) -> Option<DataTable> {
     let mut table = DataTable::new(
         "service-curve",
         format!(
-            "Service curve on {} replicas of {} (mean over each point's seeds)",
-            curve.replicas, curve.candidate
+            "Service curve on {} of {} (mean over each point's seeds)",
+            counted(curve.replicas.into(), "replica"),
+            curve.candidate
         ),
         &[
             "load [x base]",
@@ -207,12 +208,12 @@ pub fn sensitivity_table(plan: &PlanResult) -> Option<DataTable> {
     let mut table = DataTable::new(
         "sensitivity",
         format!(
-            "Sensitivity on the fixed fleet of {} replicas of {} (each input x{} and x{}, {} seeds), re-planned for the inputs that matter most",
-            s.replicas,
+            "Sensitivity on the fixed fleet of {} of {} (each input x{} and x{}, {}), re-planned for the inputs that matter most",
+            counted(s.replicas.into(), "replica"),
             s.candidate,
             format_number(1.0 - s.delta, 3),
             format_number(1.0 + s.delta, 3),
-            s.replications
+            counted(s.replications.into(), "seed")
         ),
         &[
             "input",
@@ -260,8 +261,8 @@ pub fn analytic_table(plan: &PlanResult) -> Option<DataTable> {
     let mut table = DataTable::new(
         "analytic",
         format!(
-            "Two-stage queue estimate vs simulation on {} replicas",
-            a.replicas
+            "Two-stage queue estimate vs simulation on {}",
+            counted(a.replicas.into(), "replica")
         ),
         &["class", "metric", "analytic", "simulated", "difference"],
     );
