@@ -17,7 +17,7 @@ pub use lengths::{LENGTHS_TITLE, LengthGrid, length_grid, lengths_chart, log_cor
 pub use pareto::{ParetoInput, ParetoPoint, pareto_chart};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
-pub use service_curve::{curve_reading, service_curve_chart};
+pub use service_curve::{curve_reading, service_curve_chart, service_curve_height};
 pub use tornado::{
     TornadoMetric, TornadoRow, sort_by_drawn_length, tornado_chart, tornado_height, tornado_rows,
 };

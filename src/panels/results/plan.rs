@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use sojourn_engine::{PlanResult, configurations_table, format_count, recommendation_details};
 
 use super::{ChartFigure, FigureCard, TableView, note_chart, placeholder_sized, plan_of};
-use crate::charts::{Theme, chart_height, pareto_chart, service_curve_chart};
+use crate::charts::{Theme, chart_height, pareto_chart, service_curve_chart, service_curve_height};
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
@@ -158,7 +158,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
                         &format!("Service curve: {}", pending.get()),
                         &theme.get(),
                         width.get(),
-                        with_legend_height(width.get()),
+                        service_curve_height(width.get()),
                     )
                 })
         })
