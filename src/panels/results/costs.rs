@@ -41,11 +41,7 @@ fn cost_bar(fleet: &FleetCost, units: &UnitCosts, whose: &str) -> AnyView {
     );
     view! {
         <p class="cost-window">{window.clone()}</p>
-        <div
-            class="cost-bar"
-            role="img"
-            aria-label=format!("{window} {label}")
-        >
+        <div class="cost-bar" role="img" aria-label=format!("{window} {label}")>
             {segments
                 .iter()
                 .map(|s| {
