@@ -67,15 +67,17 @@ test('an imported file with a bad target and a bad class lists them in the form\
 });
 
 /**
- * How far below the service curve's figure the next element starts [px]:
- * what the curve's sentence would push down if its space were not kept.
+ * How far below the service curve's top the chart under it (the tornado)
+ * starts [px]: what a sentence arriving with the plan, in the curve or
+ * between the two, would push down. (Content above the curve also arrives
+ * with the plan, so the curve's own position is no measure.)
  */
 function gapBelowCurve(page) {
   return page.evaluate(() => {
-    const figure = document.getElementById('curve-figure');
-    const next = figure?.nextElementSibling;
-    if (!figure || !next) return null;
-    return next.getBoundingClientRect().top - figure.getBoundingClientRect().top;
+    const curve = document.getElementById('curve-figure');
+    const below = document.getElementById('tornado-figure');
+    if (!curve || !below) return null;
+    return below.getBoundingClientRect().top - curve.getBoundingClientRect().top;
   });
 }
 

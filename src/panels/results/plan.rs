@@ -31,7 +31,7 @@ pub(super) fn pending_text(state: &AppState) -> String {
             label,
             fraction,
             stage: Stage::Plan,
-        } => format!("{label} ({:.0} %)", fraction * 100.0),
+        } => format!("{label}, {:.0} % done", fraction * 100.0),
         // The plan's simulations start beside the single run.
         RunStatus::Running { .. } if state.plan.get() == PlanStatus::Running => {
             "Planning beside the simulation".to_string()
