@@ -22,13 +22,11 @@ pub use tornado::{
     TornadoMetric, TornadoRow, sort_by_drawn_length, tornado_chart, tornado_height, tornado_rows,
 };
 
-use plotters::chart::{ChartContext, MeshStyle, SeriesLabelPosition};
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::Ranged;
-use plotters::prelude::{
-    CoordTranslate, DrawingArea, DrawingBackend, IntoDrawingArea, PathElement, SVGBackend,
-};
-use plotters::style::{Color, RGBColor, TextStyle};
+use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::style::{RGBColor, TextStyle};
 
 /// A chart ready to show: its SVG, its size in CSS pixels, and a title that
 /// names it for screen readers and file names.
@@ -231,29 +229,6 @@ impl<'b, X: Ranged, Y: Ranged, DB: DrawingBackend> Themed<'b> for MeshStyle<'_, 
             .light_line_style(theme.grid_light)
             .axis_style(theme.muted)
     }
-}
-
-/// Draws the legend of a chart's series at `position`, boxed in the
-/// theme's colours.
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-    theme: &Theme,
-    text: TextStyle,
-) -> DrawResult<()> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(theme.background.mix(0.92))
-        .border_style(theme.grid)
-        .label_font(text)
-        .draw()
-        .map_err(draw_error)
-}
-
-/// A legend's sample of a line `width` px wide.
-fn line_sample(color: RGBColor, width: u32) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
 }
 
 /// A tick label rounded to the digits its axis can show: `span` is the

@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use sojourn_app::charts::hex;
 use sojourn_app::charts::{
     LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, TornadoRow, cdf_chart,
-    chart_width, curve_reading, length_grid, lengths_chart, pareto_chart, series_chart,
-    service_curve_chart, sort_by_drawn_length, tick_label, tornado_chart, tornado_rows,
+    chart_height, chart_width, curve_reading, length_grid, lengths_chart, pareto_chart,
+    series_chart, service_curve_chart, sort_by_drawn_length, tick_label, tornado_chart,
+    tornado_rows,
 };
 use sojourn_app::job::Case;
 use sojourn_app::results::cdf_input;
@@ -89,6 +90,39 @@ fn per_class_and_case_curves_join_the_legend() {
             svg.contains(&format!(">{label}<")) || svg.contains(label),
             "{label}"
         );
+    }
+}
+
+/// The y \[px\] of the SVG text `label`, as plotters writes it
+/// (`<text x=".." y="..." ...>`, the label, a line break, `</text>`).
+fn text_y(svg: &str, label: &str) -> Option<f64> {
+    let end = svg.find(&format!("{label}\n</text>"))?;
+    let start = svg[..end].rfind("<text")?;
+    let y = svg[start..end].split(" y=\"").nth(1)?;
+    y.split('"').next()?.parse().ok()
+}
+
+// On a phone the legend boxed inside the plot hid the curves' lower half:
+// it sits under the plot, at every width.
+#[test]
+fn the_cdf_names_its_curves_under_the_plot() {
+    let base = run(hour());
+    let mut worst_params = hour();
+    worst_params.classes[1].batches_per_hour *= 1.3;
+    let mut cases = BTreeMap::new();
+    cases.insert(Case::Worst, run(worst_params));
+    let input = cdf_input(&base, &cases, false);
+    for width in [372, 760] {
+        let chart = cdf_chart(&input, &Theme::LIGHT, width);
+        let plot_bottom = f64::from(chart_height(width, 0.52, 300));
+        assert!(f64::from(chart.height) > plot_bottom, "{width}");
+        for label in ["expected demand (all classes)", "high demand case"] {
+            let y = text_y(&chart.svg, label).expect(label);
+            assert!(
+                y > plot_bottom,
+                "{label} at y {y}, the plot ends at {plot_bottom}"
+            );
+        }
     }
 }
 
