@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use sojourn_app::charts::hex;
 use sojourn_app::charts::{
     LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, TornadoRow, cdf_chart,
-    chart_height, chart_width, curve_reading, length_grid, lengths_chart, pareto_chart,
-    series_chart, service_curve_chart, sort_by_drawn_length, tick_label, tornado_chart,
-    tornado_rows,
+    chart_height, chart_width, curve_reading, length_grid, lengths_chart, message_chart,
+    pareto_chart, series_chart, service_curve_chart, sort_by_drawn_length, tick_label,
+    tornado_chart, tornado_rows,
 };
 use sojourn_app::job::Case;
 use sojourn_app::results::cdf_input;
@@ -130,6 +130,33 @@ fn the_cdf_keeps_its_words_off_its_curves() {
             "the deadline's label at y {deadline}"
         );
     }
+}
+
+// A placeholder's sentence ran off both sides of a phone's chart, and a
+// quote in it (a class's name in a message) ended the SVG's attribute.
+#[test]
+fn a_chart_holding_a_sentence_wraps_it_and_escapes_it() {
+    let message = "Service curve: the case \"high demand\" is not a valid scenario: \
+                   Class \"chat\", trace request 2, input tokens: must be at least 1…";
+    let phone = message_chart("Service curve", message, &Theme::LIGHT, 372, 300);
+    assert!(phone.svg.matches("<tspan").count() >= 3, "{}", phone.svg);
+    assert!(
+        phone
+            .svg
+            .contains("aria-label=\"Service curve: the case &quot;high demand&quot;"),
+        "{}",
+        phone.svg
+    );
+    assert!(!phone.svg.contains("\"high demand\""), "{}", phone.svg);
+    assert_eq!(phone.title, "Service curve");
+    let wide = message_chart(
+        "Service curve",
+        "Waiting for the simulation…",
+        &Theme::LIGHT,
+        760,
+        300,
+    );
+    assert_eq!(wide.svg.matches("<tspan").count(), 1, "{}", wide.svg);
 }
 
 #[test]
