@@ -61,6 +61,13 @@ test('an imported file with a bad target and a bad class lists them in the form\
   assert.match(text, /Class "api", deadline \(SLA\): must be a positive number, got -5/, text);
   assert.match(text, /SLA target 2, at most: /, text);
   assert.doesNotMatch(text, ENGINE_PATH, text);
+  // The results shown are the earlier scenario's, and nothing brings them
+  // up to date until the inputs are fixed (a run still going is for the
+  // earlier inputs too).
+  assert.equal(
+    await page.locator('.results-head .stale.shown').innerText(),
+    'for earlier inputs: fix the inputs to run',
+  );
   await screenshot(page, 'words-import-problems', { fullPage: false });
   assert.deepEqual(errors, []);
   await page.context().close();
