@@ -5,8 +5,9 @@
 // the chart.
 
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { screenshot, screenshotDir, startSite } from '../lib/harness.mjs';
 import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdf, runButton, waitFor, waitForDone } from '../lib/page.mjs';
 import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
 
@@ -73,6 +74,16 @@ test('an imported file with a bad target and a bad class lists them in the form\
   await page.context().close();
 });
 
+/** Saves a screenshot of the service curve and what follows it, `screenshots/<name>.png`. */
+async function shootCurve(page, name) {
+  const box = await page.evaluate(() => {
+    const top = document.getElementById('curve-figure').getBoundingClientRect();
+    const below = document.getElementById('tornado-figure').getBoundingClientRect();
+    return { x: top.left + scrollX, y: top.top + scrollY, width: top.width, height: below.top - top.top + 60 };
+  });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true, clip: box });
+}
+
 /**
  * How far below the service curve's top the chart under it (the tornado)
  * starts [px]: what a sentence arriving with the plan, in the curve or
@@ -118,7 +129,7 @@ for (const width of [1280, 390]) {
     assert.match(label, /operating point/i, 'the curve itself is drawn');
     const done = await gapBelowCurve(page);
     assert.ok(Math.abs(done - waiting) <= 1, `the element below the curve moved ${done - waiting} px`);
-    await screenshot(page, `words-curve-done-${width}`);
+    await shootCurve(page, `words-curve-done-${width}`);
     assert.deepEqual(errors, []);
     await page.context().close();
   });
