@@ -6,7 +6,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::legend::{LegendItem, Mark, draw_legend, legend_height};
+use super::legend::{LegendItem, Mark, draw_legend, legend_height, text_px};
 use super::{
     Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, time_tick_label, time_ticks,
 };
@@ -150,21 +150,25 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<
                 color.stroke_width(2),
             ))
             .map_err(draw_error)?;
-        // Low down, left of its line: a CDF is high at long times, so
-        // there the label crosses no curve and no p99 mark (at the top it
-        // ran over both).
+        // Low down, right of its line where it fits: every curve is
+        // higher there than at the deadline, so the label crosses none
+        // (at the top it ran over the curves and the p99 mark). Else left
+        // of it, where low down only the curves' start could be.
         let y = 0.05 + 0.08 * index as f64;
         let text = format!("{label} {}", crate::format::format_duration_s(*deadline));
+        let line_px = f64::from(chart.backend_coord(&(*deadline, y)).0);
+        let right_px = f64::from(chart.plotting_area().get_pixel_range().0.end);
+        let (anchor, x) = if line_px + 6.0 + text_px(&text, font) <= right_px {
+            (HPos::Left, *deadline * 1.08)
+        } else {
+            (HPos::Right, *deadline / 1.08)
+        };
         let style = ("sans-serif", font)
             .into_font()
             .color(&color)
-            .pos(Pos::new(HPos::Right, VPos::Center));
+            .pos(Pos::new(anchor, VPos::Center));
         chart
-            .draw_series(std::iter::once(Text::new(
-                text,
-                (*deadline / 1.08, y),
-                style,
-            )))
+            .draw_series(std::iter::once(Text::new(text, (x, y), style)))
             .map_err(draw_error)?;
     }
 

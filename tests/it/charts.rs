@@ -93,18 +93,24 @@ fn per_class_and_case_curves_join_the_legend() {
     }
 }
 
-/// The y \[px\] of the SVG text `label`, as plotters writes it
+/// The attribute `name` of the SVG text `label`, as plotters writes it
 /// (`<text x=".." y="..." ...>`, the label, a line break, `</text>`).
-fn text_y(svg: &str, label: &str) -> Option<f64> {
+fn text_attr<'a>(svg: &'a str, label: &str, name: &str) -> Option<&'a str> {
     let end = svg.find(&format!("{label}\n</text>"))?;
     let start = svg[..end].rfind("<text")?;
-    let y = svg[start..end].split(" y=\"").nth(1)?;
-    y.split('"').next()?.parse().ok()
+    let value = svg[start..end].split(&format!(" {name}=\"")).nth(1)?;
+    value.split('"').next()
+}
+
+/// The y \[px\] of the SVG text `label`.
+fn text_y(svg: &str, label: &str) -> Option<f64> {
+    text_attr(svg, label, "y")?.parse().ok()
 }
 
 // On a phone the legend boxed inside the plot hid the curves' lower half:
 // it sits under the plot, at every width. The deadlines' labels sit low in
-// the plot, where a CDF has no curve (at the top they ran over the p99).
+// the plot, right of their line where they fit: there a CDF has no curve
+// (at the top they ran over the p99).
 #[test]
 fn the_cdf_keeps_its_words_off_its_curves() {
     let base = run(hour());
@@ -128,6 +134,11 @@ fn the_cdf_keeps_its_words_off_its_curves() {
         assert!(
             deadline > plot_bottom / 2.0 && deadline < plot_bottom,
             "the deadline's label at y {deadline}"
+        );
+        assert_eq!(
+            text_attr(&chart.svg, "deadline api 60.0 s", "text-anchor"),
+            Some("start"),
+            "right of its line"
         );
     }
 }
