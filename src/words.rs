@@ -1,9 +1,11 @@
 //! The engine's field paths in the page's words. The engine names a bad
 //! value by its path in the scenario's JSON
 //! (`classes[0].load.requests[1].input_tokens`); a user reads the form,
-//! so every message the page shows about a field (a field's own box, Run's
-//! reason, a refused share link, an imported file, a failed case) names it
-//! as the form labels it: `Class "chat", trace request 2, input tokens`.
+//! so every message the page shows about a field away from its box (Run's
+//! reason, a refused share link, an imported file's problems, a lengths
+//! preview, a failed case) names it as the form labels it:
+//! `Class "chat", trace request 2, input tokens`. (A field's own box shows
+//! the reason alone.)
 //! Items count from 1, as the form's legends do ("Target 2"). A path this
 //! does not know still reads: its names spaced out, its indexes counted
 //! from 1; nothing is dropped.
@@ -365,9 +367,9 @@ fn after_comma(label: &str) -> String {
     }
 }
 
-// The form's labels, field by field (the panels' boxes read the same
-// words; a label here that a box does not show is the engine's own name
-// for a field the form leaves to files).
+// The form's labels, field by field, as they read after a comma (the
+// panels' boxes show the same words capitalised; a label here that no box
+// shows names a field the form leaves to files).
 
 const MODEL: &[(&str, &str)] = &[
     ("preset", "preset"),
