@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use sojourn_app::charts::hex;
 use sojourn_app::charts::{
-    LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, TornadoRow, cdf_chart,
+    CdfInput, LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, TornadoRow, cdf_chart,
     chart_height, chart_width, curve_reading, length_grid, lengths_chart, message_chart,
     pareto_chart, series_chart, service_curve_chart, sort_by_drawn_length, tick_label,
     tornado_chart, tornado_rows,
@@ -71,14 +71,20 @@ fn the_cdf_draws_each_deadline_and_marks_p50_and_p99() {
     }
 }
 
-#[test]
-fn per_class_and_case_curves_join_the_legend() {
+/// The CDF's input for an hour of the default scenario with its high
+/// demand case (the api class's rate x1.3), per class or not.
+fn with_high_demand(per_class: bool) -> CdfInput {
     let base = run(hour());
     let mut worst_params = hour();
     worst_params.classes[1].batches_per_hour *= 1.3;
     let mut cases = BTreeMap::new();
     cases.insert(Case::Worst, run(worst_params));
-    let input = cdf_input(&base, &cases, true);
+    cdf_input(&base, &cases, per_class)
+}
+
+#[test]
+fn per_class_and_case_curves_join_the_legend() {
+    let input = with_high_demand(true);
     let svg = cdf_chart(&input, &Theme::LIGHT, 760).svg;
     for label in [
         "expected demand (all classes)",
@@ -113,12 +119,7 @@ fn text_y(svg: &str, label: &str) -> Option<f64> {
 // (at the top they ran over the p99).
 #[test]
 fn the_cdf_keeps_its_words_off_its_curves() {
-    let base = run(hour());
-    let mut worst_params = hour();
-    worst_params.classes[1].batches_per_hour *= 1.3;
-    let mut cases = BTreeMap::new();
-    cases.insert(Case::Worst, run(worst_params));
-    let input = cdf_input(&base, &cases, false);
+    let input = with_high_demand(false);
     for width in [372, 760] {
         let chart = cdf_chart(&input, &Theme::LIGHT, width);
         let plot_bottom = f64::from(chart_height(width, 0.52, 300));
