@@ -24,6 +24,7 @@ pub mod provenance;
 pub mod results;
 pub mod state;
 pub mod tables;
+pub mod words;
 pub mod worker;
 pub mod worker_client;
 

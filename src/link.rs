@@ -150,7 +150,7 @@ fn decode_within(value: &str, limit: usize) -> Result<ScenarioParams, LinkError>
         other => return Err(LinkError::UnknownFormat(other.to_string())),
     };
     sojourn_engine::scenario_params_from_json(&json)
-        .map_err(|error| LinkError::NotAScenario(error.to_string()))
+        .map_err(|error| LinkError::NotAScenario(crate::words::field_message(&error, None)))
 }
 
 /// zlib-compressed bytes, inflated to at most `limit` bytes.

@@ -155,10 +155,12 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
             warning: None,
         }];
     };
+    // The interval is the cost per success's, so it comes first; the
+    // monthly figure is the whole fleet's.
     let ci = rec
         .budget
         .usd_per_success_ci95
-        .map(|[low, high]| format!(" (95% CI {}–{})", format_usd(low), format_usd(high)))
+        .map(|[low, high]| format!("95% CI {}–{}; ", format_usd(low), format_usd(high)))
         .unwrap_or_default();
     vec![
         Figure {
@@ -183,7 +185,7 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
         Figure {
             label: "Planned cost per success",
             value: per_success(&rec.budget.units),
-            detail: format!("{}{ci}", monthly(plan)),
+            detail: format!("{ci}{} for the fleet", monthly(plan)),
             warning: None,
         },
     ]

@@ -23,6 +23,7 @@ use crate::job::{
     Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_label, recost,
 };
 use crate::link;
+use crate::words;
 use crate::worker_client::{WorkerPool, pool_size};
 
 mod currency;
@@ -264,9 +265,11 @@ impl AppState {
 
     /// Why Run is disabled, or `None` when the scenario can run.
     pub fn blocked_reason(&self) -> Option<String> {
-        let unparsed = self
-            .unparsed
-            .with(|u| u.iter().next().map(|(f, m)| format!("{f}: {m}")));
+        let unparsed = self.unparsed.with(|u| {
+            u.iter()
+                .next()
+                .map(|(field, reason)| self.params.with(|p| words::message(field, reason, Some(p))))
+        });
         if let Some(reason) = unparsed {
             return Some(format!("Fix the inputs first ({reason})."));
         }
@@ -275,7 +278,7 @@ impl AppState {
                 let first = error
                     .errors
                     .first()
-                    .map(|e| e.to_string())
+                    .map(|e| self.params.with(|p| words::field_message(e, Some(p))))
                     .unwrap_or_default();
                 match error.errors.len() {
                     1 => format!("Fix the scenario first ({first})."),
@@ -507,7 +510,8 @@ impl AppState {
                 }
                 Some(Ok(PlanNext::Wait | PlanNext::Done(_))) | None => return,
                 Some(Err(error)) => {
-                    self.fail_plan(error.to_string());
+                    let params = self.params.get_untracked();
+                    self.fail_plan(words::plan_error_message(&error, Some(&params)));
                     return;
                 }
             }

@@ -109,8 +109,14 @@ fn simulate_case(
     case: Case,
     on_progress: &mut dyn FnMut(f64),
 ) -> Result<RunSummary, String> {
-    let scenario = Scenario::try_from(case.params(params))
-        .map_err(|error| format!("the {} case is not a valid scenario: {error}", case.label()))?;
+    let case_params = case.params(params);
+    let scenario = Scenario::try_from(case_params.clone()).map_err(|error| {
+        format!(
+            "the {} case is not a valid scenario: {}",
+            case.label(),
+            crate::words::scenario_message(&error, Some(&case_params))
+        )
+    })?;
     let mut simulation =
         Simulation::new(&scenario, &run_options()).map_err(|error| error.to_string())?;
     let mut throttle = Throttle::new();

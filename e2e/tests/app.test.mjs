@@ -172,7 +172,7 @@ test('an invalid input shows the engine message and blocks Run', async () => {
   await page.getByText('must be greater than the median (400), got 10', { exact: true }).waitFor();
   assert.equal(await p90.getAttribute('aria-invalid'), 'true');
   assert.ok(await runButton(page).isDisabled(), 'Run is disabled');
-  assert.match(await page.locator('#run-reason').innerText(), /classes\[0\]\.batch_size\.p90/);
+  assert.match(await page.locator('#run-reason').innerText(), /Class "nightly-batch", batch size, p90: /);
   await p90.fill('2000');
   await waitFor('Run to be enabled', () => runButton(page).isEnabled());
   assert.deepEqual(errors, []);
@@ -231,7 +231,7 @@ test('an imported file with problems lists the engine messages', async () => {
   });
   const alert = page.getByRole('alert').filter({ hasText: 'Imported bad.json' });
   await alert.waitFor();
-  assert.match(await alert.innerText(), /classes\[1\]\.deadline_s: must be a positive number, got -5/);
+  assert.match(await alert.innerText(), /Class "api", deadline \(SLA\): must be a positive number, got -5/);
   assert.ok(await runButton(page).isDisabled());
   assert.deepEqual(errors, []);
   await page.context().close();

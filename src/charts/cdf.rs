@@ -1,12 +1,14 @@
 //! The sojourn-time CDF: fraction of requests done within t, on a log time
-//! axis, with each class deadline drawn as a dashed line and p50/p99 marked.
+//! axis, with each class deadline drawn as a dashed line and p50/p99 marked,
+//! and the curves named in a legend under the plot (boxed inside it, on a
+//! phone it hid the curves' lower half).
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::legend::{LegendItem, Mark, draw_legend, legend_height, text_px};
 use super::{
-    Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, legend, line_sample,
-    time_tick_label, time_ticks,
+    Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, time_tick_label, time_ticks,
 };
 
 /// Which curve a line is, for its colour and weight.
@@ -42,17 +44,46 @@ pub const CDF_TITLE: &str = "Sojourn-time CDF";
 /// Draws the CDF; `width` x `width / 2` CSS pixels.
 pub fn cdf_chart(input: &CdfInput, theme: &Theme, width: u32) -> Chart {
     let title = title(input);
+    let plot_height = super::chart_height(width, 0.52, 300);
+    let legend: Vec<LegendItem> = ordered(input)
+        .into_iter()
+        .map(|curve| {
+            let (color, line) = style(curve.kind, theme);
+            LegendItem::new(color, Mark::Line(line), curve.label.clone())
+        })
+        .collect();
     let frame = Frame {
         name: CDF_TITLE,
         title: &title,
         width,
-        height: super::chart_height(width, 0.52, 300),
+        height: plot_height + legend_height(&legend, width),
         theme,
     };
     if input.curves.iter().all(|c| c.points.is_empty()) {
         return frame.empty("No request completed: nothing to draw.");
     }
-    frame.draw(|root| draw(input, theme, width, root))
+    frame.draw(|root| {
+        let (plot, below) = root.split_vertically(plot_height);
+        draw(input, theme, width, &plot)?;
+        draw_legend(&below, &legend, theme, width)
+    })
+}
+
+/// The curves in drawing order: the base last, so it sits on top.
+fn ordered(input: &CdfInput) -> Vec<&CdfCurve> {
+    let mut ordered: Vec<&CdfCurve> = input.curves.iter().collect();
+    ordered.sort_by_key(|c| matches!(c.kind, CurveKind::Base));
+    ordered
+}
+
+/// A curve's colour and line width.
+fn style(kind: CurveKind, theme: &Theme) -> (RGBColor, u32) {
+    match kind {
+        CurveKind::Base => (theme.base, 3),
+        CurveKind::Best => (theme.best, 2),
+        CurveKind::Worst => (theme.worst, 2),
+        CurveKind::Class(i) => (theme.class_color(i), 2),
+    }
 }
 
 fn title(input: &CdfInput) -> String {
@@ -119,31 +150,30 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<
                 color.stroke_width(2),
             ))
             .map_err(draw_error)?;
-        let y = 0.97 - 0.08 * index as f64;
+        // Low down, right of its line where it fits: every curve is
+        // higher there than at the deadline, so the label crosses none
+        // (at the top it ran over the curves and the p99 mark). Else left
+        // of it, where low down only the curves' start could be.
+        let y = 0.05 + 0.08 * index as f64;
         let text = format!("{label} {}", crate::format::format_duration_s(*deadline));
+        let line_px = f64::from(chart.backend_coord(&(*deadline, y)).0);
+        let right_px = f64::from(chart.plotting_area().get_pixel_range().0.end);
+        let (anchor, x) = if line_px + 6.0 + text_px(&text, font) <= right_px {
+            (HPos::Left, *deadline * 1.08)
+        } else {
+            (HPos::Right, *deadline / 1.08)
+        };
         let style = ("sans-serif", font)
             .into_font()
             .color(&color)
-            .pos(Pos::new(HPos::Right, VPos::Center));
+            .pos(Pos::new(anchor, VPos::Center));
         chart
-            .draw_series(std::iter::once(Text::new(
-                text,
-                (*deadline / 1.08, y),
-                style,
-            )))
+            .draw_series(std::iter::once(Text::new(text, (x, y), style)))
             .map_err(draw_error)?;
     }
 
-    // Draw the base last so it sits on top.
-    let mut ordered: Vec<&super::CdfCurve> = input.curves.iter().collect();
-    ordered.sort_by_key(|c| matches!(c.kind, CurveKind::Base));
-    for curve in ordered {
-        let (color, width) = match curve.kind {
-            CurveKind::Base => (theme.base, 3),
-            CurveKind::Best => (theme.best, 2),
-            CurveKind::Worst => (theme.worst, 2),
-            CurveKind::Class(i) => (theme.class_color(i), 2),
-        };
+    for curve in ordered(input) {
+        let (color, width) = style(curve.kind, theme);
         let points: Vec<(f64, f64)> = curve
             .points
             .iter()
@@ -152,9 +182,7 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<
             .collect();
         chart
             .draw_series(LineSeries::new(points, color.stroke_width(width)))
-            .map_err(draw_error)?
-            .label(curve.label.clone())
-            .legend(line_sample(color, width));
+            .map_err(draw_error)?;
     }
 
     for (label, t, f) in &input.markers {
@@ -176,12 +204,5 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<
             )))
             .map_err(draw_error)?;
     }
-
-    // Below a CDF's curves, to the right, is where it is empty.
-    legend(
-        &mut chart,
-        SeriesLabelPosition::LowerRight,
-        theme,
-        label_style,
-    )
+    Ok(())
 }

@@ -124,7 +124,12 @@ const NOTE_LINE_PX: u32 = 18;
 /// each line starting where the legend's rows start.
 fn note_lines(text: &str, width: u32) -> Vec<String> {
     let font = font_px(width);
-    let room = f64::from(width) - font * 4.6 - 8.0;
+    wrap(text, f64::from(width) - font * 4.6 - 8.0, font)
+}
+
+/// `text` in lines at most `room` px wide at `font` px, broken at spaces
+/// (a word longer than that has a line of its own).
+pub(super) fn wrap(text: &str, room: f64, font: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         match lines.last_mut() {

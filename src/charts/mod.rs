@@ -17,18 +17,16 @@ pub use lengths::{LENGTHS_TITLE, LengthGrid, length_grid, lengths_chart, log_cor
 pub use pareto::{ParetoInput, ParetoPoint, pareto_chart};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
-pub use service_curve::{curve_reading, service_curve_chart};
+pub use service_curve::{curve_reading, service_curve_chart, service_curve_height};
 pub use tornado::{
     TornadoMetric, TornadoRow, sort_by_drawn_length, tornado_chart, tornado_height, tornado_rows,
 };
 
-use plotters::chart::{ChartContext, MeshStyle, SeriesLabelPosition};
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::Ranged;
-use plotters::prelude::{
-    CoordTranslate, DrawingArea, DrawingBackend, IntoDrawingArea, PathElement, SVGBackend,
-};
-use plotters::style::{Color, RGBColor, TextStyle};
+use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::style::{RGBColor, TextStyle};
 
 /// A chart ready to show: its SVG, its size in CSS pixels, and a title that
 /// names it for screen readers and file names.
@@ -163,6 +161,48 @@ fn finish(svg: String, title: &str, width: u32, height: u32) -> Chart {
     }
 }
 
+/// A chart's box holding a sentence instead (a placeholder while results
+/// come, or a finished state with nothing to draw), named by the sentence
+/// for screen readers and by `title` for file names.
+pub fn message_chart(title: &str, message: &str, theme: &Theme, width: u32, height: u32) -> Chart {
+    let chart = finish(
+        message_svg(message, theme, width, height),
+        message,
+        width,
+        height,
+    );
+    Chart {
+        title: title.to_string(),
+        ..chart
+    }
+}
+
+/// Font size \[px\] of a message in a chart's box.
+const MESSAGE_FONT_PX: f64 = 14.0;
+
+/// An SVG of `width` x `height` with `message` in its middle, wrapped to
+/// its width (on a phone a long one ran off both sides).
+fn message_svg(message: &str, theme: &Theme, width: u32, height: u32) -> String {
+    let lines = legend::wrap(message, f64::from(width) - 24.0, MESSAGE_FONT_PX);
+    // The block centred: the first line up half the block's extra lines.
+    let lead = -0.6 * lines.len().saturating_sub(1) as f64;
+    let spans: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let dy = if i == 0 { lead } else { 1.2 };
+            format!("<tspan x=\"50%\" dy=\"{dy}em\">{}</tspan>", escape(line))
+        })
+        .collect();
+    format!(
+        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\
+         <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
+         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"{MESSAGE_FONT_PX}\" fill=\"{ink}\">{spans}</text></svg>",
+        bg = hex(theme.background),
+        ink = hex(theme.muted),
+    )
+}
+
 /// Escapes text for SVG/XML.
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -187,16 +227,8 @@ struct Frame<'a> {
 impl Frame<'_> {
     /// A chart that says why there is nothing to draw.
     fn empty(&self, message: &str) -> Chart {
-        let (width, height) = (self.width, self.height);
-        let svg = format!(
-            "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\
-             <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
-             <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}</text></svg>",
-            bg = hex(self.theme.background),
-            ink = hex(self.theme.muted),
-            message = escape(message),
-        );
-        finish(svg, self.name, width, height)
+        let svg = message_svg(message, self.theme, self.width, self.height);
+        finish(svg, self.name, self.width, self.height)
     }
 
     /// The chart `draw` draws on the theme's background, or one that says
@@ -231,29 +263,6 @@ impl<'b, X: Ranged, Y: Ranged, DB: DrawingBackend> Themed<'b> for MeshStyle<'_, 
             .light_line_style(theme.grid_light)
             .axis_style(theme.muted)
     }
-}
-
-/// Draws the legend of a chart's series at `position`, boxed in the
-/// theme's colours.
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-    theme: &Theme,
-    text: TextStyle,
-) -> DrawResult<()> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(theme.background.mix(0.92))
-        .border_style(theme.grid)
-        .label_font(text)
-        .draw()
-        .map_err(draw_error)
-}
-
-/// A legend's sample of a line `width` px wide.
-fn line_sample(color: RGBColor, width: u32) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
 }
 
 /// A tick label rounded to the digits its axis can show: `span` is the

@@ -40,14 +40,14 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
             .collect::<Vec<_>>()
             .join(", "),
     );
-    let plot_height = super::chart_height(width, 0.52, 300);
+    let plot_height = plot_height(width);
     let legend = legend_items(curve, theme);
     let below = legend_height(&legend, width);
     let frame = Frame {
         name: CURVE_TITLE,
         title: &title,
         width,
-        height: plot_height + below + note_height(&reading, width),
+        height: plot_height + (below + note_height(&reading, width)).max(reserved_below(width)),
         theme,
     };
     if curve.points.len() < 2 {
@@ -65,6 +65,42 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
         ..chart
     }
 }
+
+/// The service curve's height \[px\] at `width` before it is known: the
+/// plot and room for a legend and a reading of the usual length. The
+/// placeholder holds this place and the curve takes at least as much, so
+/// its sentence arriving with the plan moves nothing below the chart.
+pub fn service_curve_height(width: u32) -> u32 {
+    plot_height(width) + reserved_below(width)
+}
+
+fn plot_height(width: u32) -> u32 {
+    super::chart_height(width, 0.52, 300)
+}
+
+/// Room \[px\] under the plot for the legend and the reading at their
+/// longest usual length: a percentile target judged by its upper bound,
+/// and the longest of the readings' sentences.
+fn reserved_below(width: u32) -> u32 {
+    let legend: Vec<LegendItem> = [
+        "p90 TPOT of every class (mean)",
+        "upper 95% bound (judged)",
+        "bound 50 ms",
+        "goodput, right axis",
+        "offered, right axis",
+    ]
+    .into_iter()
+    .map(|text| LegendItem::new(BLACK, Mark::Line(1), text))
+    .collect();
+    legend_height(&legend, width) + note_height(USUAL_LONGEST_READING, width)
+}
+
+/// A reading as long as [`curve_reading`]'s usually are at their longest.
+const USUAL_LONGEST_READING: &str = "The p90 TPOT of every class stays within 50 ms at every \
+    load tried on 12 replicas of H100 SXM5 80GB, up to 3x today's: traffic can grow at least \
+    200%. The operating point, 1.13x, is the most load the plan puts on these replicas: 20% \
+    below the knee at 1.41x, where extra load stops turning into goodput; it is below today's \
+    load, so the plan adds replicas.";
 
 /// What the curve says, in words: how far traffic can grow before the
 /// binding target breaks on this fleet, and why the operating point is

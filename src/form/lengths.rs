@@ -92,7 +92,11 @@ pub fn pairs_csv(class: &ClassParams) -> String {
 /// or why there are none.
 pub fn lengths_preview(class: &ClassParams) -> Result<Vec<(u32, u32)>, String> {
     preview_lengths(class, PREVIEW_SAMPLES).map_err(|error| match error.errors.first() {
-        Some(e) => format!("{}: {}", e.field, e.reason),
+        Some(e) => format!(
+            "{}: {}",
+            crate::words::class_field_words(&e.field, Some(class)),
+            e.reason
+        ),
         None => "cannot preview these lengths".to_string(),
     })
 }

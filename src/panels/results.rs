@@ -17,7 +17,7 @@ use sojourn_engine::{
 };
 
 use crate::browser;
-use crate::charts::{Chart, Theme, cdf_chart, chart_width, series_chart};
+use crate::charts::{Chart, Theme, cdf_chart, chart_width, message_chart, series_chart};
 use crate::format::format_count;
 use crate::help;
 use crate::panels::fields::Info;
@@ -472,23 +472,5 @@ fn placeholder(title: &str, message: &str, theme: &Theme, width: u32) -> Chart {
 }
 
 fn placeholder_sized(title: &str, message: &str, theme: &Theme, width: u32, height: u32) -> Chart {
-    note_chart(title, &format!("{message}…"), theme, width, height)
-}
-
-/// A chart's box holding a sentence instead: a placeholder's while results
-/// are on their way, or a finished state (no fleet meets the targets).
-fn note_chart(title: &str, message: &str, theme: &Theme, width: u32, height: u32) -> Chart {
-    let svg = format!(
-        "<svg width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"{message}\">\
-         <rect width=\"100%\" height=\"100%\" fill=\"{bg}\"/>\
-         <text x=\"50%\" y=\"50%\" text-anchor=\"middle\" font-family=\"sans-serif\" font-size=\"14\" fill=\"{ink}\">{message}</text></svg>",
-        bg = crate::charts::hex(theme.background),
-        ink = crate::charts::hex(theme.muted),
-    );
-    Chart {
-        svg,
-        width,
-        height,
-        title: title.to_string(),
-    }
+    message_chart(title, &format!("{message}…"), theme, width, height)
 }

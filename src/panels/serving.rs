@@ -192,6 +192,18 @@ fn step_time_slot<'a>(step_time: &'a mut StepTimeParams, field: &str) -> Option<
     }
 }
 
+/// The labels of the boxes of `model`'s numbers by field, for messages
+/// about them.
+pub(crate) fn step_time_labels(
+    model: &StepTimeParams,
+) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let numbers = match step_time_kind(model) {
+        "operations" => OPERATIONS,
+        kind => step_time_numbers(kind),
+    };
+    numbers.iter().map(|&(field, label, ..)| (field, label))
+}
+
 /// The numbers of each step-time model: (field, label, unit, how the box
 /// reads, explanation).
 fn step_time_numbers(

@@ -11,6 +11,7 @@ use crate::browser;
 use crate::job::Stage;
 use crate::link;
 use crate::state::{AppState, Notice, RunStatus};
+use crate::words;
 
 /// The scenario as a downloadable file name: "overnight-batch-jobs-24-h-sla.json".
 pub fn file_stem(name: &str) -> String {
@@ -33,10 +34,15 @@ pub fn file_stem(name: &str) -> String {
 /// Reads an imported file: the scenario, plus the engine's problems with it.
 pub fn import_scenario(text: &str) -> Result<(ScenarioParams, Vec<String>), String> {
     let params: ScenarioParams = sojourn_engine::scenario_params_from_json(text.as_bytes())
-        .map_err(|e| format!("it is not a Sojourn scenario: {e}"))?;
+        .map_err(|e| {
+            format!(
+                "it is not a Sojourn scenario: {}",
+                words::field_message(&e, None)
+            )
+        })?;
     let problems = match Scenario::try_from(params.clone()) {
         Ok(_) => Vec::new(),
-        Err(error) => error.errors.iter().map(|e| e.to_string()).collect(),
+        Err(error) => words::scenario_messages(&error, Some(&params)),
     };
     Ok((params, problems))
 }

@@ -211,6 +211,15 @@ impl Which {
     }
 }
 
+/// The editor's title of a class's distribution by its field name
+/// (`input_tokens`: "Input (prompt) tokens"), for messages about it.
+pub(crate) fn dist_title(field: &str) -> Option<&'static str> {
+    [Which::BatchSize, Which::Input, Which::Output]
+        .into_iter()
+        .find(|which| which.field() == field)
+        .map(Which::title)
+}
+
 /// The distribution `which` of the class at `index`.
 fn dist_item(index: usize, which: Which) -> Item<DistParams> {
     Item::new(

@@ -74,10 +74,14 @@ impl AppState {
         Provenance::new(&params.name, link, &browser::now_iso())
     }
 
-    /// Beside results for earlier inputs: whether they are being brought
-    /// up to date or wait for Run.
+    /// Beside results for earlier inputs: whether they wait for the inputs
+    /// to be fixed (a run still going is for the earlier inputs too, so
+    /// "updating" would promise what it cannot bring), are being brought
+    /// up to date, or wait for Run.
     pub fn stale_label(&self) -> &'static str {
-        if self.auto_run.get() || self.run.with(RunStatus::is_running) {
+        if self.blocked_reason().is_some() {
+            "for earlier inputs: fix the inputs to run"
+        } else if self.auto_run.get() || self.run.with(RunStatus::is_running) {
             "for earlier inputs: updating"
         } else {
             "for earlier inputs: press Run"

@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 
 use sojourn_app::charts::hex;
 use sojourn_app::charts::{
-    LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, TornadoRow, cdf_chart,
-    chart_width, curve_reading, length_grid, lengths_chart, pareto_chart, series_chart,
-    service_curve_chart, sort_by_drawn_length, tick_label, tornado_chart, tornado_rows,
+    CdfInput, LENGTHS_TITLE, ParetoInput, ParetoPoint, Theme, TornadoMetric, TornadoRow, cdf_chart,
+    chart_height, chart_width, curve_reading, length_grid, lengths_chart, message_chart,
+    pareto_chart, series_chart, service_curve_chart, sort_by_drawn_length, tick_label,
+    tornado_chart, tornado_rows,
 };
 use sojourn_app::job::Case;
 use sojourn_app::results::cdf_input;
@@ -70,14 +71,20 @@ fn the_cdf_draws_each_deadline_and_marks_p50_and_p99() {
     }
 }
 
-#[test]
-fn per_class_and_case_curves_join_the_legend() {
+/// The CDF's input for an hour of the default scenario with its high
+/// demand case (the api class's rate x1.3), per class or not.
+fn with_high_demand(per_class: bool) -> CdfInput {
     let base = run(hour());
     let mut worst_params = hour();
     worst_params.classes[1].batches_per_hour *= 1.3;
     let mut cases = BTreeMap::new();
     cases.insert(Case::Worst, run(worst_params));
-    let input = cdf_input(&base, &cases, true);
+    cdf_input(&base, &cases, per_class)
+}
+
+#[test]
+fn per_class_and_case_curves_join_the_legend() {
+    let input = with_high_demand(true);
     let svg = cdf_chart(&input, &Theme::LIGHT, 760).svg;
     for label in [
         "expected demand (all classes)",
@@ -90,6 +97,78 @@ fn per_class_and_case_curves_join_the_legend() {
             "{label}"
         );
     }
+}
+
+/// The attribute `name` of the SVG text `label`, as plotters writes it
+/// (`<text x=".." y="..." ...>`, the label, a line break, `</text>`).
+fn text_attr<'a>(svg: &'a str, label: &str, name: &str) -> Option<&'a str> {
+    let end = svg.find(&format!("{label}\n</text>"))?;
+    let start = svg[..end].rfind("<text")?;
+    let value = svg[start..end].split(&format!(" {name}=\"")).nth(1)?;
+    value.split('"').next()
+}
+
+/// The y \[px\] of the SVG text `label`.
+fn text_y(svg: &str, label: &str) -> Option<f64> {
+    text_attr(svg, label, "y")?.parse().ok()
+}
+
+// On a phone the legend boxed inside the plot hid the curves' lower half:
+// it sits under the plot, at every width. The deadlines' labels sit low in
+// the plot, right of their line where they fit: there a CDF has no curve
+// (at the top they ran over the p99).
+#[test]
+fn the_cdf_keeps_its_words_off_its_curves() {
+    let input = with_high_demand(false);
+    for width in [372, 760] {
+        let chart = cdf_chart(&input, &Theme::LIGHT, width);
+        let plot_bottom = f64::from(chart_height(width, 0.52, 300));
+        assert!(f64::from(chart.height) > plot_bottom, "{width}");
+        for label in ["expected demand (all classes)", "high demand case"] {
+            let y = text_y(&chart.svg, label).expect(label);
+            assert!(
+                y > plot_bottom,
+                "{label} at y {y}, the plot ends at {plot_bottom}"
+            );
+        }
+        let deadline = text_y(&chart.svg, "deadline api 60.0 s").expect("labelled");
+        assert!(
+            deadline > plot_bottom / 2.0 && deadline < plot_bottom,
+            "the deadline's label at y {deadline}"
+        );
+        assert_eq!(
+            text_attr(&chart.svg, "deadline api 60.0 s", "text-anchor"),
+            Some("start"),
+            "right of its line"
+        );
+    }
+}
+
+// A placeholder's sentence ran off both sides of a phone's chart, and a
+// quote in it (a class's name in a message) ended the SVG's attribute.
+#[test]
+fn a_chart_holding_a_sentence_wraps_it_and_escapes_it() {
+    let message = "Service curve: the case \"high demand\" is not a valid scenario: \
+                   Class \"chat\", trace request 2, input tokens: must be at least 1…";
+    let phone = message_chart("Service curve", message, &Theme::LIGHT, 372, 300);
+    assert!(phone.svg.matches("<tspan").count() >= 3, "{}", phone.svg);
+    assert!(
+        phone
+            .svg
+            .contains("aria-label=\"Service curve: the case &quot;high demand&quot;"),
+        "{}",
+        phone.svg
+    );
+    assert!(!phone.svg.contains("\"high demand\""), "{}", phone.svg);
+    assert_eq!(phone.title, "Service curve");
+    let wide = message_chart(
+        "Service curve",
+        "Waiting for the simulation…",
+        &Theme::LIGHT,
+        760,
+        300,
+    );
+    assert_eq!(wide.svg.matches("<tspan").count(), 1, "{}", wide.svg);
 }
 
 #[test]

@@ -165,7 +165,11 @@ fn the_lengths_preview_draws_from_the_class_model() {
     let pairs = lengths_preview(&class(Some(table))).expect("valid");
     assert!(pairs.iter().all(|p| *p == (30, 900) || *p == (5000, 12)));
     let error = lengths_preview(&class(Some(LengthsParams::Correlated { rho: 1.5 })));
-    assert!(error.unwrap_err().starts_with("lengths.rho: "));
+    let error = error.unwrap_err();
+    assert!(
+        error.starts_with("Prompt and output together, correlation (rho): "),
+        "{error}"
+    );
 }
 
 #[test]

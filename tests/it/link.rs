@@ -158,7 +158,7 @@ fn damaged_links_say_what_is_wrong() {
     };
     check(&wrong_type, |e| {
         matches!(e, LinkError::NotAScenario(r)
-            if r.starts_with("engine.max_num_seqs: ") && !r.contains("column"))
+            if r.starts_with("Serving engine, max sequences per step: ") && !r.contains("column"))
     });
 }
 
@@ -215,14 +215,17 @@ fn an_imported_file_with_a_wrong_type_names_the_field() {
     use sojourn_app::panels::toolbar::import_scenario;
     let error = import_scenario(r#"{"engine": {"max_num_seqs": "256"}}"#).unwrap_err();
     assert!(
-        error.contains("engine.max_num_seqs: invalid type"),
+        error.contains("Serving engine, max sequences per step: invalid type"),
         "{error}"
     );
     let error = import_scenario(
         r#"{"classes": [{"name": "api", "input_tokens": {"kind": "constant", "value": 9, "median": 5}}]}"#,
     )
     .unwrap_err();
-    assert!(error.contains("classes[0].input_tokens.median"), "{error}");
+    assert!(
+        error.contains("Class 1, input (prompt) tokens, median: unknown field"),
+        "{error}"
+    );
 }
 
 /// A scenario whose JSON is over the link limit: r17 of the review, prompt

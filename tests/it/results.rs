@@ -191,6 +191,15 @@ fn the_plan_names_its_configuration_and_what_the_search_did() {
     let figures = plan_figures(result);
     assert_eq!(figures[0].label, "Planned configuration");
     assert_eq!(figures[0].value, chosen.name);
+    // The interval is the cost per success's; the monthly cost is the
+    // fleet's, after it (it read as the month's interval).
+    let cost = &figures[2];
+    assert_eq!(cost.label, "Planned cost per success");
+    assert!(
+        cost.detail.starts_with("95% CI $") && cost.detail.ends_with(" per month for the fleet"),
+        "{}",
+        cost.detail
+    );
     let e = &result.search_effort;
     assert_eq!(
         search_effort_line(result),

@@ -143,7 +143,7 @@ fn an_offline_batch_prefills_together_then_decodes_together() {
 }
 
 /// `sojourn run --json` carries the batch statistics, and the summary
-/// prints them.
+/// prints them, and its load lines say what they measure.
 #[test]
 fn the_cli_reports_the_batch_statistics() {
     let file = std::env::temp_dir().join(format!("sojourn-batches-{}.json", std::process::id()));
@@ -178,6 +178,17 @@ fn the_cli_reports_the_batch_statistics() {
         "{summary}"
     );
     assert!(summary.contains("10 steps"), "{summary}");
+    // The load against the estimate says what it is, and busy time is
+    // measured, never called load (issue 20).
+    assert!(
+        summary.contains("(offered load / estimated capacity "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(" of the time: any request in service"),
+        "{summary}"
+    );
+    assert!(!summary.contains("rho"), "{summary}");
     assert!(
         summary.contains("step time: prefill 74 %, decode 26 %, recomputation 0 %"),
         "{summary}"

@@ -4,7 +4,10 @@
 //! goes.
 
 use leptos::prelude::*;
-use sojourn_engine::{FleetCost, UnitCosts, cost_table, plan_budget_table, plan_unit_costs_table};
+use sojourn_engine::{
+    FleetCost, UnitCosts, cost_table, format_duration_s, format_usd, plan_budget_table,
+    plan_unit_costs_table,
+};
 
 use super::{TableView, plan_of};
 use crate::help;
@@ -28,12 +31,17 @@ fn cost_bar(fleet: &FleetCost, units: &UnitCosts, whose: &str) -> AnyView {
         .map(|s| s.describe())
         .collect::<Vec<_>>()
         .join(", ");
+    // The parts are over the costed window (the simulated horizon), not
+    // per month as the budget beside them: say so.
+    let window = format!(
+        "Over the {} simulated, {} costs {} in all:",
+        format_duration_s(fleet.window_h * 3600.0),
+        whose,
+        format_usd(fleet.usd_total.unwrap_or(0.0))
+    );
     view! {
-        <div
-            class="cost-bar"
-            role="img"
-            aria-label=format!("Where the cost of {whose} goes: {label}")
-        >
+        <p class="cost-window">{window.clone()}</p>
+        <div class="cost-bar" role="img" aria-label=format!("{window} {label}")>
             {segments
                 .iter()
                 .map(|s| {

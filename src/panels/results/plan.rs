@@ -10,8 +10,10 @@ mod cases;
 use leptos::prelude::*;
 use sojourn_engine::{PlanResult, configurations_table, format_count, recommendation_details};
 
-use super::{ChartFigure, FigureCard, TableView, note_chart, placeholder_sized, plan_of};
-use crate::charts::{Theme, chart_height, pareto_chart, service_curve_chart};
+use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
+use crate::charts::{
+    Theme, chart_height, message_chart, pareto_chart, service_curve_chart, service_curve_height,
+};
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
@@ -31,7 +33,7 @@ pub(super) fn pending_text(state: &AppState) -> String {
             label,
             fraction,
             stage: Stage::Plan,
-        } => format!("{label} ({:.0} %)", fraction * 100.0),
+        } => format!("{label}, {:.0} % done", fraction * 100.0),
         // The plan's simulations start beside the single run.
         RunStatus::Running { .. } if state.plan.get() == PlanStatus::Running => {
             "Planning beside the simulation".to_string()
@@ -121,7 +123,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
     let pending = Memo::new(move |_| pending_text(&state));
     let pareto_svg = Signal::derive(move || {
         state.plan.with(|p| match p {
-            PlanStatus::Done { plan, .. } if plan.explored.is_empty() => note_chart(
+            PlanStatus::Done { plan, .. } if plan.explored.is_empty() => message_chart(
                 "Cost against P(miss)",
                 "No fleet meets the targets, so none was simulated",
                 &theme.get(),
@@ -158,7 +160,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
                         &format!("Service curve: {}", pending.get()),
                         &theme.get(),
                         width.get(),
-                        with_legend_height(width.get()),
+                        service_curve_height(width.get()),
                     )
                 })
         })

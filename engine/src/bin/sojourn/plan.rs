@@ -240,7 +240,7 @@ fn plan_summary(r: &PlanResult) -> String {
         let e = &a.estimate;
         let _ = writeln!(
             out,
-            "  c = {} decode slots per replica; rho: prefill {}, decode {}, accelerator {}",
+            "  c = {} decode slots per replica; load (rho, offered work / capacity): prefill stage {}, decode stage {}, accelerator {}",
             e.decode_slots_per_replica,
             format_number(e.prefill.utilization, 3),
             format_number(e.decode.utilization, 3),

@@ -51,8 +51,9 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The run in a few lines: what ran, the load, each class, the outcomes,
-/// throughput, the batches and the report's warnings.
+/// The run in a few lines: what ran, the load against the closed-form
+/// estimate of capacity, how busy the replicas were (measured), each
+/// class, the outcomes, throughput, the batches and the report's warnings.
 fn summary(run: &RunSummary, fleet: &str) -> String {
     let r = &run.report;
     let mut out = String::new();
@@ -60,9 +61,14 @@ fn summary(run: &RunSummary, fleet: &str) -> String {
     let _ = writeln!(out, "  {fleet}");
     let _ = writeln!(
         out,
-        "  load: {} requests/s offered, rho = {}, utilization {}",
+        "  load: {} requests/s offered; estimated capacity {} requests/s (offered load / estimated capacity {})",
         format_number(r.load.arrival_rate_per_s, 3),
-        format_number(r.load.rho, 3),
+        format_number(r.load.saturation_rate_per_s, 3),
+        format_percent_whole(r.load.rho)
+    );
+    let _ = writeln!(
+        out,
+        "  replicas busy {} of the time: any request in service, however few",
         format_percent_whole(r.utilization)
     );
     let _ = writeln!(out);

@@ -1,6 +1,6 @@
 //! The plan's demand cases (expected, low and high demand, each re-planned,
-//! and the fleet covering high demand) and its sensitivity (how to read it,
-//! the tornado on the plan's fixed fleet, the re-planned fleets).
+//! and the fleet covering high demand) and its sensitivity (the tornado on
+//! the plan's fixed fleet, how to read it, the re-planned fleets).
 
 use leptos::prelude::*;
 use sojourn_engine::PlanResult;
@@ -106,7 +106,6 @@ pub(in crate::panels::results) fn PlanSensitivity(
             when=move || missing.with(Option::is_none)
             fallback=move || view! { <p class="panel-note">{missing.get()}</p> }
         >
-            {reading}
             <ChartFigure
                 id="tornado-figure"
                 caption="Sensitivity on the plan's fleet (tornado)"
@@ -142,6 +141,10 @@ pub(in crate::panels::results) fn PlanSensitivity(
                     </select>
                 </label>
             </ChartFigure>
+            // How to read the tornado and the table of re-planned fleets,
+            // between them: it comes with the plan, and above the tornado
+            // it pushed the chart down as it came.
+            {reading}
             {replanned}
         </Show>
     }

@@ -1,0 +1,502 @@
+//! The engine's field paths in the page's words. The engine names a bad
+//! value by its path in the scenario's JSON
+//! (`classes[0].load.requests[1].input_tokens`); a user reads the form,
+//! so every message the page shows about a field away from its box (Run's
+//! reason, a refused share link, an imported file's problems, a lengths
+//! preview, a failed case) names it as the form labels it:
+//! `Class "chat", trace request 2, input tokens`. (A field's own box shows
+//! the reason alone.)
+//! Items count from 1, as the form's legends do ("Target 2"). A path this
+//! does not know still reads: its names spaced out, its indexes counted
+//! from 1; nothing is dropped.
+
+use sojourn_engine::{
+    ClassParams, DistParams, FieldError, LoadParams, PlanError, ScenarioError, ScenarioParams,
+    SensitivityInput, StepTimeParams,
+};
+
+use crate::form::{enum_parse, shape_fields, shape_lists};
+use crate::panels::serving::step_time_labels;
+use crate::panels::workload::dist_title;
+
+/// `error` as the page shows it: the field in words, then the engine's
+/// reason (`params`, when known, names classes and tells load modes apart).
+pub fn field_message(error: &FieldError, params: Option<&ScenarioParams>) -> String {
+    message(&error.field, &error.reason, params)
+}
+
+/// The field at `path` in words, then `reason`; the reason alone when the
+/// path is empty (malformed JSON has no field).
+pub fn message(path: &str, reason: &str, params: Option<&ScenarioParams>) -> String {
+    if path.is_empty() {
+        reason.to_string()
+    } else {
+        format!("{}: {reason}", field_words(path, params))
+    }
+}
+
+/// Every problem of `error`, one message each.
+pub fn scenario_messages(error: &ScenarioError, params: Option<&ScenarioParams>) -> Vec<String> {
+    error
+        .errors
+        .iter()
+        .map(|e| field_message(e, params))
+        .collect()
+}
+
+/// `error` in one line, its problems joined as the engine joins them.
+pub fn scenario_message(error: &ScenarioError, params: Option<&ScenarioParams>) -> String {
+    scenario_messages(error, params).join("; ")
+}
+
+/// Why a plan failed; a case that is not a valid scenario names its
+/// fields in words.
+pub fn plan_error_message(error: &PlanError, params: Option<&ScenarioParams>) -> String {
+    match error {
+        PlanError::InvalidCase { case, error } => format!(
+            "the case \"{case}\" is not a valid scenario: {}",
+            scenario_message(error, params)
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The field at `path` as the form names it: the section or item first
+/// (`Class "chat"`, `SLA target 2`, `Model`), then the field's label.
+pub fn field_words(path: &str, params: Option<&ScenarioParams>) -> String {
+    let segments = segments(path);
+    let mut words = scenario_words(&segments, params);
+    if let Some(first) = words.first_mut() {
+        *first = capitalised(first);
+    }
+    words.join(", ")
+}
+
+/// The field at `path` of a class (`input_tokens.p90`), as the class's
+/// own editor names it (no class before it).
+pub fn class_field_words(path: &str, class: Option<&ClassParams>) -> String {
+    let words = class_words(&segments(path), class);
+    capitalised(&words.join(", "))
+}
+
+/// One step of a path: a field's name or a list's index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Segment<'a> {
+    Name(&'a str),
+    Index(usize),
+}
+
+use Segment::{Index, Name};
+
+/// `classes[0].lengths.pairs[3][1]` as names and indexes.
+fn segments(path: &str) -> Vec<Segment<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if !name.is_empty() {
+            out.push(Name(name));
+        }
+        while let Some(inside) = rest.strip_prefix('[') {
+            let end = inside.find(']').unwrap_or(inside.len());
+            let key = &inside[..end];
+            out.push(key.parse().map_or(Name(key), Index));
+            rest = inside.get(end + 1..).unwrap_or("");
+        }
+    }
+    out
+}
+
+/// A path's words from the scenario's top level.
+fn scenario_words(path: &[Segment], params: Option<&ScenarioParams>) -> Vec<String> {
+    let [Name(section), rest @ ..] = path else {
+        return rest_words(path);
+    };
+    let within = |title: &str, labels: &[(&str, &str)]| {
+        let mut words = vec![title.to_string()];
+        words.extend(labelled(rest, labels));
+        words
+    };
+    match *section {
+        "version" => vec!["format version".to_string()],
+        "name" if rest.is_empty() => vec!["scenario name".to_string()],
+        "classes" => classes_words(rest, params),
+        "model" => within("Model", MODEL),
+        "hardware" => within("Hardware", HARDWARE),
+        "replica" => within("Hardware", REPLICA),
+        "engine" => within("Serving engine", ENGINE),
+        "cluster" => within("Cluster", CLUSTER),
+        "step_time" => step_time_words(rest, params.map(|p| &p.step_time)),
+        "step_time_scale" => vec!["step-time calibration".to_string()],
+        "run" => within("Simulation", RUN),
+        "plan" => plan_words(rest),
+        _ => rest_words(path),
+    }
+}
+
+/// `classes`, `classes[i]` and a class's fields: the class by its name.
+fn classes_words(path: &[Segment], params: Option<&ScenarioParams>) -> Vec<String> {
+    let [Index(i), rest @ ..] = path else {
+        let mut words = vec!["request classes".to_string()];
+        words.extend(rest_words(path));
+        return words;
+    };
+    let class = params.and_then(|p| p.classes.get(*i));
+    let name = match class.map(|c| c.name.trim()) {
+        Some(name) if !name.is_empty() => format!("Class \"{name}\""),
+        _ => format!("Class {}", i + 1),
+    };
+    let mut words = vec![name];
+    words.extend(class_words(rest, class));
+    words
+}
+
+/// A class's field, as its editor labels it.
+fn class_words(path: &[Segment], class: Option<&ClassParams>) -> Vec<String> {
+    let [Name(field), rest @ ..] = path else {
+        return rest_words(path);
+    };
+    let dist = |dist: Option<&DistParams>| {
+        let mut words = vec![dist_title(field).map_or_else(|| spaced(field), after_comma)];
+        words.extend(dist_words(rest, dist));
+        words
+    };
+    match *field {
+        "batch_size" => dist(class.map(|c| &c.batch_size)),
+        "input_tokens" => dist(class.map(|c| &c.input_tokens)),
+        "output_tokens" => dist(class.map(|c| &c.output_tokens)),
+        "time_of_day" => {
+            let mut words = vec!["time of day".to_string()];
+            if let [Index(hour), ..] = rest {
+                words.push(format!("{hour:02}h"));
+            }
+            words
+        }
+        "lengths" => {
+            let mut words = vec!["prompt and output together".to_string()];
+            words.extend(lengths_words(rest));
+            words
+        }
+        "load" => load_words(rest, class.map(|c| &c.load)),
+        _ => labelled(path, CLASS),
+    }
+}
+
+/// A distribution's field (`p90`, `values[3]`, `max`), with the form's
+/// label for it in the distribution's shape.
+fn dist_words(path: &[Segment], dist: Option<&DistParams>) -> Vec<String> {
+    let [Name(field), rest @ ..] = path else {
+        return rest_words(path);
+    };
+    let shape_label = dist.and_then(|d| {
+        let numbers = shape_fields(&d.shape).iter().map(|&(f, label)| (f, label));
+        let lists = shape_lists(&d.shape)
+            .iter()
+            .map(|&(f, label, ..)| (f, label));
+        numbers
+            .chain(lists)
+            .find(|&(f, _)| f == *field)
+            .map(|(_, l)| l)
+    });
+    match shape_label {
+        Some(label) => {
+            let mut words = vec![after_comma(label)];
+            words.extend(rest_words(rest));
+            words
+        }
+        None => labelled(path, DIST),
+    }
+}
+
+/// How the two lengths go together: the correlation or the table's cells.
+fn lengths_words(path: &[Segment]) -> Vec<String> {
+    match path {
+        [Name("pairs"), Index(row), Index(column), ..] => {
+            let column = PAIR_COLUMNS.get(*column).copied().unwrap_or("column");
+            vec![format!("pairs, row {}, {column}", row + 1)]
+        }
+        [Name("pairs"), Index(row), ..] => vec![format!("pairs, row {}", row + 1)],
+        _ => labelled(path, LENGTHS),
+    }
+}
+
+/// The columns of a table of pairs, as its box explains them.
+const PAIR_COLUMNS: [&str; 3] = ["input", "output", "weight"];
+
+/// A class's load: its mode's boxes, or a trace's request by number.
+fn load_words(path: &[Segment], load: Option<&LoadParams>) -> Vec<String> {
+    match path {
+        [] | [Name("kind")] => vec!["load".to_string()],
+        [Name("requests"), Index(i), rest @ ..] => {
+            let mut words = vec![format!("trace request {}", i + 1)];
+            words.extend(labelled(rest, TRACE_REQUEST));
+            words
+        }
+        [Name("requests")] => match load {
+            Some(LoadParams::ClosedLoop { .. }) => vec!["requests in all".to_string()],
+            Some(LoadParams::Trace { .. }) => vec!["trace requests".to_string()],
+            _ => vec!["requests".to_string()],
+        },
+        [Name("think_ms"), rest @ ..] => {
+            let think = match load {
+                Some(LoadParams::ClosedLoop { think_ms, .. }) => think_ms.as_ref(),
+                _ => None,
+            };
+            let mut words = vec!["think time".to_string()];
+            words.extend(dist_words(rest, think));
+            words
+        }
+        _ => labelled(path, LOAD),
+    }
+}
+
+/// The step-time model's fields, labelled as the serving panel's boxes.
+fn step_time_words(path: &[Segment], model: Option<&StepTimeParams>) -> Vec<String> {
+    let mut words = vec!["Step-time model".to_string()];
+    match path {
+        [] | [Name("kind")] => {}
+        [Name("step_s"), Index(row), Index(column), ..] => words.push(format!(
+            "measured table, row {}, column {}",
+            row + 1,
+            column + 1
+        )),
+        [Name("step_s"), Index(row), ..] => words.push(format!("measured table, row {}", row + 1)),
+        [Name(field), rest @ ..] => {
+            match model.and_then(|m| step_time_labels(m).find(|&(f, _)| f == *field)) {
+                Some((_, label)) => {
+                    words.push(after_comma(label));
+                    words.extend(rest_words(rest));
+                }
+                None => words.extend(rest_words(path)),
+            }
+        }
+        _ => words.extend(rest_words(path)),
+    }
+    words
+}
+
+/// The plan's fields, as the prices, targets and cases panels label them.
+fn plan_words(path: &[Segment]) -> Vec<String> {
+    let (first, rest) = match path {
+        [Name(first), rest @ ..] => (*first, rest),
+        _ => return rest_words(path),
+    };
+    let within = |title: &str, labels: &[(&str, &str)]| {
+        let mut words = vec![title.to_string()];
+        words.extend(labelled(rest, labels));
+        words
+    };
+    match (first, rest) {
+        ("pricing", _) => within("Prices", PRICING),
+        ("reserve", _) => within("Reserve", RESERVE),
+        ("targets", [Index(i), rest @ ..]) => {
+            let mut words = vec![format!("SLA target {}", i + 1)];
+            words.extend(labelled(rest, TARGET));
+            words
+        }
+        ("targets", _) => within("SLA targets", &[]),
+        ("candidates", [Index(i), rest @ ..]) => {
+            let mut words = vec![format!("Hardware option {}", i + 1)];
+            words.extend(labelled(rest, CANDIDATE));
+            words
+        }
+        ("candidates", _) => within("Hardware options", &[]),
+        ("best" | "worst", [Name(input), ..]) => {
+            let case = if first == "best" { "Best" } else { "Worst" };
+            let input = enum_parse::<SensitivityInput>(input).map_or(*input, |i| i.label());
+            vec![format!("{case} case"), input.to_string()]
+        }
+        ("sensitivity", _) => within("Sensitivity", SENSITIVITY),
+        ("service_curve", _) => within("Service curve", SERVICE_CURVE),
+        ("search", _) => within("Capacity search", &[]),
+        _ => {
+            let mut words = vec!["Capacity plan".to_string()];
+            words.extend(labelled(path, PLAN));
+            words
+        }
+    }
+}
+
+/// `path`'s first name by `labels` (spaced out if not there), then the rest.
+fn labelled(path: &[Segment], labels: &[(&str, &str)]) -> Vec<String> {
+    match path {
+        [Name(name), rest @ ..] => {
+            let label = labels.iter().find(|(field, _)| field == name);
+            let mut words = vec![label.map_or_else(|| spaced(name), |(_, l)| l.to_string())];
+            words.extend(rest_words(rest));
+            words
+        }
+        _ => rest_words(path),
+    }
+}
+
+/// A path no table knows, still readable: names spaced out, indexes
+/// counted from 1.
+fn rest_words(path: &[Segment]) -> Vec<String> {
+    path.iter()
+        .map(|segment| match segment {
+            Name(name) => spaced(name),
+            Index(i) => format!("entry {}", i + 1),
+        })
+        .collect()
+}
+
+/// `max_num_seqs` as "max num seqs".
+fn spaced(name: &str) -> String {
+    name.replace('_', " ")
+}
+
+/// `text` with its first letter upper-case (it starts the message).
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A label as it reads after a comma: lower-case, unless it starts with an
+/// abbreviation ("KV heads", "GPUs per replica").
+fn after_comma(label: &str) -> String {
+    let mut chars = label.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if second.is_lowercase() || second == ' ' => first
+            .to_lowercase()
+            .chain(label[first.len_utf8()..].chars())
+            .collect(),
+        _ => label.to_string(),
+    }
+}
+
+// The form's labels, field by field, as they read after a comma (the
+// panels' boxes show the same words capitalised; a label here that no box
+// shows names a field the form leaves to files).
+
+const MODEL: &[(&str, &str)] = &[
+    ("preset", "preset"),
+    ("name", "name"),
+    ("params_b", "parameters"),
+    ("active_params_b", "active parameters (MoE)"),
+    ("layers", "layers"),
+    ("q_heads", "query heads"),
+    ("kv_heads", "KV heads"),
+    ("head_dim", "head dimension"),
+    ("kv_latent_dim", "latent KV dimension (MLA)"),
+    ("weight_dtype", "weight precision"),
+    ("kv_dtype", "KV cache precision"),
+    ("moe", "mixture of experts"),
+    ("mla", "MLA"),
+];
+
+const HARDWARE: &[(&str, &str)] = &[
+    ("preset", "accelerator preset"),
+    ("name", "name"),
+    ("memory_gib", "memory"),
+    ("bandwidth_gb_s", "memory bandwidth"),
+    ("peak_tflops", "peak compute"),
+];
+
+const REPLICA: &[(&str, &str)] = &[
+    ("gpus_per_replica", "GPUs per replica"),
+    ("gpu_memory_utilization", "memory the engine may use"),
+    ("runtime_reserve_gib", "runtime reserve per GPU"),
+];
+
+const ENGINE: &[(&str, &str)] = &[
+    ("max_num_seqs", "max sequences per step"),
+    ("max_num_batched_tokens", "token budget per step"),
+    ("long_prefill_threshold", "prefill chunk per request"),
+    ("discipline", "queue discipline"),
+    ("max_waiting", "queue bound per replica"),
+    ("block_size", "KV block size"),
+    ("max_model_len", "longest sequence"),
+    ("schedule", "schedule"),
+];
+
+const CLUSTER: &[(&str, &str)] = &[("replicas", "replicas"), ("router", "router")];
+
+const RUN: &[(&str, &str)] = &[
+    ("horizon_s", "horizon"),
+    ("seed", "seed"),
+    ("warmup_s", "warm-up"),
+    ("drain_s", "drain after the horizon"),
+    ("series_interval_s", "time-series interval"),
+];
+
+const CLASS: &[(&str, &str)] = &[
+    ("name", "class name"),
+    ("batches_per_hour", "batch arrivals"),
+    ("prefix_cache_hit", "prefix cache hit"),
+    ("priority", "priority"),
+    ("deadline_s", "deadline (SLA)"),
+    ("timeout_s", "client timeout"),
+];
+
+const DIST: &[(&str, &str)] = &[
+    ("kind", "distribution"),
+    ("max", "cap (max)"),
+    ("min", "floor (min)"),
+];
+
+const LENGTHS: &[(&str, &str)] = &[
+    ("kind", "lengths"),
+    ("rho", "correlation (rho)"),
+    ("pairs", "pairs"),
+];
+
+const LOAD: &[(&str, &str)] = &[("clients", "clients")];
+
+const TRACE_REQUEST: &[(&str, &str)] = &[
+    ("arrival_s", "arrival time"),
+    ("input_tokens", "input tokens"),
+    ("output_tokens", "output tokens"),
+    ("prefix_hit", "prefix cache hit"),
+];
+
+const PRICING: &[(&str, &str)] = &[
+    ("usd_per_gpu_hour", "price per GPU-hour"),
+    ("pricing_model", "pricing model"),
+    ("price_date", "price date"),
+    ("provider_region", "provider and region"),
+    ("fixed_usd_per_month", "fixed costs"),
+];
+
+const RESERVE: &[(&str, &str)] = &[
+    ("failure_reserve_replicas", "failure reserve (N+k)"),
+    ("warm_idle_replicas", "warm idle replicas"),
+];
+
+const TARGET: &[(&str, &str)] = &[
+    ("metric", "metric"),
+    ("class", "applies to"),
+    ("epsilon", "largest P(miss)"),
+    ("percentile", "percentile"),
+    ("bound_s", "at most"),
+];
+
+const CANDIDATE: &[(&str, &str)] = &[
+    ("name", "name"),
+    ("hardware", "accelerator"),
+    ("gpus_per_replica", "GPUs per replica"),
+    ("usd_per_gpu_hour", "price per GPU-hour"),
+    ("pricing_model", "pricing model"),
+];
+
+const SENSITIVITY: &[(&str, &str)] = &[
+    ("delta", "sensitivity step"),
+    ("replications", "sensitivity replications"),
+];
+
+const SERVICE_CURVE: &[(&str, &str)] = &[
+    ("load_multipliers", "service-curve loads"),
+    ("headroom_fraction", "headroom below the knee"),
+];
+
+const PLAN: &[(&str, &str)] = &[
+    ("replications", "replications"),
+    ("max_replicas", "largest fleet searched"),
+    ("max_busy_fraction", "most busy time"),
+    ("decision", "decide targets by"),
+];
+
+#[cfg(test)]
+mod tests;
