@@ -4,7 +4,7 @@
 //! page's own is how an input box shows a value.
 
 pub use sojourn_engine::{
-    format_count, format_duration_s, format_gib, format_number, format_percent,
+    counted, format_count, format_duration_s, format_gib, format_number, format_percent,
     format_percent_interval, format_percent_whole, format_usd,
 };
 

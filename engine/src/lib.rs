@@ -103,7 +103,7 @@ pub use plan::{
 // How results read, for the page and the CLI: number formats, the run
 // summary the web worker sends, tables with CSV and text, the cases.
 pub use format::{
-    MISSING, format_count, format_duration_s, format_gib, format_multiple, format_number,
+    MISSING, counted, format_count, format_duration_s, format_gib, format_multiple, format_number,
     format_or_missing, format_percent, format_percent_interval, format_percent_whole, format_usd,
 };
 pub use present::batch_tables::{

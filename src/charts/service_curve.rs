@@ -10,7 +10,7 @@ use sojourn_engine::{CheckMetric, CurveTarget, ServiceCurve};
 
 use super::legend::{LegendItem, Mark, draw_legend, draw_note, legend_height, note_height};
 use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px, tick_label};
-use crate::format::format_number;
+use crate::format::{counted, format_number};
 
 pub const CURVE_TITLE: &str = "Service curve";
 
@@ -20,7 +20,7 @@ const Y_TICKS: usize = 8;
 pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> Chart {
     let reading = curve_reading(curve);
     let name = format!(
-        "{CURVE_TITLE}: {} against offered load on {} replicas of {}",
+        "{CURVE_TITLE}: {} against offered load on {} of {}",
         curve
             .target
             .as_ref()
@@ -28,7 +28,7 @@ pub fn service_curve_chart(curve: &ServiceCurve, theme: &Theme, width: u32) -> C
                 "{} and goodput",
                 t.measure
             )),
-        curve.replicas,
+        counted(curve.replicas.into(), "replica"),
         curve.candidate,
     );
     // Screen readers get the marks and the reading; file names the name.
@@ -106,7 +106,11 @@ const USUAL_LONGEST_READING: &str = "The p90 TPOT of every class stays within 50
 /// binding target breaks on this fleet, and why the operating point is
 /// where it is.
 pub fn curve_reading(curve: &ServiceCurve) -> String {
-    let fleet = format!("{} replicas of {}", curve.replicas, curve.candidate);
+    let fleet = format!(
+        "{} of {}",
+        counted(curve.replicas.into(), "replica"),
+        curve.candidate
+    );
     let growth = |load: f64| format!("{:.0}%", (load - 1.0) * 100.0);
     let headroom = match (&curve.target, curve.sla_limit_load) {
         (None, _) => String::new(),

@@ -18,7 +18,7 @@ use sojourn_engine::{
 
 use crate::browser;
 use crate::charts::{Chart, Theme, cdf_chart, chart_width, message_chart, series_chart};
-use crate::format::format_count;
+use crate::format::{counted, format_count};
 use crate::help;
 use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
@@ -246,9 +246,9 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
             r.as_ref().map(|r| {
                 let report = &r.base.report;
                 format!(
-                    "Seed {}, {} replicas, {} requests simulated; digest {}.",
+                    "Seed {}, {}, {} requests simulated; digest {}.",
                     report.seed,
-                    report.replicas,
+                    counted(report.replicas.into(), "replica"),
                     format_count(report.overall.arrived),
                     r.base.digest
                 )
@@ -282,8 +282,8 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                                         "The configured fleet".to_string(),
                                         |r| {
                                             format!(
-                                                "The configured fleet: {} replicas, one simulation",
-                                                r.base.report.replicas,
+                                                "The configured fleet: {}, one simulation",
+                                                counted(r.base.report.replicas.into(), "replica"),
                                             )
                                         },
                                     )
