@@ -167,7 +167,10 @@ fn csv_records(
         .filter_map(move |record| match record {
             Ok(r) if r.iter().all(str::is_empty) => None,
             Ok(r) => Some(Ok((line(r.position()), r))),
-            Err(e) => Some(Err(error(format!("row {}", line(e.position())), e.to_string()))),
+            Err(e) => Some(Err(error(
+                format!("row {}", line(e.position())),
+                e.to_string(),
+            ))),
         })
 }
 
@@ -181,7 +184,10 @@ fn line_at(text: &[u8], byte: u64) -> usize {
         let line_start = at == 0 || text[at - 1] == b'\n';
         match text[at] {
             b'#' if line_start => {
-                at += text[at..].iter().position(|b| *b == b'\n').unwrap_or(text.len() - at);
+                at += text[at..]
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .unwrap_or(text.len() - at);
             }
             b if b.is_ascii_whitespace() => at += 1,
             _ => break,

@@ -32,7 +32,8 @@ fn step_times_read_from_csv_and_json_alike() {
 #[test]
 fn csv_fields_may_be_quoted_and_lines_end_in_crlf() {
     let plain = "prefill_tokens,decode_seqs,kv_tokens,step_s\n2048,0,2048,0.05\n";
-    let quoted = "prefill_tokens,decode_seqs,kv_tokens,step_s\r\n   \r\n\"2048\",0,2048,\" 0.05\"\r\n";
+    let quoted =
+        "prefill_tokens,decode_seqs,kv_tokens,step_s\r\n   \r\n\"2048\",0,2048,\" 0.05\"\r\n";
     assert_eq!(
         parse_measurements(quoted).expect("quoted"),
         parse_measurements(plain).expect("plain")

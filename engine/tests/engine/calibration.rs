@@ -85,11 +85,17 @@ fn write_calibration_tables() {
     std::fs::write(&path, doc).expect("written");
 }
 
+/// The one target figure beyond 35%, and why (`docs/calibration.md`): the
+/// TensorRT-LLM 0.6.1 Llama-2-70B row on four A100s, whose batch of 240 its
+/// own page contradicts (the engine it builds takes at most 64).
+const BEYOND_35: [&str; 1] = ["trtllm061-llama2-70b-a100-fp16-tp4-bs240-128-2048"];
+
 /// Issue 14's target, on the figures it names (throughput and mean
-/// inter-token latency of dense models): median absolute error at most 15%.
-/// (Its second half, no point beyond 35%, is not met yet: see the docs.)
+/// inter-token latency of dense models): median absolute error at most 15%,
+/// and no figure beyond 35% but the named one (a new miss, or that one
+/// coming within, fails here and asks for the docs to follow).
 #[test]
-fn dense_models_meet_the_median_target_and_beat_the_roofline() {
+fn dense_models_meet_the_target_and_beat_the_roofline() {
     let target = |name: &str| -> Vec<Comparison> {
         let (_, c, _) = compared()
             .iter()
@@ -97,11 +103,18 @@ fn dense_models_meet_the_median_target_and_beat_the_roofline() {
             .expect("compared");
         c.iter().filter(|c| c.in_target()).cloned().collect()
     };
-    let (ops_median, _) = summary(&target("operations"));
+    let operations = target("operations");
+    let (ops_median, _) = summary(&operations);
     let (roof_median, _) = summary(&target("roofline"));
     assert!(ops_median <= 0.15, "median error {ops_median}");
     assert!(
         ops_median < roof_median / 2.0,
         "{ops_median} vs roofline {roof_median}"
     );
+    let beyond: Vec<&str> = operations
+        .iter()
+        .filter(|c| c.error().abs() > 0.35)
+        .map(|c| c.point.as_str())
+        .collect();
+    assert_eq!(beyond, BEYOND_35, "target figures beyond 35%");
 }

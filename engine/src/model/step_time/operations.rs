@@ -30,8 +30,17 @@
 //!   arithmetic is dequantised to BF16). Attention runs at BF16.
 //! - attention FLOPs: `4 x layers x q_heads x head_dim` per (query, key)
 //!   pair, as in the roofline.
-//! - weight bytes read: all weights of a dense model; for a mixture of
-//!   experts the expected touched fraction `max(a, 1 - (1 - a)^tokens)`.
+//! - weight bytes read: all weights of a dense model. A mixture of experts
+//!   with its experts described (`moe`: E routed experts, top-k, their
+//!   width) reads every weight outside the routed experts (attention,
+//!   embeddings, shared experts, dense layers) and, in each MoE layer, the
+//!   experts its tokens touch: `tokens` tokens each picking k of E touch
+//!   `E (1 - (1 - k/E)^tokens)` distinct experts on average, so
+//!   `shared + routed x (1 - (1 - k/E)^tokens)`, routed = `moe layers x E x
+//!   3 x hidden x width` parameters (a gated MLP: gate, up, down). Without
+//!   those fields, the expected touched fraction `max(a, 1 - (1 - a)^tokens)`
+//!   of all weights, a = active / total parameters. The linear layers'
+//!   FLOPs stay `2 x active` per token: each token runs only its k experts.
 //! - all-reduces: two per layer of the step's activations (`tokens x hidden
 //!   x 2 bytes`), each `latency + 2 (tp - 1) / tp x bytes / (link x
 //!   interconnect)`, a ring over the intra-node link.
@@ -98,8 +107,11 @@ impl Family {
     /// The family's default efficiencies, fitted by hand to the published
     /// points of `docs/calibration.md` (dense models: TensorRT-LLM offline
     /// throughput on Hopper, Ampere, Ada and Blackwell at TP1 to TP8, batch-1
-    /// prefill times, NIM concurrency sweeps). CDNA 3 has no usable point:
-    /// its values are a guess, lower than NVIDIA's, and say so in the docs.
+    /// prefill times, NIM concurrency sweeps). Every Hopper point runs FP8
+    /// weights and every Blackwell point FP4, so their GEMM efficiencies are
+    /// fractions of those peaks (lower than Ampere's of its FP16 peak).
+    /// CDNA 3 has no usable point: its values are a guess, lower than
+    /// NVIDIA's, and say so in the docs.
     pub fn defaults(self) -> Efficiencies {
         let base = Efficiencies {
             gemm: 0.65,
@@ -112,11 +124,16 @@ impl Family {
             allreduce_latency_s: 15e-6,
         };
         match self {
-            Family::Hopper | Family::Ampere | Family::Ada | Family::Other => base,
+            Family::Ampere | Family::Ada | Family::Other => base,
+            Family::Hopper => Efficiencies {
+                gemm: 0.55,
+                weights: 0.8,
+                ..base
+            },
             Family::Blackwell => Efficiencies {
-                gemm: 0.5,
-                weights: 0.7,
-                kv: 0.7,
+                gemm: 0.42,
+                weights: 0.65,
+                kv: 0.65,
                 ..base
             },
             Family::Cdna3 => Efficiencies {
@@ -217,8 +234,8 @@ pub struct Operations {
     head_s_per_sample: f64,
     /// Seconds to stream all the weights once.
     weights_s: f64,
-    /// Active / total parameters (1 for a dense model).
-    active_fraction: f64,
+    /// Which weights a step reads.
+    reads: WeightReads,
     /// Seconds per attention (query, key) pair of compute.
     attention_s_per_pair: f64,
     /// Seconds per KV token read by attention.
@@ -230,6 +247,54 @@ pub struct Operations {
     allreduce_s_per_token: f64,
     /// All-reduce seconds per step (latencies).
     allreduce_s: f64,
+}
+
+/// Which share of the weights a step of some tokens reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum WeightReads {
+    /// A dense model: all of them.
+    All,
+    /// A mixture of experts known by its active share `a` only: the
+    /// expected touched fraction `max(a, 1 - (1 - a)^tokens)`.
+    Active(f64),
+    /// A mixture of experts with its experts described: the share outside
+    /// the routed experts, always read, and the routed experts' share, of
+    /// which each token touches `per_token` (k / E).
+    Experts { routed: f64, per_token: f64 },
+}
+
+impl WeightReads {
+    fn of(m: &crate::params::ModelParams) -> WeightReads {
+        if m.params_b <= 0.0 {
+            return WeightReads::All;
+        }
+        let active = (m.active_params_b.unwrap_or(m.params_b) / m.params_b).min(1.0);
+        match (&m.moe, m.hidden_size) {
+            (Some(moe), Some(hidden)) if moe.experts > 0 => {
+                let layers = m.layers.saturating_sub(moe.dense_layers) as f64;
+                let per_expert = 3.0 * hidden as f64 * moe.expert_intermediate_size as f64;
+                let routed = layers * moe.experts as f64 * per_expert / (m.params_b * 1e9);
+                WeightReads::Experts {
+                    routed: routed.min(1.0),
+                    per_token: (moe.experts_per_token as f64 / moe.experts as f64).min(1.0),
+                }
+            }
+            _ if active < 1.0 => WeightReads::Active(active),
+            _ => WeightReads::All,
+        }
+    }
+
+    /// The share of the weights a step of `tokens` tokens reads.
+    fn fraction(self, tokens: u64) -> f64 {
+        let touched = |p: f64| 1.0 - libm::pow(1.0 - p, tokens as f64);
+        match self {
+            WeightReads::All => 1.0,
+            WeightReads::Active(a) => a.max(touched(a)),
+            WeightReads::Experts { routed, per_token } => {
+                1.0 - routed + routed * touched(per_token)
+            }
+        }
+    }
 }
 
 impl Operations {
@@ -272,11 +337,7 @@ impl Operations {
             linear_s_per_token: 2.0 * linear_params / (weight_peak * e.gemm),
             head_s_per_sample: 2.0 * embeddings / (weight_peak * e.gemm),
             weights_s: memory.weight_bytes / (bandwidth * e.weights),
-            active_fraction: if m.params_b > 0.0 {
-                (m.active_params_b.unwrap_or(m.params_b) / m.params_b).min(1.0)
-            } else {
-                1.0
-            },
+            reads: WeightReads::of(m),
             attention_s_per_pair: 4.0 * m.layers as f64 * m.q_heads as f64 * m.head_dim as f64
                 / (peak(h.peak_tflops) * e.attention),
             kv_read_s_per_token: memory.kv_bytes_per_token / (bandwidth * e.kv),
@@ -306,12 +367,7 @@ impl Operations {
 
     /// Seconds the weights take to stream for a step of `tokens` tokens.
     fn weights_read_s(&self, tokens: u64) -> f64 {
-        if self.active_fraction >= 1.0 {
-            self.weights_s
-        } else {
-            let untouched = libm::pow(1.0 - self.active_fraction, tokens as f64);
-            self.weights_s * self.active_fraction.max(1.0 - untouched)
-        }
+        self.weights_s * self.reads.fraction(tokens)
     }
 
     /// Everything of a step but its attention: the overhead, the linear
@@ -369,7 +425,7 @@ mod tests {
     use crate::model::scenario::Scenario;
     use crate::model::step_time::tests::{check_pieces, decode_shape};
     use crate::model::step_time::{StepShape, StepTimeModel};
-    use crate::params::{StepTimeParams, presets};
+    use crate::params::{ModelParams, StepTimeParams, presets};
 
     /// Llama-3.1-8B (preset) on one H100 SXM (preset) under the operations
     /// model with its Hopper defaults unless `edit` changes them.
@@ -404,7 +460,7 @@ mod tests {
     /// query heads of 128, vocabulary 128,256 x hidden 4,096 = 525.3e6
     /// per embedding table, 131,072 KV bytes per token) on one H100 SXM
     /// (989.4 TFLOP/s BF16, 3,350 GB/s), BF16 weights (16.06 GB), Hopper
-    /// defaults (gemm 0.65, weights 0.85, attention 0.45, kv 0.85, 10 us per
+    /// defaults (gemm 0.55, weights 0.8, attention 0.45, kv 0.85, 10 us per
     /// sequence, 3 ms overhead).
     #[test]
     fn three_shapes_match_the_hand_computation() {
@@ -432,8 +488,8 @@ mod tests {
             + (1001.0 * pair_s).max(1001.0 * kv_s)
             + e.per_sequence_s;
         assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
-        // About 8.7 ms: 5.6 ms of weights, 3 ms overhead, 0.05 ms of KV.
-        assert!((t - 0.0087).abs() < 0.0003, "t = {t}");
+        // About 9.05 ms: 6.0 ms of weights, 3 ms overhead, 0.05 ms of KV.
+        assert!((t - 0.00905).abs() < 0.0002, "t = {t}");
 
         // 2. A lone 2,048-token prefill: compute-bound linear layers plus
         //    attention over 2,048 x 2,049 / 2 pairs.
@@ -450,7 +506,7 @@ mod tests {
 
         // 3. 256 decodes with 2,000 tokens of context each: the KV reads
         //    (512,256 tokens, 67 GB at 85% of 3.35 TB/s: 24 ms) now outweigh
-        //    the weights (5.6 ms), as measured large-batch decodes show.
+        //    the linear layers (6.6 ms), as measured large-batch decodes show.
         let shape = decode_shape(256, 256 * 2001);
         let t = model.step_s(&shape);
         let kv_tokens = 256.0 * 2001.0;
@@ -511,6 +567,44 @@ mod tests {
             .expect_err("gemm 1.5 refused")
             .to_string();
         assert!(err.contains("step_time.gemm_efficiency"), "{err}");
+    }
+
+    /// gpt-oss-120b (preset: 116.8e9 parameters, 36 layers of 128 experts
+    /// 2,880 wide over a 2,880-wide residual, top-4) on one H100: its routed
+    /// experts hold 36 x 128 x 3 x 2,880^2 = 114.66e9 parameters (98.2%),
+    /// so a step of T tokens reads the other 1.8% and 1 - (1 - 4/128)^T of
+    /// the experts; a model known only by its active share keeps
+    /// max(a, 1 - (1 - a)^T).
+    #[test]
+    fn a_mixture_of_experts_reads_the_experts_its_tokens_touch() {
+        let gpt_oss = presets::model("gpt-oss-120b").expect("preset");
+        let model = h100_8b(|p| p.model = gpt_oss.clone());
+        let o = ops(&model);
+        let routed = 36.0 * 128.0 * 3.0 * 2880.0 * 2880.0 / 116.8e9;
+        for t in [1u64, 4, 64, 1024] {
+            let by_hand = 1.0 - routed + routed * (1.0 - (1.0 - 4.0 / 128.0_f64).powi(t as i32));
+            let read = o.weights_read_s(t) / o.weights_s;
+            assert!((read - by_hand).abs() < 1e-12, "T={t}: {read} vs {by_hand}");
+        }
+        // One token: 1.8% + 3.1% of the experts' 98.2%, about 4.9%.
+        assert!((o.weights_read_s(1) / o.weights_s - 0.0489).abs() < 0.0005);
+
+        let active_only = h100_8b(|p| {
+            p.model = ModelParams {
+                moe: None,
+                ..gpt_oss
+            }
+        });
+        let a: f64 = 5.1 / 116.8;
+        let o = ops(&active_only);
+        for t in [1u64, 64] {
+            let by_hand = a.max(1.0 - (1.0 - a).powi(t as i32));
+            assert!((o.weights_read_s(t) / o.weights_s - by_hand).abs() < 1e-12);
+        }
+        assert_eq!(
+            ops(&h100_8b(|_| {})).weights_read_s(1),
+            ops(&h100_8b(|_| {})).weights_s
+        );
     }
 
     #[test]
