@@ -197,12 +197,11 @@ impl Point {
     /// batch-1 prefills are one pass).
     ///
     /// TensorRT-LLM's in-flight batching (not the static batches) runs its
-    /// default capacity policy,
-    /// `GUARANTEED_NO_EVICT`: a request starts only once the KV blocks of
-    /// its whole sequence (`sequence_tokens`, prompt and output) are free, so
-    /// nothing is ever preempted. With every request of one length that is
-    /// a cap on the running batch: the KV cache's blocks over one
-    /// sequence's (vLLM instead admits on the prompt and preempts).
+    /// default capacity policy, `GUARANTEED_NO_EVICT`: a request starts only
+    /// once the KV blocks of its whole sequence (`sequence_tokens`, prompt
+    /// and output) are free, so nothing is ever preempted. With every
+    /// request of one length that is a cap on the running batch
+    /// ([`no_evict_batch`]); vLLM instead admits on the prompt and preempts.
     fn configure(&self, p: &mut ScenarioParams, requests: u32, sequence_tokens: f64) {
         let name = self.engine.name.as_str();
         let trt = name.starts_with("TensorRT-LLM");
@@ -222,12 +221,9 @@ impl Point {
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
                 p.model.kv_dtype = Dtype::Fp8;
             }
-        }
-        if trt && !static_batch {
-            let memory = MemoryBudget::compute(p);
-            let blocks_per_sequence = libm::ceil(sequence_tokens / memory.block_size as f64);
-            let no_evict = (memory.total_blocks as f64 / blocks_per_sequence.max(1.0)) as u32;
-            p.engine.max_num_seqs = seqs.min(no_evict.max(1));
+            if !static_batch {
+                p.engine.max_num_seqs = seqs.min(no_evict_batch(p, sequence_tokens));
+            }
         }
     }
 
@@ -269,6 +265,15 @@ impl Point {
         })
         .collect()
     }
+}
+
+/// The most sequences of `sequence_tokens` tokens each whose KV blocks
+/// `p`'s cache holds at once (at least one): the running batch of an
+/// engine that reserves a request's whole sequence before starting it.
+fn no_evict_batch(p: &ScenarioParams, sequence_tokens: f64) -> u32 {
+    let memory = MemoryBudget::compute(p);
+    let blocks_per_sequence = libm::ceil(sequence_tokens / memory.block_size as f64).max(1.0);
+    ((memory.total_blocks as f64 / blocks_per_sequence) as u32).max(1)
 }
 
 /// The figures of one replay.

@@ -5,8 +5,10 @@
 
 use std::sync::OnceLock;
 
-use sojourn_engine::calibration::{Comparison, Skipped, compare, render, summary};
-use sojourn_engine::{OperationsParams, StepTimeParams};
+use sojourn_engine::calibration::{Comparison, Skipped, compare, points, render, summary};
+use sojourn_engine::{
+    MemoryBudget, OperationsParams, RunOptions, Scenario, StepTimeParams, simulate,
+};
 
 /// The models the page compares: the single roofline (the old default) and
 /// the per-operation model with its family defaults.
@@ -83,6 +85,32 @@ fn write_calibration_tables() {
         doc = doc.replacen(&format!("{open}{old}"), &format!("{open}{computed}"), 1);
     }
     std::fs::write(&path, doc).expect("written");
+}
+
+/// TensorRT-LLM's in-flight replays admit as its default policy,
+/// `GUARANTEED_NO_EVICT`: at most as many sequences run as the KV cache
+/// holds whole (prompt and output), so the 20,000/2,000 point preempts
+/// nothing; a vLLM replay keeps vLLM's cap and admission.
+#[test]
+fn tensorrt_llm_replays_reserve_whole_sequences_and_never_preempt() {
+    let ops = StepTimeParams::Operations(OperationsParams::default());
+    let scenario_of = |id: &str| {
+        let point = points().into_iter().find(|p| p.id == id).expect("point");
+        point.scenario(&ops).expect("replayable")
+    };
+    let long = scenario_of("trtllm019-llama31-8b-h100-fp8-tp1-20000-2000");
+    let memory = MemoryBudget::compute(&long);
+    let whole = memory.total_blocks as u64 / 22_000_u64.div_ceil(memory.block_size as u64);
+    assert!(whole > 1 && whole < 1000, "{whole} sequences fit");
+    assert_eq!(long.engine.max_num_seqs as u64, whole);
+    let report = simulate(
+        &Scenario::try_from(long).expect("valid"),
+        &RunOptions::default(),
+    )
+    .expect("runs");
+    assert_eq!(report.overall.preemptions, 0);
+    let vllm = scenario_of("nim180-llama33-70b-h100-fp8-tp2-5000-500-c50");
+    assert_eq!(vllm.engine.max_num_seqs, 1024);
 }
 
 /// The one target figure beyond 35%, and why (`docs/calibration.md`): the
