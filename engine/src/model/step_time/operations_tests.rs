@@ -171,6 +171,10 @@ fn a_mixture_of_experts_reads_the_experts_its_tokens_touch() {
     }
     // One token: 1.8% + 3.1% of the experts' 98.2%, about 4.9%.
     assert!((o.weights_read_s(1) / o.weights_s - 0.0489).abs() < 0.0005);
+    // The reads depend on the step's tokens only: decode pieces stay exact.
+    for n in [1, 4, 64] {
+        check_pieces(&model, n, n, 5_000_000);
+    }
 
     let active_only = h100_8b(|p| {
         p.model = ModelParams {
