@@ -1,8 +1,10 @@
 //! Measurements from CSV text (the format is in [`super::measurements`]):
 //! the header tells the kind, each row becomes a measurement, a table's
 //! rows become its grid; every error names its row and column.
-
-use std::collections::BTreeMap;
+//!
+//! The `csv` crate reads the text (quoted fields, CRLF line ends, `#`
+//! comment lines); rows are numbered by the line they start on, as a
+//! spreadsheet numbers them, comments and blank lines included.
 
 use super::measurements::{
     BenchmarkMode, BenchmarkPoint, MeasuredStep, MeasurementError, Measurements, empty_check, error,
@@ -35,10 +37,12 @@ const CSV_KINDS: [(&str, &[&str], &[&str]); 4] = [
     ),
 ];
 
-/// One data row of a CSV: its row number and its fields by column.
+/// One data row of a CSV: its row number, the header's columns and its
+/// fields in the same order.
 struct Row<'a> {
     number: usize,
-    fields: BTreeMap<&'a str, &'a str>,
+    columns: &'a [String],
+    fields: csv::StringRecord,
 }
 
 impl Row<'_> {
@@ -48,7 +52,8 @@ impl Row<'_> {
 
     /// The field of `column`, if present and not empty.
     fn text(&self, column: &str) -> Option<&str> {
-        self.fields.get(column).copied().filter(|t| !t.is_empty())
+        let index = self.columns.iter().position(|c| c == column)?;
+        self.fields.get(index).filter(|t| !t.is_empty())
     }
 
     fn number(&self, column: &str) -> Result<Option<f64>, MeasurementError> {
@@ -87,19 +92,16 @@ impl Row<'_> {
 }
 
 pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.trim()))
-        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'));
-    let Some((header_row, header)) = lines.next() else {
+    let mut records = csv_records(text);
+    let Some((header_row, header)) = records.next().transpose()? else {
         return Err(error("", "no header row: the first row names the columns"));
     };
-    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
-    let kind = csv_kind(header_row, &columns)?;
+    let columns: Vec<String> = header.iter().map(str::to_string).collect();
+    let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let kind = csv_kind(header_row, &names)?;
     let mut rows = Vec::new();
-    for (number, line) in lines {
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    for record in records {
+        let (number, fields) = record?;
         if fields.len() != columns.len() {
             return Err(error(
                 format!("row {number}"),
@@ -112,7 +114,8 @@ pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
         }
         rows.push(Row {
             number,
-            fields: columns.iter().copied().zip(fields).collect(),
+            columns: &columns,
+            fields,
         });
     }
     empty_check(rows.len(), "the CSV")?;
@@ -146,6 +149,51 @@ pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
             },
         ),
     }
+}
+
+/// The records of `text` with the line each starts on, fields trimmed;
+/// blank lines (even of spaces) and `#` comment lines are skipped.
+fn csv_records(
+    text: &str,
+) -> impl Iterator<Item = Result<(usize, csv::StringRecord), MeasurementError>> + '_ {
+    let line = |p: Option<&csv::Position>| line_at(text.as_bytes(), p.map_or(0, |p| p.byte()));
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .filter_map(move |record| match record {
+            Ok(r) if r.iter().all(str::is_empty) => None,
+            Ok(r) => Some(Ok((line(r.position()), r))),
+            Err(e) => Some(Err(error(
+                format!("row {}", line(e.position())),
+                e.to_string(),
+            ))),
+        })
+}
+
+/// The line (from 1) of the record the reader says starts at `byte`. The
+/// reader's position can lie before the line ends, blank lines and comment
+/// lines it skipped (its own line count misses blank lines and CRLF), so
+/// those are passed over first.
+fn line_at(text: &[u8], byte: u64) -> usize {
+    let mut at = (byte as usize).min(text.len());
+    while at < text.len() {
+        let line_start = at == 0 || text[at - 1] == b'\n';
+        match text[at] {
+            b'#' if line_start => {
+                at += text[at..]
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .unwrap_or(text.len() - at);
+            }
+            b if b.is_ascii_whitespace() => at += 1,
+            _ => break,
+        }
+    }
+    1 + text[..at].iter().filter(|b| **b == b'\n').count()
 }
 
 /// Which kind of CSV `columns` make, or why none.

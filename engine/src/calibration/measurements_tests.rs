@@ -27,6 +27,24 @@ fn step_times_read_from_csv_and_json_alike() {
     assert_eq!(shape.prefill_attention_pairs, 2048.0 * 2049.0 / 2.0);
 }
 
+/// The `csv` crate reads what spreadsheets write: quoted fields, CRLF line
+/// ends, lines of spaces; rows keep their line numbers.
+#[test]
+fn csv_fields_may_be_quoted_and_lines_end_in_crlf() {
+    let plain = "prefill_tokens,decode_seqs,kv_tokens,step_s\n2048,0,2048,0.05\n";
+    let quoted =
+        "prefill_tokens,decode_seqs,kv_tokens,step_s\r\n   \r\n\"2048\",0,2048,\" 0.05\"\r\n";
+    assert_eq!(
+        parse_measurements(quoted).expect("quoted"),
+        parse_measurements(plain).expect("plain")
+    );
+    check_error(
+        "prefill_tokens,decode_seqs,kv_tokens,step_s\r\n\r\n# slow\r\n\"512\",0,512,\"fast\"\r\n",
+        "row 4, column step_s",
+        "\"fast\" is not a number",
+    );
+}
+
 #[test]
 fn csv_errors_name_the_row_and_column() {
     let header = "prefill_tokens,decode_seqs,kv_tokens,step_s\n";

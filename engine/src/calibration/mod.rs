@@ -18,6 +18,7 @@
 
 use serde::Deserialize;
 
+use crate::model::memory::MemoryBudget;
 use crate::model::scenario::Scenario;
 use crate::params::{
     ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, StepTimeParams, presets,
@@ -174,7 +175,7 @@ impl Point {
         p.cluster.replicas = self.gpus.replicas.unwrap_or(1).max(1);
         p.step_time = step_time.clone();
         p.step_time_scale = 1.0;
-        self.configure(&mut p, requests.unwrap_or(1));
+        self.configure(&mut p, requests.unwrap_or(1), input + output);
         p.classes = vec![ClassParams {
             name: "benchmark".into(),
             input_tokens: DistParams::constant(input),
@@ -194,11 +195,19 @@ impl Point {
     /// step on GPUs of 70 GiB or more other than the A100, else 256 and
     /// 2,048). Prefills are not chunked below the step's budget (TensorRT's
     /// batch-1 prefills are one pass).
-    fn configure(&self, p: &mut ScenarioParams, requests: u32) {
+    ///
+    /// TensorRT-LLM's in-flight batching (not the static batches) runs its
+    /// default capacity policy, `GUARANTEED_NO_EVICT`: a request starts only
+    /// once the KV blocks of its whole sequence (`sequence_tokens`, prompt
+    /// and output) are free, so nothing is ever preempted. With every
+    /// request of one length that is a cap on the running batch
+    /// ([`no_evict_batch`]); vLLM instead admits on the prompt and preempts.
+    fn configure(&self, p: &mut ScenarioParams, requests: u32, sequence_tokens: f64) {
         let name = self.engine.name.as_str();
         let trt = name.starts_with("TensorRT-LLM");
         let large = p.hardware.memory_gib >= 70.0 && !self.hardware.starts_with("a100");
-        let (seqs, budget) = match (trt, name.contains("static"), large) {
+        let static_batch = name.contains("static");
+        let (seqs, budget) = match (trt, static_batch, large) {
             (true, true, _) => (requests.max(1), 8192),
             (true, false, _) => (8192, 8192),
             (false, _, true) => (1024, 8192),
@@ -211,6 +220,9 @@ impl Point {
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
                 p.model.kv_dtype = Dtype::Fp8;
+            }
+            if !static_batch {
+                p.engine.max_num_seqs = seqs.min(no_evict_batch(p, sequence_tokens));
             }
         }
     }
@@ -253,6 +265,15 @@ impl Point {
         })
         .collect()
     }
+}
+
+/// The most sequences of `sequence_tokens` tokens each whose KV blocks
+/// `p`'s cache holds at once (at least one): the running batch of an
+/// engine that reserves a request's whole sequence before starting it.
+fn no_evict_batch(p: &ScenarioParams, sequence_tokens: f64) -> u32 {
+    let memory = MemoryBudget::compute(p);
+    let blocks_per_sequence = libm::ceil(sequence_tokens / memory.block_size as f64).max(1.0);
+    ((memory.total_blocks as f64 / blocks_per_sequence) as u32).max(1)
 }
 
 /// The figures of one replay.

@@ -5,8 +5,10 @@
 
 use std::sync::OnceLock;
 
-use sojourn_engine::calibration::{Comparison, Skipped, compare, render, summary};
-use sojourn_engine::{OperationsParams, StepTimeParams};
+use sojourn_engine::calibration::{Comparison, Skipped, compare, points, render, summary};
+use sojourn_engine::{
+    MemoryBudget, OperationsParams, RunOptions, Scenario, StepTimeParams, simulate,
+};
 
 /// The models the page compares: the single roofline (the old default) and
 /// the per-operation model with its family defaults.
@@ -85,11 +87,43 @@ fn write_calibration_tables() {
     std::fs::write(&path, doc).expect("written");
 }
 
-/// Issue 14's target, on the figures it names (throughput and mean
-/// inter-token latency of dense models): median absolute error at most 15%.
-/// (Its second half, no point beyond 35%, is not met yet: see the docs.)
+/// TensorRT-LLM's in-flight replays admit as its default policy,
+/// `GUARANTEED_NO_EVICT`: at most as many sequences run as the KV cache
+/// holds whole (prompt and output), so the 20,000/2,000 point preempts
+/// nothing; a vLLM replay keeps vLLM's cap and admission.
 #[test]
-fn dense_models_meet_the_median_target_and_beat_the_roofline() {
+fn tensorrt_llm_replays_reserve_whole_sequences_and_never_preempt() {
+    let ops = StepTimeParams::Operations(OperationsParams::default());
+    let scenario_of = |id: &str| {
+        let point = points().into_iter().find(|p| p.id == id).expect("point");
+        point.scenario(&ops).expect("replayable")
+    };
+    let long = scenario_of("trtllm019-llama31-8b-h100-fp8-tp1-20000-2000");
+    let memory = MemoryBudget::compute(&long);
+    let whole = memory.total_blocks as u64 / 22_000_u64.div_ceil(memory.block_size as u64);
+    assert!(whole > 1 && whole < 1000, "{whole} sequences fit");
+    assert_eq!(long.engine.max_num_seqs as u64, whole);
+    let report = simulate(
+        &Scenario::try_from(long).expect("valid"),
+        &RunOptions::default(),
+    )
+    .expect("runs");
+    assert_eq!(report.overall.preemptions, 0);
+    let vllm = scenario_of("nim180-llama33-70b-h100-fp8-tp2-5000-500-c50");
+    assert_eq!(vllm.engine.max_num_seqs, 1024);
+}
+
+/// The one target figure beyond 35%, and why (`docs/calibration.md`): the
+/// TensorRT-LLM 0.6.1 Llama-2-70B row on four A100s, whose batch of 240 its
+/// own page contradicts (the engine it builds takes at most 64).
+const BEYOND_35: [&str; 1] = ["trtllm061-llama2-70b-a100-fp16-tp4-bs240-128-2048"];
+
+/// Issue 14's target, on the figures it names (throughput and mean
+/// inter-token latency of dense models): median absolute error at most 15%,
+/// and no figure beyond 35% but the named one (a new miss, or that one
+/// coming within, fails here and asks for the docs to follow).
+#[test]
+fn dense_models_meet_the_target_and_beat_the_roofline() {
     let target = |name: &str| -> Vec<Comparison> {
         let (_, c, _) = compared()
             .iter()
@@ -97,11 +131,18 @@ fn dense_models_meet_the_median_target_and_beat_the_roofline() {
             .expect("compared");
         c.iter().filter(|c| c.in_target()).cloned().collect()
     };
-    let (ops_median, _) = summary(&target("operations"));
+    let operations = target("operations");
+    let (ops_median, _) = summary(&operations);
     let (roof_median, _) = summary(&target("roofline"));
     assert!(ops_median <= 0.15, "median error {ops_median}");
     assert!(
         ops_median < roof_median / 2.0,
         "{ops_median} vs roofline {roof_median}"
     );
+    let beyond: Vec<&str> = operations
+        .iter()
+        .filter(|c| c.error().abs() > 0.35)
+        .map(|c| c.point.as_str())
+        .collect();
+    assert_eq!(beyond, BEYOND_35, "target figures beyond 35%");
 }

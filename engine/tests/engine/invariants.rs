@@ -152,7 +152,7 @@ fn value_stability_of_the_default_scenario() {
 
 const PINNED_ROOFLINE: (u64, u64, &str, u64) =
     (5977, 5938, "26.830641", 12_514_997_861_074_806_257);
-const PINNED_DEFAULT: (u64, u64, &str, u64) = (5977, 5946, "21.929480", 17_173_086_726_872_788_555);
+const PINNED_DEFAULT: (u64, u64, &str, u64) = (5977, 5938, "24.162637", 5_202_962_100_991_677_635);
 
 #[test]
 fn runaway_scenarios_stop_with_a_clear_message() {

@@ -30,8 +30,17 @@
 //!   arithmetic is dequantised to BF16). Attention runs at BF16.
 //! - attention FLOPs: `4 x layers x q_heads x head_dim` per (query, key)
 //!   pair, as in the roofline.
-//! - weight bytes read: all weights of a dense model; for a mixture of
-//!   experts the expected touched fraction `max(a, 1 - (1 - a)^tokens)`.
+//! - weight bytes read: all weights of a dense model. A mixture of experts
+//!   with its experts described (`moe`: E routed experts, top-k, their
+//!   width) reads every weight outside the routed experts (attention,
+//!   embeddings, shared experts, dense layers) and, in each MoE layer, the
+//!   experts its tokens touch: `tokens` tokens each picking k of E touch
+//!   `E (1 - (1 - k/E)^tokens)` distinct experts on average, so
+//!   `shared + routed x (1 - (1 - k/E)^tokens)`, routed = `moe layers x E x
+//!   3 x hidden x width` parameters (a gated MLP: gate, up, down). Without
+//!   those fields, the expected touched fraction `max(a, 1 - (1 - a)^tokens)`
+//!   of all weights, a = active / total parameters. The linear layers'
+//!   FLOPs stay `2 x active` per token: each token runs only its k experts.
 //! - all-reduces: two per layer of the step's activations (`tokens x hidden
 //!   x 2 bytes`), each `latency + 2 (tp - 1) / tp x bytes / (link x
 //!   interconnect)`, a ring over the intra-node link.
@@ -98,8 +107,11 @@ impl Family {
     /// The family's default efficiencies, fitted by hand to the published
     /// points of `docs/calibration.md` (dense models: TensorRT-LLM offline
     /// throughput on Hopper, Ampere, Ada and Blackwell at TP1 to TP8, batch-1
-    /// prefill times, NIM concurrency sweeps). CDNA 3 has no usable point:
-    /// its values are a guess, lower than NVIDIA's, and say so in the docs.
+    /// prefill times, NIM concurrency sweeps). Every Hopper point runs FP8
+    /// weights and every Blackwell point FP4, so their GEMM efficiencies are
+    /// fractions of those peaks (lower than Ampere's of its FP16 peak).
+    /// CDNA 3 has no usable point: its values are a guess, lower than
+    /// NVIDIA's, and say so in the docs.
     pub fn defaults(self) -> Efficiencies {
         let base = Efficiencies {
             gemm: 0.65,
@@ -112,11 +124,16 @@ impl Family {
             allreduce_latency_s: 15e-6,
         };
         match self {
-            Family::Hopper | Family::Ampere | Family::Ada | Family::Other => base,
+            Family::Ampere | Family::Ada | Family::Other => base,
+            Family::Hopper => Efficiencies {
+                gemm: 0.55,
+                weights: 0.8,
+                ..base
+            },
             Family::Blackwell => Efficiencies {
-                gemm: 0.5,
-                weights: 0.7,
-                kv: 0.7,
+                gemm: 0.42,
+                weights: 0.65,
+                kv: 0.65,
                 ..base
             },
             Family::Cdna3 => Efficiencies {
@@ -217,8 +234,8 @@ pub struct Operations {
     head_s_per_sample: f64,
     /// Seconds to stream all the weights once.
     weights_s: f64,
-    /// Active / total parameters (1 for a dense model).
-    active_fraction: f64,
+    /// Which weights a step reads.
+    reads: WeightReads,
     /// Seconds per attention (query, key) pair of compute.
     attention_s_per_pair: f64,
     /// Seconds per KV token read by attention.
@@ -230,6 +247,54 @@ pub struct Operations {
     allreduce_s_per_token: f64,
     /// All-reduce seconds per step (latencies).
     allreduce_s: f64,
+}
+
+/// Which share of the weights a step of some tokens reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum WeightReads {
+    /// A dense model: all of them.
+    All,
+    /// A mixture of experts known by its active share `a` only: the
+    /// expected touched fraction `max(a, 1 - (1 - a)^tokens)`.
+    Active(f64),
+    /// A mixture of experts with its experts described: the share outside
+    /// the routed experts, always read, and the routed experts' share, of
+    /// which each token touches `per_token` (k / E).
+    Experts { routed: f64, per_token: f64 },
+}
+
+impl WeightReads {
+    fn of(m: &crate::params::ModelParams) -> WeightReads {
+        if m.params_b <= 0.0 {
+            return WeightReads::All;
+        }
+        let active = (m.active_params_b.unwrap_or(m.params_b) / m.params_b).min(1.0);
+        match (&m.moe, m.hidden_size) {
+            (Some(moe), Some(hidden)) if moe.experts > 0 => {
+                let layers = m.layers.saturating_sub(moe.dense_layers) as f64;
+                let per_expert = 3.0 * hidden as f64 * moe.expert_intermediate_size as f64;
+                let routed = layers * moe.experts as f64 * per_expert / (m.params_b * 1e9);
+                WeightReads::Experts {
+                    routed: routed.min(1.0),
+                    per_token: (moe.experts_per_token as f64 / moe.experts as f64).min(1.0),
+                }
+            }
+            _ if active < 1.0 => WeightReads::Active(active),
+            _ => WeightReads::All,
+        }
+    }
+
+    /// The share of the weights a step of `tokens` tokens reads.
+    fn fraction(self, tokens: u64) -> f64 {
+        let touched = |p: f64| 1.0 - libm::pow(1.0 - p, tokens as f64);
+        match self {
+            WeightReads::All => 1.0,
+            WeightReads::Active(a) => a.max(touched(a)),
+            WeightReads::Experts { routed, per_token } => {
+                1.0 - routed + routed * touched(per_token)
+            }
+        }
+    }
 }
 
 impl Operations {
@@ -272,11 +337,7 @@ impl Operations {
             linear_s_per_token: 2.0 * linear_params / (weight_peak * e.gemm),
             head_s_per_sample: 2.0 * embeddings / (weight_peak * e.gemm),
             weights_s: memory.weight_bytes / (bandwidth * e.weights),
-            active_fraction: if m.params_b > 0.0 {
-                (m.active_params_b.unwrap_or(m.params_b) / m.params_b).min(1.0)
-            } else {
-                1.0
-            },
+            reads: WeightReads::of(m),
             attention_s_per_pair: 4.0 * m.layers as f64 * m.q_heads as f64 * m.head_dim as f64
                 / (peak(h.peak_tflops) * e.attention),
             kv_read_s_per_token: memory.kv_bytes_per_token / (bandwidth * e.kv),
@@ -306,12 +367,7 @@ impl Operations {
 
     /// Seconds the weights take to stream for a step of `tokens` tokens.
     fn weights_read_s(&self, tokens: u64) -> f64 {
-        if self.active_fraction >= 1.0 {
-            self.weights_s
-        } else {
-            let untouched = libm::pow(1.0 - self.active_fraction, tokens as f64);
-            self.weights_s * self.active_fraction.max(1.0 - untouched)
-        }
+        self.weights_s * self.reads.fraction(tokens)
     }
 
     /// Everything of a step but its attention: the overhead, the linear
@@ -364,168 +420,5 @@ impl Operations {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::scenario::Scenario;
-    use crate::model::step_time::tests::{check_pieces, decode_shape};
-    use crate::model::step_time::{StepShape, StepTimeModel};
-    use crate::params::{StepTimeParams, presets};
-
-    /// Llama-3.1-8B (preset) on one H100 SXM (preset) under the operations
-    /// model with its Hopper defaults unless `edit` changes them.
-    fn h100_8b(edit: impl FnOnce(&mut ScenarioParams)) -> StepTimeModel {
-        let mut p = ScenarioParams::overnight_batch();
-        p.model = presets::llama_3_1_8b();
-        p.hardware = presets::hardware("h100-sxm").expect("preset");
-        p.step_time = StepTimeParams::Operations(OperationsParams::default());
-        edit(&mut p);
-        Scenario::try_from(p).expect("valid").step_time().clone()
-    }
-
-    fn ops(model: &StepTimeModel) -> &Operations {
-        match model {
-            StepTimeModel::Operations(o) => o,
-            other => panic!("operations model expected, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn families_follow_the_accelerators_name() {
-        assert_eq!(Family::of("H100 SXM5 80GB"), Family::Hopper);
-        assert_eq!(Family::of("NVIDIA H200 141GB"), Family::Hopper);
-        assert_eq!(Family::of("B200"), Family::Blackwell);
-        assert_eq!(Family::of("A100 80GB SXM4"), Family::Ampere);
-        assert_eq!(Family::of("L40S"), Family::Ada);
-        assert_eq!(Family::of("AMD Instinct MI300X"), Family::Cdna3);
-        assert_eq!(Family::of("my accelerator"), Family::Other);
-    }
-
-    /// Hand computation for Llama-3.1-8B (8.03e9 parameters, 32 layers, 32
-    /// query heads of 128, vocabulary 128,256 x hidden 4,096 = 525.3e6
-    /// per embedding table, 131,072 KV bytes per token) on one H100 SXM
-    /// (989.4 TFLOP/s BF16, 3,350 GB/s), BF16 weights (16.06 GB), Hopper
-    /// defaults (gemm 0.65, weights 0.85, attention 0.45, kv 0.85, 10 us per
-    /// sequence, 3 ms overhead).
-    #[test]
-    fn three_shapes_match_the_hand_computation() {
-        let model = h100_8b(|_| {});
-        let o = ops(&model);
-        let e = o.efficiencies;
-        assert_eq!(o.family, Family::Hopper);
-        let flops = 989.4e12;
-        let bw = 3350e9;
-        let emb = 128_256.0 * 4096.0;
-        let linear_params = 8.03e9 - 2.0 * emb;
-        let weights_s = 8.03e9 * 2.0 / (bw * e.weights);
-        let pair_s = 4.0 * 32.0 * 32.0 * 128.0 / (flops * e.attention);
-        let kv_s = 131_072.0 / (bw * e.kv);
-        let write_s = 131_072.0 / (bw * e.weights);
-        let head_s = 2.0 * emb / (flops * e.gemm);
-
-        // 1. One decode with 1,000 tokens of context: memory-bound linear
-        //    layers, KV read of 1,001 tokens.
-        let t = model.step_s(&decode_shape(1, 1001));
-        let by_hand = e.overhead_s
-            + weights_s.max(2.0 * linear_params / (flops * e.gemm))
-            + head_s
-            + write_s
-            + (1001.0 * pair_s).max(1001.0 * kv_s)
-            + e.per_sequence_s;
-        assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
-        // About 8.7 ms: 5.6 ms of weights, 3 ms overhead, 0.05 ms of KV.
-        assert!((t - 0.0087).abs() < 0.0003, "t = {t}");
-
-        // 2. A lone 2,048-token prefill: compute-bound linear layers plus
-        //    attention over 2,048 x 2,049 / 2 pairs.
-        let mut prefill = StepShape::default();
-        prefill.add_prefill(0, 2048);
-        let pairs = 2048.0 * 2049.0 / 2.0;
-        let by_hand = e.overhead_s
-            + (2048.0 * 2.0 * linear_params / (flops * e.gemm)).max(weights_s)
-            + head_s
-            + 2048.0 * write_s
-            + (pairs * pair_s).max(2048.0 * kv_s);
-        let t = model.step_s(&prefill);
-        assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
-
-        // 3. 256 decodes with 2,000 tokens of context each: the KV reads
-        //    (512,256 tokens, 67 GB at 85% of 3.35 TB/s: 24 ms) now outweigh
-        //    the weights (5.6 ms), as measured large-batch decodes show.
-        let shape = decode_shape(256, 256 * 2001);
-        let t = model.step_s(&shape);
-        let kv_tokens = 256.0 * 2001.0;
-        let by_hand = e.overhead_s
-            + weights_s.max(256.0 * 2.0 * linear_params / (flops * e.gemm))
-            + 256.0 * head_s
-            + 256.0 * write_s
-            + (kv_tokens * pair_s).max(kv_tokens * kv_s)
-            + 256.0 * e.per_sequence_s;
-        assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
-        assert!(t > 0.03 && t < 0.04, "t = {t}");
-    }
-
-    #[test]
-    fn fp8_weights_run_on_fp8_peak_and_tensor_parallelism_adds_all_reduces() {
-        let bf16 = h100_8b(|_| {});
-        let fp8 = h100_8b(|p| p.model.weight_dtype = Dtype::Fp8);
-        let mut prefill = StepShape::default();
-        prefill.add_prefill(0, 8192);
-        // Compute-bound linear layers run at the FP8 peak (1,978.9 against
-        // 989.4 TFLOP/s BF16 on the H100 SXM preset).
-        let (a, b) = (ops(&bf16), ops(&fp8));
-        let ratio = a.linear_s_per_token / b.linear_s_per_token;
-        assert!((ratio - 1978.9 / 989.4).abs() < 1e-12, "ratio {ratio}");
-        assert!(fp8.step_s(&prefill) < 0.7 * bf16.step_s(&prefill));
-
-        let tp2 = h100_8b(|p| p.replica.gpus_per_replica = 2);
-        let o = ops(&tp2);
-        let link = presets::hardware("h100-sxm")
-            .and_then(|h| h.interconnect)
-            .expect("H100 SXM has NVLink");
-        // 2 all-reduces x 32 layers, ring factor 2 (2 - 1) / 2 = 1, 4,096 x 2 bytes per token.
-        let per_token = 64.0 * 4096.0 * 2.0 / (link.gb_s * 1e9 * o.efficiencies.interconnect);
-        assert!((o.allreduce_s_per_token - per_token).abs() < 1e-15);
-        assert!((o.allreduce_s - 64.0 * o.efficiencies.allreduce_latency_s).abs() < 1e-15);
-        assert_eq!(ops(&bf16).allreduce_s, 0.0);
-    }
-
-    #[test]
-    fn edited_efficiencies_replace_the_defaults_and_bad_ones_are_refused() {
-        let model = h100_8b(|p| {
-            p.step_time = StepTimeParams::Operations(OperationsParams {
-                kv_bandwidth_efficiency: Some(0.2),
-                ..OperationsParams::default()
-            })
-        });
-        assert_eq!(ops(&model).efficiencies.kv, 0.2);
-        assert_eq!(
-            ops(&model).efficiencies.gemm,
-            Family::Hopper.defaults().gemm
-        );
-        let mut p = ScenarioParams::overnight_batch();
-        p.step_time = StepTimeParams::Operations(OperationsParams {
-            gemm_efficiency: Some(1.5),
-            ..OperationsParams::default()
-        });
-        let err = Scenario::try_from(p)
-            .expect_err("gemm 1.5 refused")
-            .to_string();
-        assert!(err.contains("step_time.gemm_efficiency"), "{err}");
-    }
-
-    #[test]
-    fn decode_pieces_are_exact_and_scaling_scales_every_term() {
-        let model = h100_8b(|p| p.replica.gpus_per_replica = 2);
-        for n in [1, 8, 64, 256] {
-            check_pieces(&model, n, n, 50_000_000);
-        }
-        let scaled = h100_8b(|p| {
-            p.replica.gpus_per_replica = 2;
-            p.step_time_scale = 1.5;
-        });
-        let mut shape = decode_shape(64, 64 * 3000);
-        shape.add_prefill(500, 512);
-        let (a, b) = (model.step_s(&shape), scaled.step_s(&shape));
-        assert!((b - 1.5 * a).abs() < 1e-12 * a, "{b} vs 1.5 x {a}");
-    }
-}
+#[path = "operations_tests.rs"]
+mod tests;

@@ -1,0 +1,211 @@
+use super::*;
+use crate::model::scenario::Scenario;
+use crate::model::step_time::tests::{check_pieces, decode_shape};
+use crate::model::step_time::{StepShape, StepTimeModel};
+use crate::params::{ModelParams, StepTimeParams, presets};
+
+/// Llama-3.1-8B (preset) on one H100 SXM (preset) under the operations
+/// model with its Hopper defaults unless `edit` changes them.
+fn h100_8b(edit: impl FnOnce(&mut ScenarioParams)) -> StepTimeModel {
+    let mut p = ScenarioParams::overnight_batch();
+    p.model = presets::llama_3_1_8b();
+    p.hardware = presets::hardware("h100-sxm").expect("preset");
+    p.step_time = StepTimeParams::Operations(OperationsParams::default());
+    edit(&mut p);
+    Scenario::try_from(p).expect("valid").step_time().clone()
+}
+
+fn ops(model: &StepTimeModel) -> &Operations {
+    match model {
+        StepTimeModel::Operations(o) => o,
+        other => panic!("operations model expected, got {other:?}"),
+    }
+}
+
+#[test]
+fn families_follow_the_accelerators_name() {
+    assert_eq!(Family::of("H100 SXM5 80GB"), Family::Hopper);
+    assert_eq!(Family::of("NVIDIA H200 141GB"), Family::Hopper);
+    assert_eq!(Family::of("B200"), Family::Blackwell);
+    assert_eq!(Family::of("A100 80GB SXM4"), Family::Ampere);
+    assert_eq!(Family::of("L40S"), Family::Ada);
+    assert_eq!(Family::of("AMD Instinct MI300X"), Family::Cdna3);
+    assert_eq!(Family::of("my accelerator"), Family::Other);
+}
+
+/// Hand computation for Llama-3.1-8B (8.03e9 parameters, 32 layers, 32
+/// query heads of 128, vocabulary 128,256 x hidden 4,096 = 525.3e6
+/// per embedding table, 131,072 KV bytes per token) on one H100 SXM
+/// (989.4 TFLOP/s BF16, 3,350 GB/s), BF16 weights (16.06 GB), Hopper
+/// defaults (gemm 0.55, weights 0.8, attention 0.45, kv 0.85, 10 us per
+/// sequence, 3 ms overhead).
+#[test]
+fn three_shapes_match_the_hand_computation() {
+    let model = h100_8b(|_| {});
+    let o = ops(&model);
+    let e = o.efficiencies;
+    assert_eq!(o.family, Family::Hopper);
+    let flops = 989.4e12;
+    let bw = 3350e9;
+    let emb = 128_256.0 * 4096.0;
+    let linear_params = 8.03e9 - 2.0 * emb;
+    let weights_s = 8.03e9 * 2.0 / (bw * e.weights);
+    let pair_s = 4.0 * 32.0 * 32.0 * 128.0 / (flops * e.attention);
+    let kv_s = 131_072.0 / (bw * e.kv);
+    let write_s = 131_072.0 / (bw * e.weights);
+    let head_s = 2.0 * emb / (flops * e.gemm);
+
+    // 1. One decode with 1,000 tokens of context: memory-bound linear
+    //    layers, KV read of 1,001 tokens.
+    let t = model.step_s(&decode_shape(1, 1001));
+    let by_hand = e.overhead_s
+        + weights_s.max(2.0 * linear_params / (flops * e.gemm))
+        + head_s
+        + write_s
+        + (1001.0 * pair_s).max(1001.0 * kv_s)
+        + e.per_sequence_s;
+    assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
+    // About 9.05 ms: 6.0 ms of weights, 3 ms overhead, 0.05 ms of KV.
+    assert!((t - 0.00905).abs() < 0.0002, "t = {t}");
+
+    // 2. A lone 2,048-token prefill: compute-bound linear layers plus
+    //    attention over 2,048 x 2,049 / 2 pairs.
+    let mut prefill = StepShape::default();
+    prefill.add_prefill(0, 2048);
+    let pairs = 2048.0 * 2049.0 / 2.0;
+    let by_hand = e.overhead_s
+        + (2048.0 * 2.0 * linear_params / (flops * e.gemm)).max(weights_s)
+        + head_s
+        + 2048.0 * write_s
+        + (pairs * pair_s).max(2048.0 * kv_s);
+    let t = model.step_s(&prefill);
+    assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
+
+    // 3. 256 decodes with 2,000 tokens of context each: the KV reads
+    //    (512,256 tokens, 67 GB at 85% of 3.35 TB/s: 24 ms) now outweigh
+    //    the linear layers (6.6 ms), as measured large-batch decodes show.
+    let shape = decode_shape(256, 256 * 2001);
+    let t = model.step_s(&shape);
+    let kv_tokens = 256.0 * 2001.0;
+    let by_hand = e.overhead_s
+        + weights_s.max(256.0 * 2.0 * linear_params / (flops * e.gemm))
+        + 256.0 * head_s
+        + 256.0 * write_s
+        + (kv_tokens * pair_s).max(kv_tokens * kv_s)
+        + 256.0 * e.per_sequence_s;
+    assert!((t - by_hand).abs() < 1e-12, "{t} vs {by_hand}");
+    assert!(t > 0.03 && t < 0.04, "t = {t}");
+}
+
+#[test]
+fn fp8_weights_run_on_fp8_peak_and_tensor_parallelism_adds_all_reduces() {
+    let bf16 = h100_8b(|_| {});
+    let fp8 = h100_8b(|p| p.model.weight_dtype = Dtype::Fp8);
+    let mut prefill = StepShape::default();
+    prefill.add_prefill(0, 8192);
+    // Compute-bound linear layers run at the FP8 peak (1,978.9 against
+    // 989.4 TFLOP/s BF16 on the H100 SXM preset).
+    let (a, b) = (ops(&bf16), ops(&fp8));
+    let ratio = a.linear_s_per_token / b.linear_s_per_token;
+    assert!((ratio - 1978.9 / 989.4).abs() < 1e-12, "ratio {ratio}");
+    assert!(fp8.step_s(&prefill) < 0.7 * bf16.step_s(&prefill));
+
+    let tp2 = h100_8b(|p| p.replica.gpus_per_replica = 2);
+    let o = ops(&tp2);
+    let link = presets::hardware("h100-sxm")
+        .and_then(|h| h.interconnect)
+        .expect("H100 SXM has NVLink");
+    // 2 all-reduces x 32 layers, ring factor 2 (2 - 1) / 2 = 1, 4,096 x 2 bytes per token.
+    let per_token = 64.0 * 4096.0 * 2.0 / (link.gb_s * 1e9 * o.efficiencies.interconnect);
+    assert!((o.allreduce_s_per_token - per_token).abs() < 1e-15);
+    assert!((o.allreduce_s - 64.0 * o.efficiencies.allreduce_latency_s).abs() < 1e-15);
+    assert_eq!(ops(&bf16).allreduce_s, 0.0);
+}
+
+#[test]
+fn edited_efficiencies_replace_the_defaults_and_bad_ones_are_refused() {
+    let model = h100_8b(|p| {
+        p.step_time = StepTimeParams::Operations(OperationsParams {
+            kv_bandwidth_efficiency: Some(0.2),
+            ..OperationsParams::default()
+        })
+    });
+    assert_eq!(ops(&model).efficiencies.kv, 0.2);
+    assert_eq!(
+        ops(&model).efficiencies.gemm,
+        Family::Hopper.defaults().gemm
+    );
+    let mut p = ScenarioParams::overnight_batch();
+    p.step_time = StepTimeParams::Operations(OperationsParams {
+        gemm_efficiency: Some(1.5),
+        ..OperationsParams::default()
+    });
+    let err = Scenario::try_from(p)
+        .expect_err("gemm 1.5 refused")
+        .to_string();
+    assert!(err.contains("step_time.gemm_efficiency"), "{err}");
+}
+
+/// `x` to the `n`th power by repeated multiplication (not the code's
+/// `libm::pow`, so the test checks the formula, not the same call).
+fn power(x: f64, n: u64) -> f64 {
+    (0..n).fold(1.0, |acc, _| acc * x)
+}
+
+/// gpt-oss-120b (preset: 116.8e9 parameters, 36 layers of 128 experts
+/// 2,880 wide over a 2,880-wide residual, top-4) on one H100: its routed
+/// experts hold 36 x 128 x 3 x 2,880^2 = 114.66e9 parameters (98.2%),
+/// so a step of T tokens reads the other 1.8% and 1 - (1 - 4/128)^T of
+/// the experts; a model known only by its active share keeps
+/// max(a, 1 - (1 - a)^T).
+#[test]
+fn a_mixture_of_experts_reads_the_experts_its_tokens_touch() {
+    let gpt_oss = presets::model("gpt-oss-120b").expect("preset");
+    let model = h100_8b(|p| p.model = gpt_oss.clone());
+    let o = ops(&model);
+    let routed = 36.0 * 128.0 * 3.0 * 2880.0 * 2880.0 / 116.8e9;
+    for t in [1u64, 4, 64, 1024] {
+        let by_hand = 1.0 - routed + routed * (1.0 - power(1.0 - 4.0 / 128.0, t));
+        let read = o.weights_read_s(t) / o.weights_s;
+        assert!((read - by_hand).abs() < 1e-12, "T={t}: {read} vs {by_hand}");
+    }
+    // One token: 1.8% + 3.1% of the experts' 98.2%, about 4.9%.
+    assert!((o.weights_read_s(1) / o.weights_s - 0.0489).abs() < 0.0005);
+    // The reads depend on the step's tokens only: decode pieces stay exact.
+    for n in [1, 4, 64] {
+        check_pieces(&model, n, n, 5_000_000);
+    }
+
+    let active_only = h100_8b(|p| {
+        p.model = ModelParams {
+            moe: None,
+            ..gpt_oss
+        }
+    });
+    let a: f64 = 5.1 / 116.8;
+    let o = ops(&active_only);
+    for t in [1u64, 64] {
+        let by_hand = a.max(1.0 - power(1.0 - a, t));
+        assert!((o.weights_read_s(t) / o.weights_s - by_hand).abs() < 1e-12);
+    }
+    assert_eq!(
+        ops(&h100_8b(|_| {})).weights_read_s(1),
+        ops(&h100_8b(|_| {})).weights_s
+    );
+}
+
+#[test]
+fn decode_pieces_are_exact_and_scaling_scales_every_term() {
+    let model = h100_8b(|p| p.replica.gpus_per_replica = 2);
+    for n in [1, 8, 64, 256] {
+        check_pieces(&model, n, n, 50_000_000);
+    }
+    let scaled = h100_8b(|p| {
+        p.replica.gpus_per_replica = 2;
+        p.step_time_scale = 1.5;
+    });
+    let mut shape = decode_shape(64, 64 * 3000);
+    shape.add_prefill(500, 512);
+    let (a, b) = (model.step_s(&shape), scaled.step_s(&shape));
+    assert!((b - 1.5 * a).abs() < 1e-12 * a, "{b} vs 1.5 x {a}");
+}
