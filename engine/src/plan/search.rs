@@ -130,8 +130,10 @@ pub(super) fn capacity_search(
         .collect();
     result.message = match confirmed {
         Some(n) => format!(
-            "{n} replicas of {} meet every target ({replications} replications){}",
+            "{} of {} {} every target ({replications} replications){}",
+            crate::format::counted(n.into(), "replica"),
             result.configuration,
+            if n == 1 { "meets" } else { "meet" },
             uncertain_note(&uncertain, runner.replications())
         ),
         None if pruned => format!(
