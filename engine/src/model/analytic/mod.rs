@@ -24,12 +24,12 @@
 //! An overloaded engine admits a waiting request as soon as its first chunk
 //! fits, so every block a completion frees is taken at once by prompt
 //! chunks, and the running requests' growth is then paid for by preempting
-//! the most recently admitted: mostly a request holding about one chunk,
-//! readmitted for its first chunk and preempted again before its second.
-//! Each request then recomputes `R` tokens (in simulated overload of 8B and
-//! 70B on H100, 0.2 to 3.7 times its prompt plus output; many preemptions of
-//! about one chunk each), which the formula above does not count, so it is
-//! optimistic there (by 15% to 79%). [`LoadEstimate::recomputing`] is the
+//! the most recently admitted, mostly a request just readmitted that has
+//! computed a chunk or two again. Each request then recomputes `R` tokens
+//! (in simulated overload of 8B and 70B on H100, 0.2 to 3.7 times its
+//! prompt plus output, one to two and a half chunks per preemption), which
+//! the formula above does not count, so it is optimistic there (by 15% to
+//! 79%). [`LoadEstimate::recomputing`] is the
 //! same saturated step with `R` given: a step also recomputes `d R / E\[O\]`
 //! tokens (charged as prompt tokens), so `w = E\[O\] t / d` grows with them.
 //! Given the `R` an overload run measured it is within 3% of that run's
