@@ -93,7 +93,7 @@ fn the_saturation_estimate_is_within_3_percent_where_the_kv_cache_does_not_bind(
 }
 
 /// Where the KV cache binds, an overloaded engine preempts and recomputes
-/// (a fifth to 55% of its step time here): the plain estimate, counting
+/// (20% to 55% of its step time here): the plain estimate, counting
 /// none, is 15% to 67% above the simulated saturation, and the same
 /// saturated step with the recomputation the run measured per completed
 /// request (`LoadEstimate::recomputing`) is within 3% of it, for long
