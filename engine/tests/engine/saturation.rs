@@ -6,8 +6,8 @@
 //! empties, so every replica works at its capacity.
 
 use sojourn_engine::{
-    ClassParams, DistParams, Dtype, EngineKind, OperationsParams, Report, RunOptions, Scenario,
-    ScenarioParams, Status, StepTimeParams, load_estimate, presets, simulate,
+    ClassParams, DistParams, Dtype, EngineKind, LoadEstimate, OperationsParams, Report, RunOptions,
+    Scenario, ScenarioParams, Status, StepTimeParams, load_estimate, presets, simulate,
 };
 
 /// One class of fixed lengths on one replica of `hardware`.
@@ -47,13 +47,24 @@ fn offered(mut p: ScenarioParams, load: f64) -> (f64, Report) {
     )
 }
 
+/// The requests completed over the second half of the run.
+fn second_half(r: &Report) -> impl Iterator<Item = &sojourn_engine::RequestRecord> {
+    r.records
+        .iter()
+        .filter(|x| x.status == Status::Completed && (600.0..=1200.0).contains(&x.end_s))
+}
+
 /// Completions per second over the second half of the run.
 fn completion_rate(r: &Report) -> f64 {
-    let done = r
-        .records
-        .iter()
-        .filter(|x| x.status == Status::Completed && (600.0..=1200.0).contains(&x.end_s));
-    done.count() as f64 / 600.0
+    second_half(r).count() as f64 / 600.0
+}
+
+/// Tokens recomputed per request completed over the second half of the run.
+fn recomputed_per_completion(r: &Report) -> f64 {
+    let (n, tokens) = second_half(r).fold((0.0, 0.0), |(n, t), x| {
+        (n + 1.0, t + x.recomputed_tokens as f64)
+    });
+    tokens / n
 }
 
 /// Where the KV cache holds every running request without preemption, the
@@ -77,6 +88,46 @@ fn the_saturation_estimate_is_within_3_percent_where_the_kv_cache_does_not_bind(
         assert!(
             error.abs() <= 0.03,
             "{model} on {hardware}, {input}/{output}: estimate {estimate}, simulated {simulated}"
+        );
+    }
+}
+
+/// Where the KV cache binds, an overloaded engine preempts and recomputes
+/// (20% to 55% of its step time here): the plain estimate, counting
+/// none, is 15% to 67% above the simulated saturation, and the same
+/// saturated step with the recomputation the run measured per completed
+/// request (`LoadEstimate::recomputing`) is within 3% of it, for long
+/// prompts with short outputs, short prompts with long outputs, both long,
+/// and 70B on two H100s. This checks the step model, not a prediction: the
+/// recomputation comes from the run (no closed form for it yet; the shapes
+/// where even this misses 3% are listed in `docs/engine.md`).
+#[test]
+fn where_the_kv_cache_binds_the_saturated_step_with_the_measured_recomputation_is_within_3_percent()
+{
+    for (model, weights, tp, input, output) in [
+        ("llama-3.1-8b", Dtype::Bf16, 1, 8000.0, 300.0),
+        ("llama-3.1-8b", Dtype::Bf16, 1, 3000.0, 500.0),
+        ("llama-3.1-8b", Dtype::Bf16, 1, 2000.0, 200.0),
+        ("llama-3.1-8b", Dtype::Bf16, 1, 200.0, 4000.0),
+        ("llama-3.1-8b", Dtype::Bf16, 1, 2000.0, 2000.0),
+        ("llama-3.1-70b", Dtype::Fp8, 2, 2000.0, 500.0),
+        ("llama-3.1-70b", Dtype::Fp8, 2, 500.0, 1500.0),
+    ] {
+        let mut p = scenario(model, "h100-sxm", tp, input, output);
+        p.model.weight_dtype = weights;
+        let (estimate, r) = offered(p.clone(), 1.5);
+        let simulated = completion_rate(&r);
+        let shape = format!("{model} TP{tp} {input}/{output}");
+        assert!(
+            estimate > 1.1 * simulated,
+            "{shape}: plain {estimate}, simulated {simulated}"
+        );
+        let recomputed = recomputed_per_completion(&r);
+        let s = Scenario::try_from(p).expect("valid");
+        let with = LoadEstimate::recomputing(&s, recomputed).saturation_rate_per_s;
+        assert!(
+            (with / simulated - 1.0).abs() <= 0.03,
+            "{shape}: recomputing {recomputed} tokens {with}, simulated {simulated}"
         );
     }
 }
