@@ -8,16 +8,24 @@ use sojourn_engine::{PlanResult, RunSummary, format_usd, verdict_counts};
 use super::{chosen_configuration, counted, reserve_replicas};
 
 /// "The configured fleet, 4 replicas of H100 SXM5 80GB x2: 2 of 4 targets
-/// met, 2 not met."
-pub fn configured_line(run: &RunSummary) -> String {
+/// met, 2 not met." from its one run, or "... over 4 replications." from
+/// `plan`'s judgement of it (a plan of the run's inputs).
+pub fn configured_line(run: &RunSummary, plan: Option<&PlanResult>) -> String {
     let basis = &run.cost.basis;
-    format!(
-        "The configured fleet, {} of {} x{}: {}.",
+    let fleet = format!(
+        "The configured fleet, {} of {} x{}",
         counted(run.report.replicas.into(), "replica"),
         basis.hardware,
         basis.gpus_per_replica,
-        verdict_counts(&run.targets)
-    )
+    );
+    match plan.and_then(|p| p.configured.as_ref()) {
+        Some(c) => format!(
+            "{fleet}: {} over {}.",
+            verdict_counts(&c.evaluation),
+            counted(c.evaluation.replications.into(), "replication")
+        ),
+        None => format!("{fleet}: {} (one simulation).", verdict_counts(&run.targets)),
+    }
 }
 
 /// The recommended fleet in a line, and a line under it.

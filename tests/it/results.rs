@@ -432,20 +432,66 @@ fn the_plan_section_shows_each_case_replanned_once_there_is_a_plan() {
 }
 
 #[test]
+fn once_planned_the_configured_fleet_is_judged_by_the_decision_rule() {
+    let (params, result) = planned();
+    let scenario = Scenario::try_from(params.clone()).expect("valid");
+    let report = simulate(&scenario, &RunOptions::default()).expect("runs");
+    let base = RunSummary::new(report, &scenario);
+    let configured = result.configured.as_ref().expect("judged");
+    let e = &configured.evaluation;
+    assert!(e.replications >= 2, "{} replications", e.replications);
+    let line = configured_line(&base, Some(result));
+    assert!(
+        line.ends_with(&format!(" over {} replications.", e.replications)),
+        "{line}"
+    );
+    let table = sojourn_engine::verdict_table(&base, Some(result), true);
+    assert!(
+        table.title.starts_with(&format!(
+            "Targets: the configured fleet (2 replicas, {} replications) and",
+            e.replications
+        )),
+        "{}",
+        table.title
+    );
+    // Each target's verdict and value from the plan's judgement, the value
+    // with the bound the rule reads.
+    for (row, check) in table.rows.iter().zip(&e.checks) {
+        assert_eq!(row[0].text, check.description);
+        assert_eq!(row[1].text, check.verdict.label());
+        if check.bounds[1] > check.mean {
+            assert!(row[3].text.contains(" (up to "), "{}", row[3].text);
+        }
+    }
+    assert!(
+        table.rows.iter().any(|row| row[3].text.contains(" (up to ")),
+        "{:?}",
+        table.rows
+    );
+}
+
+#[test]
 fn the_verdict_names_both_fleets_and_what_they_cost() {
     let (params, result) = planned();
     let scenario = Scenario::try_from(params.clone()).expect("valid");
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
     let base = RunSummary::new(report, &scenario);
-    let line = configured_line(&base);
+    let line = configured_line(&base, None);
     assert!(
         line.starts_with("The configured fleet, 2 replicas of H100 SXM5 80GB x1: "),
         "{line}"
     );
     assert!(line.contains(" of 3 targets met"), "{line}");
-    // Every target, the configured fleet's verdict from its run, the
-    // plan's fleet's from the plan (which meets every one).
-    let table = sojourn_engine::verdict_table(&base, Some(result));
+    assert!(line.ends_with("(one simulation)."), "{line}");
+    // Every target, the configured fleet's verdict from its run (the plan
+    // taken as one of earlier inputs), the plan's fleet's from the plan
+    // (which meets every one).
+    let table = sojourn_engine::verdict_table(&base, Some(result), false);
+    assert!(
+        table.title.starts_with("Targets: the configured fleet (2 replicas, one simulation) and"),
+        "{}",
+        table.title
+    );
     assert_eq!(table.rows.len(), base.targets.checks.len());
     for (row, check) in table.rows.iter().zip(&base.targets.checks) {
         assert_eq!(row[0].text, check.description);

@@ -72,6 +72,7 @@ pub(super) fn skeleton(runner: &mut Runner, base: &Exploration) -> PlanResult {
         recommendation: None,
         binding: None,
         unattainable: None,
+        configured: None,
         scenarios: Vec::new(),
         worst_case_cover: None,
         service_curve: None,
