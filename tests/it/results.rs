@@ -464,7 +464,10 @@ fn once_planned_the_configured_fleet_is_judged_by_the_decision_rule() {
         }
     }
     assert!(
-        table.rows.iter().any(|row| row[3].text.contains(" (up to ")),
+        table
+            .rows
+            .iter()
+            .any(|row| row[3].text.contains(" (up to ")),
         "{:?}",
         table.rows
     );
@@ -488,7 +491,9 @@ fn the_verdict_names_both_fleets_and_what_they_cost() {
     // (which meets every one).
     let table = sojourn_engine::verdict_table(&base, Some(result), false);
     assert!(
-        table.title.starts_with("Targets: the configured fleet (2 replicas, one simulation) and"),
+        table
+            .title
+            .starts_with("Targets: the configured fleet (2 replicas, one simulation) and"),
         "{}",
         table.title
     );

@@ -76,10 +76,9 @@ use crate::sim::{RunError, RunOptions};
 
 pub use crate::plan::result::{
     AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
-    ConfiguredFleet,
-    CostSummary, Cover, CurvePoint, ExploredPoint, Interval, PlanResult, Recommendation,
-    ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
-    SensitivityRow, ServiceCurve,
+    ConfiguredFleet, CostSummary, Cover, CurvePoint, ExploredPoint, Interval, PlanResult,
+    Recommendation, ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus,
+    Sensitivity, SensitivityRow, ServiceCurve,
 };
 
 /// How the planner runs (what the scenario's plan section does not say).

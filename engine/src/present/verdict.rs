@@ -119,9 +119,9 @@ fn configured_reading(run: &RunSummary, plan: Option<&PlanResult>) -> String {
             counted(c.replicas.into(), "replica"),
             counted(c.evaluation.replications.into(), "replication")
         ),
-        Some(None) => format!(
-            "{replicas}, one simulation: its hardware is not among the plan's candidates"
-        ),
+        Some(None) => {
+            format!("{replicas}, one simulation: its hardware is not among the plan's candidates")
+        }
         None => format!("{replicas}, one simulation"),
     }
 }

@@ -9,7 +9,7 @@ use super::super::{ChartFigure, TableView, case_runs, placeholder_sized};
 use super::absent;
 use crate::charts::{Theme, TornadoMetric, tornado_chart, tornado_height, tornado_rows};
 use crate::help;
-use crate::results::{cover_sentence, plan_cases_table, replanned_table};
+use crate::results::{cover_sentence, plan_cases_table, replanned_table, sensitivity_reading};
 use crate::state::AppState;
 
 /// The cases (the configured fleet's runs as they arrive, then each case's
@@ -91,7 +91,7 @@ pub(in crate::panels::results) fn PlanSensitivity(
         plan.with(|p| {
             p.as_ref()
                 .and_then(|p| p.sensitivity.as_ref())
-                .map(|s| view! { <p class="plan-reading">{s.reading.clone()}</p> })
+                .map(|s| view! { <p class="plan-reading">{sensitivity_reading(s)}</p> })
         })
     };
     let replanned = move || {
