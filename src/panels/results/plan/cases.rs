@@ -33,10 +33,9 @@ pub(in crate::panels::results) fn PlanCases(
         plan.with(|p| p.as_ref().and_then(cover_sentence))
             .map(|sentence| view! { <p class="plan-cover">{sentence}</p> })
     };
-    view! {
-        {table}
-        {cover}
-    }
+    // Its space kept while the plan runs (the plan's table is wider, with
+    // a sentence under it), so that nothing below moves when it comes.
+    view! { <div class="plan-cases-slot">{table} {cover}</div> }
 }
 
 /// How to read the sensitivity, the tornado (the plan's fleet held fixed)
