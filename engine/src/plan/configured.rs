@@ -10,20 +10,30 @@ use crate::params::plan::{Multipliers, PlanParams};
 use crate::plan::result::ConfiguredFleet;
 use crate::plan::runner::{Halt, Runner};
 
-/// The configured fleet decided, or `None` when the scenario's own hardware
-/// (with its parallelism and step-time model) is not among the plan's
-/// candidates: then no configuration of the space is the scenario as it
-/// stands.
-pub(super) fn configured_fleet(runner: &mut Runner) -> Result<Option<ConfiguredFleet>, Halt> {
+/// The configured fleet decided, or why the plan does not judge it: the
+/// scenario's own hardware (with its parallelism and step-time model) is
+/// not among the plan's candidates, so no configuration of the space is the
+/// scenario as it stands; or a target no fleet can meet rules it out
+/// without a run, as it rules out every fleet.
+pub(super) fn configured_fleet(
+    runner: &mut Runner,
+) -> Result<Result<ConfiguredFleet, String>, Halt> {
     let Some(config) = own_configuration(runner) else {
-        return Ok(None);
+        return Ok(Err(
+            "its hardware is not among the plan's candidates".to_string()
+        ));
     };
+    let case = runner.case(config, Multipliers::BASE, "configured fleet")?;
+    if runner.unreachable(case).is_some() {
+        return Ok(Err(
+            "no fleet can meet the targets, so the plan ran none".to_string()
+        ));
+    }
     runner.phase = "the configured fleet".to_string();
     let replicas = runner.base.params().cluster.replicas;
-    let case = runner.case(config, Multipliers::BASE, "configured fleet")?;
     let evaluation = runner.decide(case, replicas)?;
     let cost = runner.cost_summary(case, replicas, evaluation.replications);
-    Ok(Some(ConfiguredFleet {
+    Ok(Ok(ConfiguredFleet {
         configuration: runner.configs[config].label.clone(),
         replicas,
         evaluation,

@@ -357,7 +357,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let Some(chosen) = base.best_config() else {
         result.unattainable = Some(explain::unattainable_reason(runner, &base)?);
         let mut result = branches.finish(result)?;
-        result.configured = configured.flatten();
+        set_configured(&mut result, configured);
         return Ok(finish(runner, result));
     };
     // The baseline: the chosen hardware with the scenario's own settings,
@@ -475,7 +475,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     }
     result.sensitivity = sensitivity;
     result.binding = binding.flatten();
-    result.configured = configured.flatten();
+    set_configured(&mut result, configured);
 
     // 6. The analytic estimate beside the simulation.
     result.analytic = Some(analytic::comparison(runner, base_case, steady));
@@ -522,6 +522,15 @@ fn estimate_simulations(runner: &Runner) -> u64 {
         } else {
             0
         }
+}
+
+/// The configured fleet's judgement, or why there is none, into `result`.
+fn set_configured(result: &mut PlanResult, configured: Option<Result<ConfiguredFleet, String>>) {
+    match configured {
+        Some(Ok(fleet)) => result.configured = Some(fleet),
+        Some(Err(reason)) => result.configured_not_judged = Some(reason),
+        None => {}
+    }
 }
 
 /// `result` with the simulations the plan ran.

@@ -61,10 +61,15 @@ pub struct PlanResult {
     pub unattainable: Option<String>,
     /// The configured fleet judged by the decision rule like every fleet
     /// (the page's first reading of it is one simulation); absent when the
-    /// scenario's own hardware is not among the candidates, and in plans
+    /// plan does not judge it (see `configured_not_judged`), and in plans
     /// made before the planner judged it.
     #[serde(default)]
     pub configured: Option<ConfiguredFleet>,
+    /// Why the plan does not judge the configured fleet: "its hardware is
+    /// not among the plan's candidates", or "no fleet can meet the targets,
+    /// so the plan ran none" (a target ruled out without a run).
+    #[serde(default)]
+    pub configured_not_judged: Option<String>,
     /// Expected, low-demand and high-demand cases, each re-planned (only
     /// the expected one when the plan's options leave the others out; none
     /// without a plan).

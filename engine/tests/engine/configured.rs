@@ -86,6 +86,10 @@ fn a_configured_fleet_whose_hardware_is_not_a_candidate_is_not_judged() {
     let result = planned(&p);
     assert!(result.recommendation.is_some());
     assert_eq!(result.configured, None);
+    assert_eq!(
+        result.configured_not_judged.as_deref(),
+        Some("its hardware is not among the plan's candidates")
+    );
     // The same candidate as configured (under its own name and price) is
     // the scenario as it stands.
     let mut p = queue(6);
@@ -95,5 +99,7 @@ fn a_configured_fleet_whose_hardware_is_not_a_candidate_is_not_judged() {
         usd_per_gpu_hour: Some(5.0),
         ..CandidateParams::default()
     }]);
-    assert!(planned(&p).configured.is_some());
+    let result = planned(&p);
+    assert!(result.configured.is_some());
+    assert_eq!(result.configured_not_judged, None);
 }

@@ -257,14 +257,14 @@ fn plan_summary(r: &PlanResult) -> String {
 /// The configured fleet as the plan judged it, by the same rule as every
 /// fleet (or why it could not).
 fn write_configured(out: &mut String, r: &PlanResult) {
-    let _ = writeln!(out);
     let Some(c) = &r.configured else {
-        let _ = writeln!(
-            out,
-            "The configured fleet: not judged (the scenario's own hardware is not among the candidates)"
-        );
+        if let Some(why) = &r.configured_not_judged {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "The configured fleet: not judged ({why})");
+        }
         return;
     };
+    let _ = writeln!(out);
     let e = &c.evaluation;
     let _ = writeln!(
         out,
