@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use sojourn_app::results::{
     cdf_input, cdf_points_table, configured_line, cost_segments, cover_sentence, decision_summary,
     miss_targets, pareto_input, plan_cases_table, plan_figures, plan_line, plan_statement,
-    replanned_table, run_figures, search_effort_line,
+    replanned_table, run_figures, search_effort_line, sensitivity_reading,
 };
 use sojourn_engine::{
     Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult, RunOptions, RunParams,
@@ -305,6 +305,16 @@ fn the_sensitivity_shows_its_replanned_fleets() {
         .filter(|r| r.replanned_replicas_low.is_some() || r.replanned_replicas_high.is_some())
         .count();
     assert!(replanned > 0, "price at least is re-planned");
+    // The reading says what the impact that picks them measures, beyond
+    // the cost and P(miss) the tornado draws.
+    let reading = sensitivity_reading(sensitivity);
+    assert!(reading.starts_with(&sensitivity.reading), "{reading}");
+    assert!(
+        reading.contains(
+            "An input's impact is its largest effect on cost per success, P(miss) or the target closest to its bound"
+        ),
+        "{reading}"
+    );
     let table = replanned_table(result).expect("a table");
     assert_eq!(table.rows.len(), replanned);
     assert_eq!(
