@@ -26,7 +26,7 @@ pub(super) fn configured_fleet(
     let case = runner.case(config, Multipliers::BASE, "configured fleet")?;
     if runner.unreachable(case).is_some() {
         return Ok(Err(
-            "no fleet can meet the targets, so the plan ran none".to_string()
+            "a target no fleet of it can meet rules it out without a run".to_string(),
         ));
     }
     runner.phase = "the configured fleet".to_string();

@@ -66,8 +66,8 @@ pub struct PlanResult {
     #[serde(default)]
     pub configured: Option<ConfiguredFleet>,
     /// Why the plan does not judge the configured fleet: "its hardware is
-    /// not among the plan's candidates", or "no fleet can meet the targets,
-    /// so the plan ran none" (a target ruled out without a run).
+    /// not among the plan's candidates", or "a target no fleet of it can
+    /// meet rules it out without a run".
     #[serde(default)]
     pub configured_not_judged: Option<String>,
     /// Expected, low-demand and high-demand cases, each re-planned (only

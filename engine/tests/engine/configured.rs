@@ -6,7 +6,7 @@
 
 use sojourn_engine::{
     CandidateParams, DecisionRule, DistParams, PlanOptions, PlanResult, Scenario, ScenarioParams,
-    Verdict, plan,
+    TargetParams, Verdict, plan,
 };
 
 use crate::support::planned_queue;
@@ -102,4 +102,27 @@ fn a_configured_fleet_whose_hardware_is_not_a_candidate_is_not_judged() {
     let result = planned(&p);
     assert!(result.configured.is_some());
     assert_eq!(result.configured_not_judged, None);
+}
+
+#[test]
+fn a_configured_fleet_ruled_out_without_a_run_is_not_simulated() {
+    // Jobs of log-normal length (median 200 steps, a long tail) under p99
+    // sojourn <= 500 ms: their own p99 service is longer, as the plan
+    // finds before any run; it runs none for the configured fleet.
+    let mut p = planned_queue(DistParams::log_normal(200.0, 400.0), 3.0, 5);
+    p.cluster.replicas = 6;
+    p.plan.max_replicas = 24;
+    p.plan.targets.push(TargetParams::SojournPercentile {
+        class: None,
+        percentile: 0.99,
+        bound_s: 0.5,
+    });
+    let result = planned(&p);
+    assert!(result.unattainable.is_some());
+    assert_eq!(result.simulations, 0);
+    assert_eq!(result.configured, None);
+    assert_eq!(
+        result.configured_not_judged.as_deref(),
+        Some("a target no fleet of it can meet rules it out without a run")
+    );
 }
