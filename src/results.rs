@@ -7,7 +7,7 @@
 
 mod verdict;
 
-pub use verdict::{PlanLine, configured_line, plan_line};
+pub use verdict::{PlanLine, configured_line, plan_line, sensitivity_reading};
 
 use std::collections::BTreeMap;
 

@@ -93,9 +93,9 @@ pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
 pub use plan::space::{discipline_label, discipline_short, router_label};
 pub use plan::{
     AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
-    CostSummary, Cover, CurvePoint, CurveTarget, ExploredPoint, Interval, JobOutput, PlanError,
-    PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession, PlanStep,
-    Recommendation, RunKey, ScenarioResult, SearchDimension, SearchEffort, SearchResult,
+    ConfiguredFleet, CostSummary, Cover, CurvePoint, CurveTarget, ExploredPoint, Interval,
+    JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession,
+    PlanStep, Recommendation, RunKey, ScenarioResult, SearchDimension, SearchEffort, SearchResult,
     SearchStatus, Sensitivity, SensitivityRow, ServiceCurve, Verdict, capacity_searches,
     check_budget, plan, plan_with_progress, resolve_threads, run_batch,
 };

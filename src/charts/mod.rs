@@ -51,6 +51,9 @@ pub struct Theme {
     pub best: RGBColor,
     pub worst: RGBColor,
     pub deadline: RGBColor,
+    /// The offered load on the service curve: apart from every other mark
+    /// there, and at least 3:1 against the background (WCAG for graphics).
+    pub offered: RGBColor,
     /// Per-class curves, in class order (repeats after the last).
     pub classes: [RGBColor; 6],
 }
@@ -67,6 +70,7 @@ impl Theme {
         best: rgb(0x1a7f37),
         worst: rgb(0xc0212b),
         deadline: rgb(0x9a5600),
+        offered: rgb(0x0a7e8c),
         classes: [
             rgb(0x6f42c1),
             rgb(0x0a7e8c),
@@ -88,6 +92,7 @@ impl Theme {
         best: rgb(0x56d364),
         worst: rgb(0xff7b72),
         deadline: rgb(0xe3b341),
+        offered: rgb(0x39c5cf),
         classes: [
             rgb(0xbc8cff),
             rgb(0x39c5cf),

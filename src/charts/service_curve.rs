@@ -230,7 +230,7 @@ fn legend_items(curve: &ServiceCurve, theme: &Theme) -> Vec<LegendItem> {
         "goodput, right axis",
     ));
     items.push(LegendItem::new(
-        theme.grid,
+        theme.offered,
         Mark::Dashed,
         "offered, right axis",
     ));
@@ -358,7 +358,7 @@ fn draw(curve: &ServiceCurve, theme: &Theme, width: u32, root: &Area) -> DrawRes
             rate_line(|p| p.offered_per_s),
             4,
             4,
-            theme.grid.stroke_width(2),
+            theme.offered.stroke_width(2),
         ))
         .map_err(draw_error)?;
     chart

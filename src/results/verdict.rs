@@ -3,21 +3,32 @@
 //! targets, why: said here and nowhere else on the page). Every cost says
 //! which fleet it is for.
 
-use sojourn_engine::{PlanResult, RunSummary, format_usd, verdict_counts};
+use sojourn_engine::{PlanResult, RunSummary, Sensitivity, format_usd, verdict_counts};
 
 use super::{chosen_configuration, counted, reserve_replicas};
 
 /// "The configured fleet, 4 replicas of H100 SXM5 80GB x2: 2 of 4 targets
-/// met, 2 not met."
-pub fn configured_line(run: &RunSummary) -> String {
+/// met, 2 not met." from its one run, or "... over 4 replications." from
+/// `plan`'s judgement of it (a plan of the run's inputs).
+pub fn configured_line(run: &RunSummary, plan: Option<&PlanResult>) -> String {
     let basis = &run.cost.basis;
-    format!(
-        "The configured fleet, {} of {} x{}: {}.",
+    let fleet = format!(
+        "The configured fleet, {} of {} x{}",
         counted(run.report.replicas.into(), "replica"),
         basis.hardware,
         basis.gpus_per_replica,
-        verdict_counts(&run.targets)
-    )
+    );
+    match plan.and_then(|p| p.configured.as_ref()) {
+        Some(c) => format!(
+            "{fleet}: {} over {}.",
+            verdict_counts(&c.evaluation),
+            counted(c.evaluation.replications.into(), "replication")
+        ),
+        None => format!(
+            "{fleet}: {} (one simulation).",
+            verdict_counts(&run.targets)
+        ),
+    }
 }
 
 /// The recommended fleet in a line, and a line under it.
@@ -75,4 +86,15 @@ pub fn plan_line(plan: &PlanResult) -> PlanLine {
         detail: format!("{judged}; {cost}."),
         met: e.meets,
     }
+}
+
+/// The sensitivity's reading, with what "largest impact" measures: the
+/// tornado draws the cost or P(miss) swing, and the inputs re-planned are
+/// chosen by the largest of those and the swing of the check closest to
+/// its bound, which the tornado does not draw.
+pub fn sensitivity_reading(s: &Sensitivity) -> String {
+    format!(
+        "{} An input's impact is its largest effect on cost per success, P(miss) or the target closest to its bound (the worst check's value against its bound), so an input re-planned for its effect on a target may show a short bar.",
+        s.reading
+    )
 }

@@ -211,6 +211,19 @@ fn plan_charts_show_the_operating_point_and_the_tornado() {
         "the operating point is marked"
     );
     assert!(svg.contains("today 1x") && svg.contains("goodput, right axis"));
+    // The offered load drawn in its own colour, which stands out from the
+    // background as the other marks do (WCAG: 3:1 for graphics).
+    for theme in [Theme::LIGHT, Theme::DARK] {
+        let svg = service_curve_chart(curve, &theme, 760).svg;
+        let stroke = format!("stroke=\"{}\"", hex(theme.offered));
+        assert!(
+            svg.to_lowercase().contains(&stroke),
+            "no {stroke} in the service curve"
+        );
+        assert_ne!(theme.offered, theme.grid);
+        let ratio = contrast(theme.offered, theme.background);
+        assert!(ratio >= 3.0, "offered line at {ratio:.2}:1");
+    }
     // No target listed: the default P(miss) target of each class binds.
     let target = curve.target.as_ref().expect("a binding target");
     assert_eq!(target.metric, CheckMetric::MissProbability);
@@ -662,4 +675,21 @@ fn the_curve_says_what_its_headroom_means() {
         "exceeds 50 ms above 0.9x today's load on 4 replicas of H100 TP1: no room to grow"
     ));
     assert!(curve_reading(&below).ends_with("so the plan adds replicas."));
+}
+
+/// The WCAG contrast ratio of two colours.
+fn contrast(a: plotters::style::RGBColor, b: plotters::style::RGBColor) -> f64 {
+    let luminance = |plotters::style::RGBColor(r, g, b)| {
+        let linear = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.03928 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
+    };
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
 }

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use sojourn_app::results::{
     cdf_input, cdf_points_table, configured_line, cost_segments, cover_sentence, decision_summary,
     miss_targets, pareto_input, plan_cases_table, plan_figures, plan_line, plan_statement,
-    replanned_table, run_figures, search_effort_line,
+    replanned_table, run_figures, search_effort_line, sensitivity_reading,
 };
 use sojourn_engine::{
     Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult, RunOptions, RunParams,
@@ -305,6 +305,16 @@ fn the_sensitivity_shows_its_replanned_fleets() {
         .filter(|r| r.replanned_replicas_low.is_some() || r.replanned_replicas_high.is_some())
         .count();
     assert!(replanned > 0, "price at least is re-planned");
+    // The reading says what the impact that picks them measures, beyond
+    // the cost and P(miss) the tornado draws.
+    let reading = sensitivity_reading(sensitivity);
+    assert!(reading.starts_with(&sensitivity.reading), "{reading}");
+    assert!(
+        reading.contains(
+            "An input's impact is its largest effect on cost per success, P(miss) or the target closest to its bound"
+        ),
+        "{reading}"
+    );
     let table = replanned_table(result).expect("a table");
     assert_eq!(table.rows.len(), replanned);
     assert_eq!(
@@ -432,20 +442,71 @@ fn the_plan_section_shows_each_case_replanned_once_there_is_a_plan() {
 }
 
 #[test]
+fn once_planned_the_configured_fleet_is_judged_by_the_decision_rule() {
+    let (params, result) = planned();
+    let scenario = Scenario::try_from(params.clone()).expect("valid");
+    let report = simulate(&scenario, &RunOptions::default()).expect("runs");
+    let base = RunSummary::new(report, &scenario);
+    let configured = result.configured.as_ref().expect("judged");
+    let e = &configured.evaluation;
+    assert!(e.replications >= 2, "{} replications", e.replications);
+    let line = configured_line(&base, Some(result));
+    assert!(
+        line.ends_with(&format!(" over {} replications.", e.replications)),
+        "{line}"
+    );
+    let table = sojourn_engine::verdict_table(&base, Some(result), true);
+    assert!(
+        table.title.starts_with(&format!(
+            "Targets: the configured fleet (2 replicas, {} replications) and",
+            e.replications
+        )),
+        "{}",
+        table.title
+    );
+    // Each target's verdict and value from the plan's judgement, the value
+    // with the bound the rule reads.
+    for (row, check) in table.rows.iter().zip(&e.checks) {
+        assert_eq!(row[0].text, check.description);
+        assert_eq!(row[1].text, check.verdict.label());
+        if check.bounds[1] > check.mean {
+            assert!(row[3].text.contains(" (up to "), "{}", row[3].text);
+        }
+    }
+    assert!(
+        table
+            .rows
+            .iter()
+            .any(|row| row[3].text.contains(" (up to ")),
+        "{:?}",
+        table.rows
+    );
+}
+
+#[test]
 fn the_verdict_names_both_fleets_and_what_they_cost() {
     let (params, result) = planned();
     let scenario = Scenario::try_from(params.clone()).expect("valid");
     let report = simulate(&scenario, &RunOptions::default()).expect("runs");
     let base = RunSummary::new(report, &scenario);
-    let line = configured_line(&base);
+    let line = configured_line(&base, None);
     assert!(
         line.starts_with("The configured fleet, 2 replicas of H100 SXM5 80GB x1: "),
         "{line}"
     );
     assert!(line.contains(" of 3 targets met"), "{line}");
-    // Every target, the configured fleet's verdict from its run, the
-    // plan's fleet's from the plan (which meets every one).
-    let table = sojourn_engine::verdict_table(&base, Some(result));
+    assert!(line.ends_with("(one simulation)."), "{line}");
+    // Every target, the configured fleet's verdict from its run (the plan
+    // taken as one of earlier inputs), the plan's fleet's from the plan
+    // (which meets every one).
+    let table = sojourn_engine::verdict_table(&base, Some(result), false);
+    assert!(
+        table
+            .title
+            .starts_with("Targets: the configured fleet (2 replicas, one simulation) and"),
+        "{}",
+        table.title
+    );
     assert_eq!(table.rows.len(), base.targets.checks.len());
     for (row, check) in table.rows.iter().zip(&base.targets.checks) {
         assert_eq!(row[0].text, check.description);

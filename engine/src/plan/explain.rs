@@ -72,6 +72,8 @@ pub(super) fn skeleton(runner: &mut Runner, base: &Exploration) -> PlanResult {
         recommendation: None,
         binding: None,
         unattainable: None,
+        configured: None,
+        configured_not_judged: None,
         scenarios: Vec::new(),
         worst_case_cover: None,
         service_curve: None,

@@ -19,7 +19,10 @@
 //! 5. **sensitivity** (`sensitivity.rs`) on the fixed fleet, re-planned for
 //!    the inputs that matter most;
 //! 6. the **analytic two-stage estimate** (`analytic.rs`) beside the
-//!    simulated result.
+//!    simulated result;
+//!
+//! and, beside them from the start, the **configured fleet** (the scenario
+//! as it stands) decided like every fleet (`configured.rs`).
 //!
 //! This module holds the entry points, the driver and the order of the
 //! phases. A pass over the phases (`runner.rs`) runs no simulation: it
@@ -39,6 +42,7 @@ pub mod evaluate;
 mod analytic;
 mod binding;
 mod cases;
+mod configured;
 mod curve;
 mod diagnose;
 #[cfg(test)]
@@ -72,9 +76,9 @@ use crate::sim::{RunError, RunOptions};
 
 pub use crate::plan::result::{
     AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
-    CostSummary, Cover, CurvePoint, ExploredPoint, Interval, PlanResult, Recommendation,
-    ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
-    SensitivityRow, ServiceCurve,
+    ConfiguredFleet, CostSummary, Cover, CurvePoint, ExploredPoint, Interval, PlanResult,
+    Recommendation, ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus,
+    Sensitivity, SensitivityRow, ServiceCurve,
 };
 
 /// How the planner runs (what the scenario's plan section does not say).
@@ -347,8 +351,13 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         return Err(Halt::Pending);
     };
     let mut result = explain::skeleton(runner, &base);
+    // The configured fleet, judged like every fleet (often already decided
+    // by the search of the scenario's own settings).
+    let configured = branches.take(configured::configured_fleet(runner))?;
     let Some(chosen) = base.best_config() else {
         result.unattainable = Some(explain::unattainable_reason(runner, &base)?);
+        let mut result = branches.finish(result)?;
+        set_configured(&mut result, configured);
         return Ok(finish(runner, result));
     };
     // The baseline: the chosen hardware with the scenario's own settings,
@@ -466,6 +475,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     }
     result.sensitivity = sensitivity;
     result.binding = binding.flatten();
+    set_configured(&mut result, configured);
 
     // 6. The analytic estimate beside the simulation.
     result.analytic = Some(analytic::comparison(runner, base_case, steady));
@@ -512,6 +522,15 @@ fn estimate_simulations(runner: &Runner) -> u64 {
         } else {
             0
         }
+}
+
+/// The configured fleet's judgement, or why there is none, into `result`.
+fn set_configured(result: &mut PlanResult, configured: Option<Result<ConfiguredFleet, String>>) {
+    match configured {
+        Some(Ok(fleet)) => result.configured = Some(fleet),
+        Some(Err(reason)) => result.configured_not_judged = Some(reason),
+        None => {}
+    }
 }
 
 /// `result` with the simulations the plan ran.

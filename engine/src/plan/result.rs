@@ -59,6 +59,17 @@ pub struct PlanResult {
     /// Why no configuration meets the targets, said once (absent with a
     /// plan).
     pub unattainable: Option<String>,
+    /// The configured fleet judged by the decision rule like every fleet
+    /// (the page's first reading of it is one simulation); absent when the
+    /// plan does not judge it (see `configured_not_judged`), and in plans
+    /// made before the planner judged it.
+    #[serde(default)]
+    pub configured: Option<ConfiguredFleet>,
+    /// Why the plan does not judge the configured fleet: "its hardware is
+    /// not among the plan's candidates", or "a target no fleet of it can
+    /// meet rules it out without a run".
+    #[serde(default)]
+    pub configured_not_judged: Option<String>,
     /// Expected, low-demand and high-demand cases, each re-planned (only
     /// the expected one when the plan's options leave the others out; none
     /// without a plan).
@@ -75,6 +86,19 @@ pub struct PlanResult {
     /// How much the search's pruning and sequential stopping saved.
     pub search_effort: SearchEffort,
     pub warnings: Vec<String>,
+}
+
+/// The scenario as it stands (its own hardware and settings on its own
+/// `cluster.replicas`), decided by sequential replications.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfiguredFleet {
+    /// "H100 SXM5 80GB x1, FCFS" (as the configurations table names it).
+    pub configuration: String,
+    pub replicas: u32,
+    /// Every check over the replications the decision needed.
+    pub evaluation: Evaluation,
+    /// Its cost with the reserve, over the same replications.
+    pub cost: CostSummary,
 }
 
 /// The target that sets the fleet's size: what the fleet one replica

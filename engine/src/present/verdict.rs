@@ -1,7 +1,8 @@
 //! The verdict against the targets, the first thing a reader sees: every
 //! target (each class's P(miss) and percentiles, and sustainability) with
-//! the configured fleet's value, the bound the decision rule reads and met /
-//! not met / uncertain, beside the same for the plan's fleet; the decision
+//! the configured fleet's value (one simulation, then the plan's judgement
+//! of it), the bound the decision rule reads and met / not met /
+//! uncertain, beside the same for the plan's fleet; the decision
 //! rule in two sentences; and the plan's costs and cases as a budget
 //! (`plan_budget_table`, `plan_unit_costs_table`, `cases_budget_table`),
 //! each saying which fleet it is for.
@@ -52,14 +53,23 @@ fn check_cells(check: Option<&TargetCheck>) -> [Cell; 2] {
     ]
 }
 
-/// Every target of the scenario with the configured fleet's single run
-/// and, once planned, the plan's steady fleet over its replications (the
-/// plan's checks matched by their descriptions, so a plan of earlier
-/// inputs shows only the targets it shares): both verdicts, then each
-/// value with the upper bound the decision rule reads. The verdicts come
-/// first, so that a narrow screen shows them before it scrolls.
-pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
+/// Every target of the scenario with the configured fleet's reading and,
+/// once planned, the plan's steady fleet over its replications (the plan's
+/// checks matched by their descriptions, so a plan of earlier inputs shows
+/// only the targets it shares): both verdicts, then each value with the
+/// upper bound the decision rule reads. The configured fleet is read from
+/// the plan's judgement of it when the plan is of `run`'s inputs
+/// (`plan_is_current`) and judged it, else from `run`, one simulation. The
+/// verdicts come first, so that a narrow screen shows them before it
+/// scrolls.
+pub fn verdict_table(
+    run: &RunSummary,
+    plan: Option<&PlanResult>,
+    plan_is_current: bool,
+) -> DataTable {
     let rec = plan.and_then(|p| p.recommendation.as_ref());
+    let current = plan.filter(|_| plan_is_current);
+    let configured = current.and_then(|p| p.configured.as_ref());
     let planned = rec.map_or(String::new(), |r| {
         format!(
             " and the plan's fleet ({}, {})",
@@ -70,8 +80,8 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
     let mut table = DataTable::new(
         "verdict",
         format!(
-            "Targets: the configured fleet ({}, one simulation){planned}",
-            counted(run.report.replicas.into(), "replica")
+            "Targets: the configured fleet ({}){planned}",
+            configured_reading(run, current)
         ),
         &[
             "target",
@@ -82,13 +92,10 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
         ],
     );
     for check in &run.targets.checks {
-        let planned = rec.and_then(|r| {
-            r.evaluation
-                .checks
-                .iter()
-                .find(|c| c.description == check.description)
-        });
-        let [configured_verdict, configured_value] = check_cells(Some(check));
+        let same = |c: &&TargetCheck| c.description == check.description;
+        let planned = rec.and_then(|r| r.evaluation.checks.iter().find(same));
+        let judged = configured.map_or(Some(check), |c| c.evaluation.checks.iter().find(same));
+        let [configured_verdict, configured_value] = check_cells(judged);
         let [planned_verdict, planned_value] = check_cells(planned);
         table.rows.push(vec![
             Cell::text(&check.description),
@@ -99,6 +106,24 @@ pub fn verdict_table(run: &RunSummary, plan: Option<&PlanResult>) -> DataTable {
         ]);
     }
     table
+}
+
+/// What the configured fleet's column reads: "2 replicas, 4 replications"
+/// when `plan` (of the same inputs) judged it, else "2 replicas, one
+/// simulation", saying why when the plan could not judge it.
+fn configured_reading(run: &RunSummary, plan: Option<&PlanResult>) -> String {
+    let replicas = counted(run.report.replicas.into(), "replica");
+    match plan.map(|p| p.configured.as_ref()) {
+        Some(Some(c)) => format!(
+            "{}, {}",
+            counted(c.replicas.into(), "replica"),
+            counted(c.evaluation.replications.into(), "replication")
+        ),
+        Some(None) => {
+            format!("{replicas}, one simulation: its hardware is not among the plan's candidates")
+        }
+        None => format!("{replicas}, one simulation"),
+    }
 }
 
 /// "2 of 4 targets met, 1 not met, 1 uncertain".
@@ -122,10 +147,10 @@ pub fn verdict_counts(evaluation: &Evaluation) -> String {
 pub fn decision_rule_short(rule: DecisionRule) -> &'static str {
     match rule {
         DecisionRule::Upper95 => {
-            "A target is met when the upper end of its 95% interval is within it (for P(miss) at least the exact Clopper-Pearson bound, so no misses still bound it above zero), not met when the lower end is beyond it, and uncertain in between. The configured fleet is one simulation, so a percentile's bound is its value; the plan's fleet is judged over its replications."
+            "A target is met when the upper end of its 95% interval is within it (for P(miss) at least the exact Clopper-Pearson bound, so no misses still bound it above zero), not met when the lower end is beyond it, and uncertain in between. Until the plan is done the configured fleet is one simulation, so a percentile's bound is its value; then the plan judges it, like its own fleet, over its replications."
         }
         DecisionRule::Mean => {
-            "A target is met when the mean over the replications is within it: a point estimate, with no allowance for chance. The configured fleet is one simulation; the plan's fleet is judged over its replications."
+            "A target is met when the mean over the replications is within it: a point estimate, with no allowance for chance. Until the plan is done the configured fleet is one simulation; then the plan judges it, like its own fleet, over its replications."
         }
     }
 }

@@ -11,6 +11,7 @@ mod batches;
 mod budgets;
 mod calibration;
 mod closed_forms;
+mod configured;
 mod invariants;
 mod oracle;
 mod planner;

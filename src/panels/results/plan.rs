@@ -165,23 +165,39 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
                 })
         })
     });
+    // How many rows the configurations table will have (a CSS variable
+    // sizing its slot).
+    let configurations_rows = move || {
+        state.params.with(|p| {
+            let candidates = p.plan.candidates.as_ref().map_or(1, Vec::len);
+            format!("--rows: {}", candidates * p.plan.search.settings(p).len())
+        })
+    };
     view! {
         <section class="plan-results" aria-labelledby="plan-heading">
             <h3 id="plan-heading">"Capacity plan"</h3>
-            {move || match plan.get() {
-                Some(plan) => view! { <PlanSummary plan /> }.into_any(),
-                None => view! { <p class="plan-pending">{move || pending.get()}</p> }.into_any(),
-            }}
+            // The summary's and the configurations table's space, kept
+            // while the plan runs, so that nothing below moves when it comes.
+            <div class="plan-summary-slot">
+                {move || match plan.get() {
+                    Some(plan) => view! { <PlanSummary plan /> }.into_any(),
+                    None => view! { <p class="plan-pending">{move || pending.get()}</p> }.into_any(),
+                }}
+            </div>
             <ChartFigure
                 id="pareto-figure"
                 caption="Cost against P(miss) of every fleet decided"
                 help_text=help::PARETO
                 chart=pareto_svg
             />
-            {move || {
-                plan.get()
-                    .map(|plan| view! { <TableView table=configurations_table(&plan) open=true /> })
-            }}
+            <div class="plan-configurations-slot" style=configurations_rows>
+                {move || {
+                    plan.get()
+                        .map(|plan| {
+                            view! { <TableView table=configurations_table(&plan) open=true /> }
+                        })
+                }}
+            </div>
             <PlanCases state plan />
             <Show
                 when=move || curve_absent.with(Option::is_none)

@@ -1,5 +1,6 @@
 //! The verdict, first in the results: every target against the configured
-//! fleet and the plan's fleet (the engine's `verdict_table`), how the
+//! fleet (its one run, then the plan's judgement of it once a plan of the
+//! same inputs is done) and the plan's fleet (the engine's `verdict_table`), how the
 //! configured fleet fares in a sentence, the recommended fleet's line with
 //! which target sets it (or why no fleet meets the targets, said only
 //! here), and the decision rule beside them.
@@ -17,13 +18,14 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
     let configured = move || {
         state.results.with(|r| {
             r.as_ref().map(|r| {
-                let plan = match state.plan.get() {
-                    PlanStatus::Done { plan, .. } => Some(*plan),
-                    _ => None,
+                let (plan, current) = match state.plan.get() {
+                    PlanStatus::Done { plan, params } => (Some(*plan), *params == r.params),
+                    _ => (None, false),
                 };
+                let judged = plan.as_ref().filter(|_| current);
                 view! {
-                    <p class="verdict-configured">{configured_line(&r.base)}</p>
-                    <TableView table=verdict_table(&r.base, plan.as_ref()) open=true />
+                    <p class="verdict-configured">{configured_line(&r.base, judged)}</p>
+                    <TableView table=verdict_table(&r.base, plan.as_ref(), current) open=true />
                 }
             })
         })

@@ -10,7 +10,7 @@ use sojourn_engine::{
     budget_table, capacity_searches, cases_table, checks_table, class_intervals_table,
     configurations_table, curve_table, decision_label, format_multiple, format_number,
     format_or_missing, format_percent, format_usd, plan_with_progress, recommendation_details,
-    sensitivity_table,
+    sensitivity_table, verdict_counts,
 };
 
 use crate::args::PlanArgs;
@@ -143,6 +143,7 @@ fn plan_summary(r: &PlanResult) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "Why: {}", r.explanation);
     }
+    write_configured(&mut out, r);
     if let Some(reason) = &r.unattainable {
         let _ = writeln!(out);
         let _ = writeln!(out, "No plan. {reason}");
@@ -251,6 +252,30 @@ fn plan_summary(r: &PlanResult) -> String {
         let _ = writeln!(out, "warning: {w}");
     }
     out
+}
+
+/// The configured fleet as the plan judged it, by the same rule as every
+/// fleet (or why it could not).
+fn write_configured(out: &mut String, r: &PlanResult) {
+    let Some(c) = &r.configured else {
+        if let Some(why) = &r.configured_not_judged {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "The configured fleet: not judged ({why})");
+        }
+        return;
+    };
+    let _ = writeln!(out);
+    let e = &c.evaluation;
+    let _ = writeln!(
+        out,
+        "The configured fleet: {} replicas of {}: {} over {} replications; {} per month with the reserve",
+        c.replicas,
+        c.configuration,
+        verdict_counts(e),
+        e.replications,
+        format_or_missing(c.cost.fleet.usd_per_month, format_usd)
+    );
+    section(out, &checks_table(e));
 }
 
 /// Each configuration's search, the chosen one marked, and why a search

@@ -9,7 +9,7 @@ use super::super::{ChartFigure, TableView, case_runs, placeholder_sized};
 use super::absent;
 use crate::charts::{Theme, TornadoMetric, tornado_chart, tornado_height, tornado_rows};
 use crate::help;
-use crate::results::{cover_sentence, plan_cases_table, replanned_table};
+use crate::results::{cover_sentence, plan_cases_table, replanned_table, sensitivity_reading};
 use crate::state::AppState;
 
 /// The cases (the configured fleet's runs as they arrive, then each case's
@@ -33,10 +33,9 @@ pub(in crate::panels::results) fn PlanCases(
         plan.with(|p| p.as_ref().and_then(cover_sentence))
             .map(|sentence| view! { <p class="plan-cover">{sentence}</p> })
     };
-    view! {
-        {table}
-        {cover}
-    }
+    // Its space kept while the plan runs (the plan's table is wider, with
+    // a sentence under it), so that nothing below moves when it comes.
+    view! { <div class="plan-cases-slot">{table} {cover}</div> }
 }
 
 /// How to read the sensitivity, the tornado (the plan's fleet held fixed)
@@ -91,7 +90,7 @@ pub(in crate::panels::results) fn PlanSensitivity(
         plan.with(|p| {
             p.as_ref()
                 .and_then(|p| p.sensitivity.as_ref())
-                .map(|s| view! { <p class="plan-reading">{s.reading.clone()}</p> })
+                .map(|s| view! { <p class="plan-reading">{sensitivity_reading(s)}</p> })
         })
     };
     let replanned = move || {
