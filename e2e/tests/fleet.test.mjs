@@ -47,15 +47,16 @@ test('after the plan the configured fleet is judged over replications, with its 
 
 /**
  * The space each part the plan brings takes, down to the part under it
- * [px]: the summary (to the cost against P(miss) chart), the
- * configurations (to the demand cases) and the demand cases (to the
- * service curve).
+ * [px]: the summary (to the cost against P(miss) chart), that chart (its
+ * legend wraps onto more rows on a phone), the configurations (to the
+ * demand cases) and the demand cases (to the service curve).
  */
 function planLayout(page) {
   return page.evaluate(() => {
     const top = (selector) => document.querySelector(selector)?.getBoundingClientRect().top;
     return {
       summary: top('#pareto-figure') - top('#plan-heading'),
+      pareto: top('.plan-configurations-slot') - top('#pareto-figure'),
       configurations: top('#table-cases') - top('.plan-configurations-slot'),
       cases: top('#curve-figure') - top('#table-cases'),
     };
@@ -73,7 +74,7 @@ for (const width of [1280, 390]) {
     await waitForDone(page);
     await page.locator('#plan-statement').waitFor();
     const done = await planLayout(page);
-    for (const part of ['summary', 'configurations', 'cases']) {
+    for (const part of ['summary', 'pareto', 'configurations', 'cases']) {
       assert.ok(
         Math.abs(done[part] - waiting[part]) <= 1,
         `${part} moved ${done[part] - waiting[part]} px (${JSON.stringify({ waiting, done })})`,

@@ -14,7 +14,7 @@ mod tornado;
 
 pub use cdf::{CdfCurve, CdfInput, CurveKind, cdf_chart};
 pub use lengths::{LENGTHS_TITLE, LengthGrid, length_grid, lengths_chart, log_correlation};
-pub use pareto::{ParetoInput, ParetoPoint, pareto_chart};
+pub use pareto::{ParetoInput, ParetoPoint, pareto_chart, pareto_height};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
 pub use service_curve::{curve_reading, service_curve_chart, service_curve_height};

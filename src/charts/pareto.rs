@@ -49,6 +49,32 @@ pub struct ParetoInput {
     pub targets: Vec<(String, f64)>,
 }
 
+/// The height \[px\] the chart will take at `width` with these miss
+/// `targets` (see [`ParetoInput::targets`]) and the verdicts every search
+/// has (fleets that met the targets and fleets that did not), for the
+/// placeholder that holds its place while the plan runs: on a phone the
+/// legend wraps onto more rows, and a placeholder of one row let the page
+/// below it jump when the chart arrived. (An uncertain fleet adds an item,
+/// which may add a row.)
+pub fn pareto_height(width: u32, theme: &Theme, targets: Vec<(String, f64)>) -> u32 {
+    let input = ParetoInput {
+        points: [Verdict::Met, Verdict::NotMet]
+            .into_iter()
+            .map(|verdict| ParetoPoint {
+                label: String::new(),
+                cost: 1.0,
+                p_miss_upper: 0.01,
+                verdict,
+                on_frontier: false,
+            })
+            .collect(),
+        targets,
+        ..ParetoInput::default()
+    };
+    let legend = legend_items(&input, theme);
+    super::chart_height(width, 0.52, 300) + legend_height(&legend, width)
+}
+
 /// Draws the chart: `width` wide, about half as high, plus its legend
 /// under the axes.
 pub fn pareto_chart(input: &ParetoInput, theme: &Theme, width: u32) -> Chart {

@@ -12,12 +12,12 @@ use sojourn_engine::{PlanResult, configurations_table, format_count, recommendat
 
 use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
 use crate::charts::{
-    Theme, chart_height, message_chart, pareto_chart, service_curve_chart, service_curve_height,
+    Theme, message_chart, pareto_chart, pareto_height, service_curve_chart, service_curve_height,
 };
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
-    decision_summary, pareto_input, plan_figures, plan_statement, search_effort_line,
+    decision_summary, miss_targets, pareto_input, plan_figures, plan_statement, search_effort_line,
 };
 use crate::state::{AppState, PlanStatus, RunStatus};
 use cases::{PlanCases, PlanSensitivity};
@@ -51,12 +51,6 @@ fn absent(plan: &PlanResult, what: &str) -> String {
     } else {
         format!("No {what}: the plan's options leave it out.")
     }
-}
-
-/// About the height \[px\] of a plan chart with its legend row under it,
-/// for the placeholder that holds its place.
-fn with_legend_height(width: u32) -> u32 {
-    chart_height(width, 0.52, 300) + 26
 }
 
 #[component]
@@ -128,7 +122,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
                 "No fleet meets the targets, so none was simulated",
                 &theme.get(),
                 width.get(),
-                with_legend_height(width.get()),
+                pareto_height(width.get(), &theme.get(), state.params.with(miss_targets)),
             ),
             PlanStatus::Done { params, plan } => {
                 pareto_chart(&pareto_input(plan, params), &theme.get(), width.get())
@@ -138,7 +132,7 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
                 &format!("Cost against P(miss): {}", pending.get()),
                 &theme.get(),
                 width.get(),
-                with_legend_height(width.get()),
+                pareto_height(width.get(), &theme.get(), state.params.with(miss_targets)),
             ),
         })
     });
