@@ -5,26 +5,10 @@
 //! Erlangs).
 
 use sojourn_engine::{
-    CandidateParams, DecisionRule, DistParams, PlanOptions, PlanResult, Scenario, ScenarioParams,
-    TargetParams, Verdict, plan,
+    CandidateParams, DecisionRule, DistParams, ScenarioParams, TargetParams, Verdict,
 };
 
-use crate::support::planned_queue;
-
-fn search_only() -> PlanOptions {
-    PlanOptions {
-        scenarios: false,
-        service_curve: false,
-        sensitivity: false,
-        threads: 1,
-        ..PlanOptions::default()
-    }
-}
-
-fn planned(params: &ScenarioParams) -> PlanResult {
-    let scenario = Scenario::try_from(params.clone()).expect("valid");
-    plan(&scenario, &search_only()).expect("plans")
-}
+use crate::support::{planned, planned_queue};
 
 /// The queue on `replicas`, judged by the upper end of the 95% interval
 /// from 2 replications up to 8.

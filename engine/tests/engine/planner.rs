@@ -11,20 +11,10 @@ use sojourn_engine::{
     SearchResult, SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
 };
 
-use crate::support::{classical_queue, geometric, mean_and_se, mmc, planned_queue};
+use crate::support::{classical_queue, geometric, mean_and_se, mmc, planned_queue, search_only};
 
 /// Only the capacity search (and the evaluation of the plan's fleet), on
 /// one thread (test binaries already run tests in parallel).
-fn search_only() -> PlanOptions {
-    PlanOptions {
-        scenarios: false,
-        service_curve: false,
-        sensitivity: false,
-        threads: 1,
-        ..PlanOptions::default()
-    }
-}
-
 /// 30 jobs/s of exactly 0.2 s each (200 one-millisecond steps) on replicas
 /// that serve one job at a time: a = 6 Erlangs, so at least 7 replicas, and
 /// more for P(S > 0.3 s) <= 5% (a wait above 0.1 s misses).

@@ -8,20 +8,10 @@ use sojourn_engine::{
     ScenarioParams, SensitivityInput, Shape, plan, simulate,
 };
 
-use crate::support::planned_queue;
+use crate::support::{planned_queue, search_only};
 
 fn valid(p: ScenarioParams) -> Scenario {
     Scenario::try_from(p).expect("test scenario is valid")
-}
-
-fn search_only() -> PlanOptions {
-    PlanOptions {
-        scenarios: false,
-        service_curve: false,
-        sensitivity: false,
-        threads: 1,
-        ..PlanOptions::default()
-    }
 }
 
 /// The default scenario's flood in six flat hours on one candidate: batches

@@ -2,8 +2,8 @@
 
 use sojourn_engine::Dtype;
 use sojourn_engine::{
-    ClassParams, DistParams, EngineParams, HardwareParams, ModelParams, Report, RunOptions,
-    Scenario, ScenarioParams, Shape, StepTimeParams, simulate,
+    ClassParams, DistParams, EngineParams, HardwareParams, ModelParams, PlanOptions, PlanResult,
+    Report, RunOptions, Scenario, ScenarioParams, Shape, StepTimeParams, plan, simulate,
 };
 
 /// A model so small that memory is never the limit unless asked: 2 bytes of
@@ -169,4 +169,22 @@ pub fn planned_queue(output_tokens: DistParams, deadline_s: f64, seed: u64) -> S
     p.plan.max_replicas = 16;
     p.plan.search.disciplines = Some(vec![sojourn_engine::Discipline::Fcfs]);
     p
+}
+
+/// A plan's options with the capacity search alone (no cases, curve or
+/// sensitivity), on one thread.
+pub fn search_only() -> PlanOptions {
+    PlanOptions {
+        scenarios: false,
+        service_curve: false,
+        sensitivity: false,
+        threads: 1,
+        ..PlanOptions::default()
+    }
+}
+
+/// The search-only plan of `params` (valid).
+pub fn planned(params: &ScenarioParams) -> PlanResult {
+    let scenario = Scenario::try_from(params.clone()).expect("valid");
+    plan(&scenario, &search_only()).expect("plans")
 }

@@ -12,22 +12,7 @@ use sojourn_engine::{
     TargetParams, plan, simulate,
 };
 
-use crate::support::planned_queue;
-
-fn search_only() -> PlanOptions {
-    PlanOptions {
-        scenarios: false,
-        service_curve: false,
-        sensitivity: false,
-        threads: 1,
-        ..PlanOptions::default()
-    }
-}
-
-fn planned(params: &ScenarioParams) -> PlanResult {
-    let scenario = Scenario::try_from(params.clone()).expect("valid");
-    plan(&scenario, &search_only()).expect("plans")
-}
+use crate::support::{planned, planned_queue, search_only};
 
 /// 30 jobs/s of 200 ms (200 one-millisecond steps) on one-job replicas
 /// (6 Erlangs), P(S > 300 ms) <= 5%.
