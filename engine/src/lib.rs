@@ -40,8 +40,8 @@ mod stats;
 // Input: the permissive serde types, presets and the JSON entry point.
 pub use params::plan::{
     CandidateParams, DEFAULT_EPSILON, DISCIPLINES, DecisionRule, Multipliers, PlanParams,
-    PricingModel, PricingParams, ReserveParams, SearchParams, SensitivityInput, SensitivityParams,
-    ServiceCurveParams, Setting, TargetMetric, TargetParams,
+    PricingModel, PricingParams, ReserveParams, ResolvedCandidate, SearchParams, SensitivityInput,
+    SensitivityParams, ServiceCurveParams, Setting, TargetMetric, TargetParams, resolve_candidates,
 };
 pub use params::trace::{
     MAX_TRACE_ROWS, TraceRequest, TracedRequest, fit_classes as fit_trace_classes, parse_trace_csv,

@@ -311,8 +311,9 @@ pub fn checks_table(evaluation: &Evaluation) -> DataTable {
     let mut table = DataTable::new(
         "checks",
         format!(
-            "Checks on {} replicas ({} replications)",
-            evaluation.replicas, evaluation.replications
+            "Checks on {} ({})",
+            counted(evaluation.replicas as u64, "replica"),
+            counted(evaluation.replications as u64, "replication")
         ),
         &[
             "check",

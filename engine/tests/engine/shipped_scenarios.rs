@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use sojourn_engine::calibration::{points, replay};
 use sojourn_engine::{
-    OperationsParams, Report, RunOptions, Scenario, ScenarioParams, StepTimeParams,
-    scenario_params_from_json, simulate,
+    OperationsParams, PlanParams, Report, RunOptions, Scenario, ScenarioParams, StepTimeParams,
+    resolve_candidates, scenario_params_from_json, simulate,
 };
 
 fn scenarios_dir() -> PathBuf {
@@ -46,6 +46,29 @@ fn shipped_named(file: &str) -> ScenarioParams {
 fn run(params: ScenarioParams) -> Report {
     let scenario = Scenario::try_from(params).unwrap();
     simulate(&scenario, &RunOptions::default()).unwrap()
+}
+
+/// A scenario that lists candidates has its own configuration among them
+/// (the same hardware figures, GPUs per replica and step-time model), so
+/// the plan judges the configured fleet by the decision rule instead of
+/// saying "not judged": a hardware block written by hand with fewer fields
+/// than the catalog's preset is a different accelerator to the planner.
+#[test]
+fn a_shipped_plan_judges_its_configured_fleet() {
+    for (name, params) in shipped() {
+        if params.plan.candidates.is_none() {
+            continue;
+        }
+        let own = ScenarioParams {
+            plan: PlanParams::default(),
+            ..params.clone()
+        };
+        assert!(
+            resolve_candidates(&params).iter().any(|c| c.params == own),
+            "{name}: the configured hardware ({}) is not among the plan's candidates",
+            params.hardware.name
+        );
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::time::Instant;
 use sojourn_engine::{
     DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, analytic_table, bench_plan,
     budget_table, capacity_searches, cases_table, checks_table, class_intervals_table,
-    configurations_table, curve_table, decision_label, format_multiple, format_number,
+    configurations_table, counted, curve_table, decision_label, format_multiple, format_number,
     format_or_missing, format_percent, format_usd, plan_with_progress, recommendation_details,
     sensitivity_table, verdict_counts,
 };
@@ -177,8 +177,9 @@ fn plan_summary(r: &PlanResult) -> String {
             "plan's fleet: cost per success",
         ]);
         cases.title = format!(
-            "{}, each re-planned (the plan's fleet is {steady} replicas)",
-            cases.title
+            "{}, each re-planned (the plan's fleet is {})",
+            cases.title,
+            counted(steady as u64, "replica")
         );
         section(&mut out, &cases);
     }
