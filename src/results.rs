@@ -302,16 +302,21 @@ pub fn search_effort_line(plan: &PlanResult) -> String {
 
 /// The fleet covering high demand and what it costs beyond the plan:
 /// "Covering high demand takes 3 + 1 replicas of H100 SXM x1, priority:
-/// $9,260 per month, $2,190 more than the plan."
+/// $9,260 per month at the expected prices, $2,190 more than the plan."
+/// (The cases table prices each case's own plan at the case's prices; the
+/// cover is priced as the plan is, so the difference is the fleet's alone.)
 pub fn cover_sentence(plan: &PlanResult) -> Option<String> {
     let c = plan.worst_case_cover.as_ref()?;
     let cost = match (c.usd_per_month, c.extra_usd_per_month) {
         (Some(total), Some(extra)) if extra >= 0.5 => format!(
-            "{} per month, {} more than the plan",
+            "{} per month at the expected prices, {} more than the plan",
             format_usd(total),
             format_usd(extra)
         ),
-        (Some(total), _) => format!("{} per month, within the plan's budget", format_usd(total)),
+        (Some(total), _) => format!(
+            "{} per month at the expected prices, within the plan's budget",
+            format_usd(total)
+        ),
         (None, _) if c.extra_gpus > 0 => format!(
             "{}, {} more than the plan",
             counted(c.total_gpus.into(), "GPU"),

@@ -274,16 +274,15 @@ fn covering_high_demand_reads_in_money_or_gpus() {
     assert_eq!(
         cover_sentence(&result).as_deref(),
         Some(
-            "Covering high demand takes 3 + 1 replicas of H100 SXM x1, priority: $9,260 per month, $4,380 more than the plan."
+            "Covering high demand takes 3 + 1 replicas of H100 SXM x1, priority: $9,260 per month at the expected prices, $4,380 more than the plan."
         )
     );
     if let Some(cover) = result.worst_case_cover.as_mut() {
         cover.extra_usd_per_month = Some(0.0);
     }
-    assert!(
-        cover_sentence(&result)
-            .is_some_and(|s| s.ends_with("$9,260 per month, within the plan's budget.")),
-    );
+    assert!(cover_sentence(&result).is_some_and(|s| {
+        s.ends_with("$9,260 per month at the expected prices, within the plan's budget.")
+    }),);
     if let Some(cover) = result.worst_case_cover.as_mut() {
         cover.usd_per_month = None;
         cover.extra_usd_per_month = None;

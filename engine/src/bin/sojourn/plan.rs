@@ -186,7 +186,7 @@ fn plan_summary(r: &PlanResult) -> String {
     if let Some(c) = &r.worst_case_cover {
         let _ = writeln!(
             out,
-            "  covering {}: {} + reserve = {} replicas of {} ({} GPUs), {} per month, {} more than the plan",
+            "  covering {}: {} + reserve = {} replicas of {} ({} GPUs), {} per month at the expected prices, {} more than the plan",
             c.case,
             c.steady_replicas,
             c.total_replicas,
