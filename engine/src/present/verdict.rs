@@ -261,7 +261,7 @@ pub fn plan_unit_costs_table(rec: &Recommendation) -> DataTable {
 pub fn cases_budget_table(plan: &PlanResult) -> DataTable {
     let mut table = DataTable::new(
         "case-budgets",
-        "Fleet and budget each demand case needs (re-planned)",
+        "Fleet and budget each demand case needs (re-planned; each priced at its case's prices)",
         &[
             "case",
             "own plan: configuration",
