@@ -9,6 +9,10 @@ export const cdf = (page) => page.getByRole('img', { name: /Sojourn-time CDF; de
 export const headline = (page) => page.getByRole('region', { name: 'Headline figures' });
 export const runStatus = (page) => page.getByRole('status', { name: 'Run status' });
 export const runButton = (page) => page.getByRole('button', { name: 'Run', exact: true });
+export const verdict = (page) => page.getByRole('region', { name: 'Verdict against the targets' });
+export const verdictTable = (page) => verdict(page).locator('#table-verdict table');
+/** What a target's verdict cell may read. */
+export const VERDICTS = ['met', 'not met', 'uncertain'];
 
 /** Polls `condition` (async) until it returns a truthy value. */
 export async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {

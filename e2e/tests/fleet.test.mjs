@@ -8,7 +8,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSite } from '../lib/harness.mjs';
-import { PLAN_TIMEOUT_MS, tableRows, waitFor, waitForDone } from '../lib/page.mjs';
+import {
+  PLAN_TIMEOUT_MS,
+  VERDICTS,
+  tableRows,
+  verdict,
+  verdictTable,
+  waitFor,
+  waitForDone,
+} from '../lib/page.mjs';
 
 let site;
 before(async () => {
@@ -17,10 +25,6 @@ before(async () => {
 after(async () => {
   await site?.close();
 });
-
-const verdict = (page) => page.getByRole('region', { name: 'Verdict against the targets' });
-const verdictTable = (page) => verdict(page).locator('#table-verdict table');
-const VERDICTS = ['met', 'not met', 'uncertain'];
 
 test('after the plan the configured fleet is judged over replications, with its bounds', async () => {
   const { page, errors } = await site.openPage();

@@ -10,7 +10,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { screenshot, startSite } from '../lib/harness.mjs';
-import { PLAN_TIMEOUT_MS, tableRows, waitFor, waitForDone } from '../lib/page.mjs';
+import {
+  PLAN_TIMEOUT_MS,
+  VERDICTS,
+  tableRows,
+  verdict,
+  verdictTable,
+  waitFor,
+  waitForDone,
+} from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,10 +30,6 @@ before(async () => {
 after(async () => {
   await site?.close();
 });
-
-const verdict = (page) => page.getByRole('region', { name: 'Verdict against the targets' });
-const verdictTable = (page) => verdict(page).locator('#table-verdict table');
-const VERDICTS = ['met', 'not met', 'uncertain'];
 
 /** A shipped scenario by file name. */
 async function shipped(name) {
