@@ -387,13 +387,13 @@ pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String
         (
             "Fleet",
             format!(
-                "{} steady ({} meet every target) + {} failure reserve + {} warm idle = {} replicas ({} GPUs) of {}",
+                "{} steady (the fewest meeting every target: {}) + {} failure reserve + {} warm idle = {} ({}) of {}",
                 rec.steady_replicas,
                 rec.min_replicas,
                 rec.failure_reserve_replicas,
                 rec.warm_idle_replicas,
-                rec.total_replicas,
-                rec.total_gpus,
+                counted(rec.total_replicas.into(), "replica"),
+                counted(rec.total_gpus.into(), "GPU"),
                 rec.candidate,
             ),
         ),
