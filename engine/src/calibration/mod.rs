@@ -22,7 +22,7 @@ use serde::Deserialize;
 use crate::model::memory::MemoryBudget;
 use crate::model::scenario::Scenario;
 use crate::params::{
-    ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, StepTimeParams, presets,
+    ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, Schedule, StepTimeParams, presets,
 };
 use crate::report::Report;
 use crate::sim::{RunOptions, Simulation};
@@ -81,6 +81,10 @@ pub struct EngineName {
     /// `--max-num-batched-tokens`, where the source's command sets it.
     #[serde(default)]
     pub max_num_batched_tokens: Option<u32>,
+    /// `--enable-chunked-prefill false` on vLLM's V0 engine: whole prompts
+    /// run as their own steps, the decodes waiting (`Schedule::PrefillFirst`).
+    #[serde(default)]
+    pub chunked_prefill: Option<bool>,
 }
 
 /// How the GPUs were used.
@@ -216,7 +220,7 @@ impl Point {
     /// request of one length that is a cap on the running batch
     /// ([`no_evict_batch`]); vLLM instead admits on the prompt and preempts.
     /// A sequence cap or token budget the source's command sets replaces the
-    /// default.
+    /// default, and vLLM V0 with chunked prefill off runs prefills first.
     fn configure(&self, p: &mut ScenarioParams, requests: u32, sequence_tokens: f64) {
         let name = self.engine.name.as_str();
         let trt = name.starts_with("TensorRT-LLM");
@@ -233,6 +237,9 @@ impl Point {
         p.engine.max_num_seqs = stated.max_num_seqs.unwrap_or(seqs);
         p.engine.max_num_batched_tokens = budget;
         p.engine.long_prefill_threshold = budget;
+        if stated.chunked_prefill == Some(false) {
+            p.engine.schedule = Schedule::PrefillFirst;
+        }
         if trt {
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use sojourn_engine::calibration::{Comparison, Skipped, compare, points, render, summary};
 use sojourn_engine::{
-    MemoryBudget, OperationsParams, RunOptions, Scenario, StepTimeParams, simulate,
+    MemoryBudget, OperationsParams, RunOptions, Scenario, Schedule, StepTimeParams, simulate,
 };
 
 /// The models the page compares: the single roofline (the old default) and
@@ -160,7 +160,8 @@ fn dense_models_meet_the_target_and_beat_the_roofline() {
 /// A point that gives a batch's end-to-end latency (vLLM's
 /// `benchmark_latency`) is compared on the batch's output tokens over that
 /// latency, and the engine settings its source's command states reach the
-/// replay (others keep the engine's defaults).
+/// replay (others keep the engine's defaults; vLLM V0 with chunked prefill
+/// off runs prefills first).
 #[test]
 fn batch_latencies_compare_as_throughput_and_stated_settings_apply() {
     let (_, operations, _) = compared()
@@ -181,6 +182,9 @@ fn batch_latencies_compare_as_throughput_and_stated_settings_apply() {
     let stated = scenario_of("rocm-vllm010-llama31-70b-mi300x-fp8-tp8-n3200-128-2048");
     assert_eq!(stated.engine.max_num_seqs, 3200);
     assert_eq!(stated.engine.max_num_batched_tokens, 131_072);
+    assert_eq!(stated.engine.schedule, Schedule::DecodeFirst);
+    let v0 = scenario_of("azure-ndmi300x-llama31-8b-fp8-tp1-128-2048");
+    assert_eq!(v0.engine.schedule, Schedule::PrefillFirst);
     let defaults = scenario_of("gpustack-qwen3-8b-h100-bf16-sharegpt-c4");
     assert_eq!(defaults.engine.max_num_seqs, 1024);
     assert_eq!(defaults.engine.max_num_batched_tokens, 8192);

@@ -112,11 +112,11 @@ impl Family {
     /// so their GEMM efficiencies are fractions of those peaks (lower than
     /// Ampere's of its FP16 peak); the BF16 Hopper points added since are
     /// missed in both directions, which no efficiency fixes (the docs say
-    /// why). CDNA 3 is fitted to vLLM 0.10 on eight MI300X at TP8 with FP8
-    /// weights (batch latencies at 1 to 128 sequences, offline throughput at
-    /// 1,500 and 3,200): every point is TP8, so the all-reduce's efficiency
-    /// (0.2, which carries the growth of a step with its batch) and the
-    /// GEMM's are not told apart, and no point checks BF16 or TP1 to TP4.
+    /// why). CDNA 3 is fitted to vLLM on MI300X with FP8 weights: Llama 3.1
+    /// 8B at TP1 and 70B / 405B at TP8 (Azure's offline runs of 1,000
+    /// prompts, AMD's batch latencies and offline runs); its GEMM efficiency
+    /// agrees with the FP8 GEMM microbenchmark the Azure page reports (1,159
+    /// of 2,615 TFLOP/s), and no point checks BF16, TP2-TP4 or the MI325X.
     pub fn defaults(self) -> Efficiencies {
         let base = Efficiencies {
             gemm: 0.65,
@@ -142,11 +142,12 @@ impl Family {
                 ..base
             },
             Family::Cdna3 => Efficiencies {
-                gemm: 0.55,
-                weights: 0.55,
+                gemm: 0.45,
+                weights: 0.5,
                 attention: 0.3,
-                kv: 0.6,
-                interconnect: 0.2,
+                kv: 0.5,
+                per_sequence_s: 20e-6,
+                interconnect: 0.3,
                 ..base
             },
         }
