@@ -8,10 +8,11 @@
 //! one replica per tensor-parallel group, and its load: all requests at time
 //! 0 (offline), or closed-loop clients (concurrency). Prompt and output
 //! lengths are fixed at the published value or mean. The engine runs vLLM's
-//! schedule with its defaults (256 sequences, 8,192 tokens per step), except
-//! that a lone request's prefill is not chunked (the published batch-1
-//! prefill times are one kernel pass). [`replay`] runs it and reads the same
-//! figures the source printed.
+//! schedule with the settings the source's engine used (its defaults, or
+//! what the source's command sets), and a prefill is not chunked below the
+//! step's token budget (the published batch-1 prefill times are one kernel
+//! pass). [`replay`] runs it and reads the same figures the source printed
+//! (a batch's end-to-end latency is read as its output throughput).
 //!
 //! `docs/calibration.md` holds the table [`table`] prints for the default
 //! model; a test recomputes it, so the page cannot drift from the code.
@@ -21,7 +22,7 @@ use serde::Deserialize;
 use crate::model::memory::MemoryBudget;
 use crate::model::scenario::Scenario;
 use crate::params::{
-    ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, StepTimeParams, presets,
+    ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, Schedule, StepTimeParams, presets,
 };
 use crate::report::Report;
 use crate::sim::{RunOptions, Simulation};
@@ -68,10 +69,22 @@ pub struct Point {
     pub measured: Measured,
 }
 
-/// The serving engine the point ran.
+/// The serving engine the point ran, and the settings the source states
+/// where it sets them (each left out takes the engine's default, see
+/// `Point::configure`).
 #[derive(Clone, Debug, Deserialize)]
 pub struct EngineName {
     pub name: String,
+    /// `--max-num-seqs`, where the source's command sets it.
+    #[serde(default)]
+    pub max_num_seqs: Option<u32>,
+    /// `--max-num-batched-tokens`, where the source's command sets it.
+    #[serde(default)]
+    pub max_num_batched_tokens: Option<u32>,
+    /// `--enable-chunked-prefill false` on vLLM's V0 engine: whole prompts
+    /// run as their own steps, the decodes waiting (`Schedule::PrefillFirst`).
+    #[serde(default)]
+    pub chunked_prefill: Option<bool>,
 }
 
 /// How the GPUs were used.
@@ -93,6 +106,10 @@ pub struct Measured {
     pub mean_itl_ms: Option<f64>,
     pub mean_tpot_ms: Option<f64>,
     pub mean_ttft_ms: Option<f64>,
+    /// End-to-end time of a batch sent at once (vLLM's `benchmark_latency`
+    /// prints it) \[s\]: every request ends with the batch, so the batch's
+    /// output tokens over it are its output throughput.
+    pub latency_s: Option<f64>,
 }
 
 /// Every published point, in the file's order.
@@ -202,6 +219,8 @@ impl Point {
     /// and output) are free, so nothing is ever preempted. With every
     /// request of one length that is a cap on the running batch
     /// ([`no_evict_batch`]); vLLM instead admits on the prompt and preempts.
+    /// A sequence cap or token budget the source's command sets replaces the
+    /// default, and vLLM V0 with chunked prefill off runs prefills first.
     fn configure(&self, p: &mut ScenarioParams, requests: u32, sequence_tokens: f64) {
         let name = self.engine.name.as_str();
         let trt = name.starts_with("TensorRT-LLM");
@@ -213,9 +232,14 @@ impl Point {
             (false, _, true) => (1024, 8192),
             (false, _, false) => (256, 2048),
         };
-        p.engine.max_num_seqs = seqs;
+        let stated = &self.engine;
+        let budget = stated.max_num_batched_tokens.unwrap_or(budget);
+        p.engine.max_num_seqs = stated.max_num_seqs.unwrap_or(seqs);
         p.engine.max_num_batched_tokens = budget;
         p.engine.long_prefill_threshold = budget;
+        if stated.chunked_prefill == Some(false) {
+            p.engine.schedule = Schedule::PrefillFirst;
+        }
         if trt {
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
@@ -227,6 +251,14 @@ impl Point {
         }
     }
 
+    /// The published output throughput: as printed, or the batch's output
+    /// tokens over its printed end-to-end latency.
+    fn output_tokens_per_s(&self) -> Option<f64> {
+        let m = &self.measured;
+        let batch = || Some(self.requests? * self.output_tokens? / m.latency_s?);
+        m.output_tokens_per_s.or_else(batch)
+    }
+
     /// The published figures beside the engine's for them.
     fn compare(&self, run: &Replay, moe: bool) -> Vec<Comparison> {
         let m = &self.measured;
@@ -234,7 +266,7 @@ impl Point {
         [
             (
                 "output tokens/s",
-                m.output_tokens_per_s,
+                self.output_tokens_per_s(),
                 run.output_tokens_per_s,
             ),
             (

@@ -1,18 +1,47 @@
-//! The models the published points ran: the catalog's, and two older ones
-//! that only calibration uses.
+//! The models the published points ran: the catalog's, and four that only
+//! calibration uses (Llama 2 7B / 70B, Qwen3 8B / 14B).
 
 use crate::params::{Dtype, ModelParams, presets};
 
 /// The model a point names: a catalog id, Llama 3.3 70B (the catalog's
 /// Llama 3.1 70B: Meta released 3.3 as the same architecture, newly
-/// trained; an assumption, see `docs/calibration-sources.md`), or Llama 2
-/// 7B / 70B.
+/// trained; an assumption, see `docs/calibration-sources.md`), Llama 2
+/// 7B / 70B, or Qwen3 8B / 14B.
 pub(super) fn model(name: &str) -> Option<ModelParams> {
     match name {
         "Llama-3.3-70B-Instruct" => presets::model("llama-3.1-70b"),
         "Llama-2-7B" => Some(llama_2(6.74, 32, (32, 32), (4096, 11008))),
         "Llama-2-70B" => Some(llama_2(68.98, 80, (64, 8), (8192, 28672))),
+        "Qwen3-8B" => Some(qwen_3(8.19, 36, 32, (4096, 12288))),
+        "Qwen3-14B" => Some(qwen_3(14.77, 40, 40, (5120, 17408))),
         id => presets::model(id),
+    }
+}
+
+/// A dense Qwen3 model in BF16: 8 KV heads, head dimension 128, vocabulary
+/// 151,936, untied embeddings. Shapes from the models' published
+/// `config.json` (Qwen/Qwen3-8B, Qwen/Qwen3-14B; read as copies in the code
+/// index, `docs/calibration-sources.md`); parameters computed from them
+/// (per layer 2 h x q + 2 h x 1,024 for the attention, q = heads x 128,
+/// plus 3 h x mlp; plus 2 x 151,936 x h).
+fn qwen_3(params_b: f64, layers: u32, q_heads: u32, (hidden, mlp): (u32, u32)) -> ModelParams {
+    ModelParams {
+        name: format!("Qwen3-{}B", params_b.floor()),
+        params_b,
+        active_params_b: None,
+        layers,
+        q_heads,
+        kv_heads: 8,
+        head_dim: 128,
+        kv_latent_dim: None,
+        weight_dtype: Dtype::Bf16,
+        kv_dtype: Dtype::Bf16,
+        hidden_size: Some(hidden),
+        intermediate_size: Some(mlp),
+        vocab_size: Some(151_936),
+        moe: None,
+        mla: None,
+        sliding_window: None,
     }
 }
 
@@ -51,7 +80,8 @@ fn llama_2(
 mod tests {
     use super::*;
 
-    /// The stated totals follow from the shapes (the formula in `llama_2`).
+    /// The stated totals follow from the shapes (the formulas in `llama_2`
+    /// and `qwen_3`).
     #[test]
     fn llama_2_parameter_counts_follow_from_their_shapes() {
         for (name, layers, hidden, kv, mlp) in [
@@ -62,6 +92,16 @@ mod tests {
             let per_layer = 2.0 * hidden * hidden + 2.0 * hidden * kv + 3.0 * hidden * mlp;
             let total = layers * per_layer + 2.0 * 32_000.0 * hidden;
             assert!((total / 1e9 - m.params_b).abs() < 0.01, "{name}: {total}");
+        }
+        for (name, layers, hidden, q, mlp) in [
+            ("Qwen3-8B", 36.0, 4096.0, 4096.0, 12288.0),
+            ("Qwen3-14B", 40.0, 5120.0, 5120.0, 17408.0),
+        ] {
+            let m = model(name).expect("known");
+            let per_layer = 2.0 * hidden * q + 2.0 * hidden * 1024.0 + 3.0 * hidden * mlp;
+            let total = layers * per_layer + 2.0 * 151_936.0 * hidden;
+            assert!((total / 1e9 - m.params_b).abs() < 0.01, "{name}: {total}");
+            assert_eq!(m.name, name);
         }
         assert_eq!(
             model("Llama-3.3-70B-Instruct"),
