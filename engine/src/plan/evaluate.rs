@@ -106,6 +106,18 @@ pub(crate) struct RunSummary {
     pub extra_percentiles: Vec<(usize, f64)>,
 }
 
+/// The load estimate's rho, plus the recomputation the run measured over
+/// the fleet's time (`fleet_s`) where the estimate does not count it: a
+/// measured estimate (where the KV cache binds) already charges a saturated
+/// replica's recomputation, and adding the run's would count it twice.
+fn offered_load(report: &Report, fleet_s: f64) -> f64 {
+    if report.load.measured {
+        report.load.rho
+    } else {
+        report.load.rho + report.overall.busy_s_recomputed / fleet_s
+    }
+}
+
 impl RunSummary {
     pub fn of(report: &Report, checks: &[CheckSpec]) -> RunSummary {
         let window_s = report.horizon_s - report.warmup_s;
@@ -134,7 +146,7 @@ impl RunSummary {
             overall: ClassTotals::of(&report.overall),
             requests: report.engine.requests,
             busy_fraction: report.overall.busy_s / (n * window_s),
-            offered_load: report.load.rho + report.overall.busy_s_recomputed / (n * window_s),
+            offered_load: offered_load(report, n * window_s),
             peak_waiting_per_replica: waiting.last().copied().unwrap_or(0.0),
             p99_waiting_per_replica: p99(&waiting),
             p99_kv_utilization: p99(&kv),
