@@ -81,8 +81,8 @@ pub(crate) struct RunSummary {
     #[serde_as(as = "NonFinite")]
     pub busy_fraction: f64,
     /// The offered load against the fleet's capacity: the load estimate's
-    /// rho plus the recomputation the run measured / (replicas x window)
-    /// (see [`CheckMetric::OfferedLoad`]).
+    /// rho, plus the recomputation the run measured / (replicas x window)
+    /// where the estimate does not count it (see [`CheckMetric::OfferedLoad`]).
     #[serde_as(as = "NonFinite")]
     pub offered_load: f64,
     /// Largest sampled waiting queue per replica.
@@ -168,12 +168,13 @@ pub enum CheckMetric {
     /// The implicit sustainability check: the offered load against the
     /// fleet's capacity must stay at or below `max_busy_fraction`. The
     /// offered load is the expected work of the classes that follow a rate
-    /// at a saturated replica's cost per prompt and per output token (the
-    /// load estimate's rho, `model::analytic`: the scenario's own mean, so
-    /// day-to-day swings in demand do not widen its interval), plus the
-    /// recomputation after preemption each run measured (capacity the
-    /// estimate does not count: where the KV cache binds, an overloaded
-    /// replica recomputes what it preempted) over the fleet's time.
+    /// at a saturated replica's cost per request (the report's load
+    /// estimate's rho, `sim::saturation`: the scenario's own mean, so
+    /// day-to-day swings in demand do not widen its interval). Where the KV
+    /// cache binds, that cost is measured on a saturated replica and counts
+    /// the recomputation after preemption it does; elsewhere the formula
+    /// counts none, and the recomputation each run measured over the
+    /// fleet's time is added (never both: see `offered_load`).
     /// Offline, closed-loop and traced classes send a fixed set of requests
     /// (or wait for their answers) and build no backlog from day to day;
     /// their misses are what their other targets judge.

@@ -27,16 +27,20 @@
 //! the most recently admitted, mostly a request just readmitted that has
 //! computed a chunk or two again. Each request then recomputes `R` tokens
 //! (in simulated overload of 8B and 70B on H100, 0.2 to 3.7 times its
-//! prompt plus output, one to two and a half chunks per preemption), which
-//! the formula above does not count, so it is optimistic there (by 15% to
-//! 79%). [`LoadEstimate::recomputing`] is the
-//! same saturated step with `R` given: a step also recomputes `d R / E\[O\]`
-//! tokens (charged as prompt tokens), so `w = E\[O\] t / d` grows with them.
-//! Given the `R` an overload run measured it is within 3% of that run's
-//! saturation on 7 of 12 shapes and within 8% on all; no closed form for
-//! `R` itself is known yet (its dependence on the chunk size, the token
-//! budget and the spacing of completions is in `docs/engine.md`), so
-//! [`load_estimate`] counts none, and the report flags queues still growing.
+//! prompt plus output), which the formula above does not count, so it is
+//! optimistic there (by 15% to 80%). [`LoadEstimate::recomputing`] is the
+//! same saturated step with `R` given (a step also recomputes `d R / E\[O\]`
+//! tokens, charged as prompt tokens); given the `R` an overload run
+//! measured it is within 3% on 7 of 12 shapes and within 8% on all, and no
+//! closed form for `R` itself was found (`docs/engine.md`, Saturation). So
+//! [`kv_binds`] says where the formula is not enough (the tokens a running
+//! request holds, weighted by output length, against the KV cache), and
+//! there the report's estimate is measured on a saturated replica by the
+//! engine's own scheduler (`sim::saturation`, a layer above this one), which
+//! scales the formula's work per request with [`LoadEstimate::measured`].
+//! [`load_estimate`] is the formula alone: the planner's analytic floor and
+//! the two-stage queue use it (an upper bound on capacity where the KV cache
+//! binds, so the floor stays a floor).
 //!
 //! [`QueueModel`] is the seeds' two-stage queue as an instant estimate of
 //! waiting times and SLA misses (see its docs and `docs/planner.md`), and
