@@ -161,9 +161,9 @@ fn saturated_rate(p: &ScenarioParams, formula_rate: f64, horizon_s: f64, seed: u
 /// simulated saturation, and the report's estimate, measured on one
 /// saturated replica (`sim::saturation`), is within 3% of it. The overload
 /// runs are independent of the estimate's: other seeds, offered 1.5 times
-/// the formula's rate (the estimate's run is offered twice it), and twice as
-/// long (the estimate's run expects 16,000 completions at the formula's
-/// rate, these 32,000). Constant lengths can lock into a periodic schedule
+/// the formula's rate (the estimate's run is offered twice it), and three
+/// times as long (the estimate's run expects 10,000 completions at the
+/// formula's rate, these 32,000). Constant lengths can lock into a periodic schedule
 /// whose rate depends on how the run began (8000/300 settles at 1.74 or
 /// 1.40 requests/s), so the simulated saturation is the median of three
 /// runs, the rate a run typically settles at.
