@@ -31,9 +31,9 @@ use crate::sim::{EngineKind, RunOptions, Simulation, Status};
 /// the scenario's seed, so every replication of a plan sees one rho.
 const SEED: u64 = 0x5a7_0a7e;
 /// Requests the formula expects the replica to complete before the measured
-/// window: the thrash settles in that time (with 8,000 instead, the
-/// estimate moved by at most 1.5% on the shapes of `docs/engine.md`, at
-/// 1.6 times the cost).
+/// window: the thrash settles in that time (with 8,000 instead, at 1.6
+/// times the cost, the estimate moved by up to 2.6% at constant lengths and
+/// 3.8% at lognormal ones, both ways: the spread of runs, not a bias).
 pub const WARM_UP_REQUESTS: f64 = 2000.0;
 /// Requests the formula expects the replica to complete in the measured
 /// window (the thrashing replica completes a tenth to three fifths fewer on
