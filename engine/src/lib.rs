@@ -82,6 +82,7 @@ pub use model::{
 pub use report::{
     BatchStats, ClassStats, EngineStats, KvUse, Quantiles, Report, StepFigure, StepSpread, simulate,
 };
+pub use sim::saturation::load_estimate as report_load_estimate;
 pub use sim::{
     BYTES_PER_REQUEST, EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput,
     SeriesPoint, Simulation, Status, StepCounters, run_bytes_estimate,

@@ -51,7 +51,8 @@ pub struct PlanParams {
     pub max_replicas: u32,
     /// Most of the fleet's capacity the offered work may take: the measured
     /// window's arrivals' work at a saturated replica's speed (plus the
-    /// recomputation measured) / (replicas x measured window). At 1 a day's
+    /// recomputation measured, where that speed does not count it) /
+    /// (replicas x measured window). At 1 a day's
     /// work just fits in a day; above it queues grow from one day to the
     /// next, whatever a one-day run shows. (The name is kept for saved
     /// scenarios; it is not the busy fraction, see

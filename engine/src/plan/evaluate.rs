@@ -81,8 +81,8 @@ pub(crate) struct RunSummary {
     #[serde_as(as = "NonFinite")]
     pub busy_fraction: f64,
     /// The offered load against the fleet's capacity: the load estimate's
-    /// rho plus the recomputation the run measured / (replicas x window)
-    /// (see [`CheckMetric::OfferedLoad`]).
+    /// rho, plus the recomputation the run measured / (replicas x window)
+    /// where the estimate does not count it (see [`CheckMetric::OfferedLoad`]).
     #[serde_as(as = "NonFinite")]
     pub offered_load: f64,
     /// Largest sampled waiting queue per replica.
@@ -104,6 +104,18 @@ pub(crate) struct RunSummary {
     /// (check index, value).
     #[serde_as(as = "Vec<(_, NonFinite)>")]
     pub extra_percentiles: Vec<(usize, f64)>,
+}
+
+/// The load estimate's rho, plus the recomputation the run measured over
+/// the fleet's time (`fleet_s`) where the estimate does not count it: a
+/// measured estimate (where the KV cache binds) already charges a saturated
+/// replica's recomputation, and adding the run's would count it twice.
+fn offered_load(report: &Report, fleet_s: f64) -> f64 {
+    if report.load.measured {
+        report.load.rho
+    } else {
+        report.load.rho + report.overall.busy_s_recomputed / fleet_s
+    }
 }
 
 impl RunSummary {
@@ -134,7 +146,7 @@ impl RunSummary {
             overall: ClassTotals::of(&report.overall),
             requests: report.engine.requests,
             busy_fraction: report.overall.busy_s / (n * window_s),
-            offered_load: report.load.rho + report.overall.busy_s_recomputed / (n * window_s),
+            offered_load: offered_load(report, n * window_s),
             peak_waiting_per_replica: waiting.last().copied().unwrap_or(0.0),
             p99_waiting_per_replica: p99(&waiting),
             p99_kv_utilization: p99(&kv),
@@ -156,12 +168,13 @@ pub enum CheckMetric {
     /// The implicit sustainability check: the offered load against the
     /// fleet's capacity must stay at or below `max_busy_fraction`. The
     /// offered load is the expected work of the classes that follow a rate
-    /// at a saturated replica's cost per prompt and per output token (the
-    /// load estimate's rho, `model::analytic`: the scenario's own mean, so
-    /// day-to-day swings in demand do not widen its interval), plus the
-    /// recomputation after preemption each run measured (capacity the
-    /// estimate does not count: where the KV cache binds, an overloaded
-    /// replica recomputes what it preempted) over the fleet's time.
+    /// at a saturated replica's cost per request (the report's load
+    /// estimate's rho, `sim::saturation`: the scenario's own mean, so
+    /// day-to-day swings in demand do not widen its interval). Where the KV
+    /// cache binds, that cost is measured on a saturated replica and counts
+    /// the recomputation after preemption it does; elsewhere the formula
+    /// counts none, and the recomputation each run measured over the
+    /// fleet's time is added (never both: see `offered_load`).
     /// Offline, closed-loop and traced classes send a fixed set of requests
     /// (or wait for their answers) and build no backlog from day to day;
     /// their misses are what their other targets judge.

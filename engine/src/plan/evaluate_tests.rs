@@ -91,3 +91,28 @@ fn no_misses_are_bounded_by_the_exact_pooled_limit() {
     let one = [run(200, 0)];
     assert_eq!(verdict(&one, DecisionRule::Upper95), Verdict::Uncertain);
 }
+
+/// Where the KV cache binds the report's rho is measured on a saturated
+/// replica and already counts its recomputation: the offered load adds the
+/// run's recomputation only to the formula's rho, never to a measured one.
+#[test]
+fn the_offered_load_counts_recomputation_once() {
+    let mut p = crate::params::ScenarioParams::overnight_batch();
+    p.run.horizon_s = 3600.0;
+    p.cluster.replicas = 1;
+    let s = crate::model::scenario::Scenario::try_from(p).expect("valid");
+    let options = crate::sim::RunOptions {
+        keep_records: false,
+        ..Default::default()
+    };
+    let mut report = crate::report::simulate(&s, &options).expect("runs");
+    assert!(report.load.measured);
+    let recomputed = report.overall.busy_s_recomputed / (report.horizon_s - report.warmup_s);
+    assert!(recomputed > 0.0);
+    assert_eq!(RunSummary::of(&report, &[]).offered_load, report.load.rho);
+    report.load.measured = false;
+    assert_eq!(
+        RunSummary::of(&report, &[]).offered_load,
+        report.load.rho + recomputed
+    );
+}

@@ -29,7 +29,6 @@ pub use shape::{
     BatchStats, ClassStats, EngineStats, KvUse, Quantiles, Report, StepFigure, StepSpread,
 };
 
-use crate::model::analytic::load_estimate;
 use crate::model::scenario::Scenario;
 use crate::sim::{RunError, RunOptions, RunOutput, Simulation};
 use aggregate::{Accumulator, finish_rows};
@@ -86,7 +85,7 @@ impl Report {
         drop(per_class);
         let n = scenario.params().cluster.replicas;
         let busy: f64 = busy_per_replica.iter().sum();
-        let load = load_estimate(scenario);
+        let load = crate::sim::saturation::load_estimate(scenario);
         // Over the horizon, or until the last step when the fleet worked on
         // past it (not over the whole drain, which is mostly idle).
         let utilization = busy / (n as f64 * active_until_s.min(end_s).max(run.horizon_s));

@@ -20,6 +20,7 @@ mod options;
 mod record;
 pub mod reference;
 mod rules;
+pub mod saturation;
 pub mod state;
 #[cfg(test)]
 mod testing;

@@ -27,16 +27,20 @@
 //! the most recently admitted, mostly a request just readmitted that has
 //! computed a chunk or two again. Each request then recomputes `R` tokens
 //! (in simulated overload of 8B and 70B on H100, 0.2 to 3.7 times its
-//! prompt plus output, one to two and a half chunks per preemption), which
-//! the formula above does not count, so it is optimistic there (by 15% to
-//! 79%). [`LoadEstimate::recomputing`] is the
-//! same saturated step with `R` given: a step also recomputes `d R / E\[O\]`
-//! tokens (charged as prompt tokens), so `w = E\[O\] t / d` grows with them.
-//! Given the `R` an overload run measured it is within 3% of that run's
-//! saturation on 7 of 12 shapes and within 8% on all; no closed form for
-//! `R` itself is known yet (its dependence on the chunk size, the token
-//! budget and the spacing of completions is in `docs/engine.md`), so
-//! [`load_estimate`] counts none, and the report flags queues still growing.
+//! prompt plus output), which the formula above does not count, so it is
+//! optimistic there (by 15% to 80%). [`LoadEstimate::recomputing`] is the
+//! same saturated step with `R` given (a step also recomputes `d R / E\[O\]`
+//! tokens, charged as prompt tokens); given the `R` an overload run
+//! measured it is within 3% on 7 of 12 shapes and within 8% on all, and no
+//! closed form for `R` itself was found (`docs/engine.md`, Saturation). So
+//! [`kv_binds`] says where the formula is not enough (the tokens a running
+//! request holds, weighted by output length, against the KV cache), and
+//! there the report's estimate is measured on a saturated replica by the
+//! engine's own scheduler (`sim::saturation`, a layer above this one), which
+//! scales the formula's work per request with [`LoadEstimate::measured`].
+//! [`load_estimate`] is the formula alone: the planner's analytic floor and
+//! the two-stage queue use it (an upper bound on capacity where the KV cache
+//! binds, so the floor stays a floor).
 //!
 //! [`QueueModel`] is the seeds' two-stage queue as an instant estimate of
 //! waiting times and SLA misses (see its docs and `docs/planner.md`), and
@@ -90,6 +94,12 @@ pub struct LoadEstimate {
     /// Prompt + output tokens offered per second.
     #[serde_as(as = "NonFinite")]
     pub offered_tokens_per_s: f64,
+    /// Whether the work per request was measured on a saturated replica
+    /// (where the KV cache binds: `sim::saturation`), so that it counts
+    /// the recomputation the engine does there; otherwise it is the
+    /// formula's, which counts none.
+    #[serde(default)]
+    pub measured: bool,
 }
 
 /// Request-rate-weighted moments of the workload mix.
@@ -149,8 +159,7 @@ impl SaturatedStep {
     fn of(scenario: &Scenario, w: &WorkloadMoments, recomputed: f64) -> SaturatedStep {
         let e = &scenario.params().engine;
         let held = w.mean_input + w.mean_output / 2.0;
-        let kv_limit = scenario.memory().kv_capacity_tokens() as f64 / held.max(1.0);
-        let concurrency = (e.max_num_seqs as f64).min(kv_limit).max(1.0);
+        let concurrency = (e.max_num_seqs as f64).min(kv_limit(scenario, w)).max(1.0);
         let budget = e.max_num_batched_tokens.max(1) as f64;
         let per_decode = (w.mean_prefill + recomputed) / w.mean_output.max(1.0);
         let decodes = concurrency.min(budget / (1.0 + per_decode)).max(1.0);
@@ -220,6 +229,120 @@ impl LoadEstimate {
             prefill_s_per_token,
             decode_s_per_token,
             offered_tokens_per_s: w.rate_per_s * (w.mean_prefill + w.mean_output),
+            measured: false,
         }
+    }
+
+    /// The same estimate with `work_per_request_s` measured on a
+    /// saturated replica: rho and the saturation rate follow it, and the
+    /// replica-seconds per prompt and per output token scale with it (their
+    /// ratio, which splits cost between prompt and output tokens, is the
+    /// formula's).
+    pub fn measured(&self, work_per_request_s: f64) -> LoadEstimate {
+        let scale = work_per_request_s / self.work_per_request_s;
+        LoadEstimate {
+            rho: self.rho * scale,
+            saturation_rate_per_s: self.saturation_rate_per_s / scale,
+            work_per_request_s,
+            prefill_s_per_token: self.prefill_s_per_token * scale,
+            decode_s_per_token: self.decode_s_per_token * scale,
+            measured: true,
+            ..self.clone()
+        }
+    }
+}
+
+/// Whether the KV cache, not `max_num_seqs`, may limit a saturated
+/// replica's concurrency: there an overloaded engine preempts and
+/// recomputes, which the formula does not count. A request holds its prompt
+/// and its output so far while it decodes, and long outputs decode longest,
+/// so the tokens a running request holds on average are weighted by output
+/// length: `(E[I] E[O] + E[O^2] / 2) / E[O]` over the mix (prompt and output
+/// independent), which is `E[I] + E[O] / 2` only for constant outputs. With
+/// a joint length model that weighting is not at hand, and the KV cache is
+/// taken to bind.
+pub fn kv_binds(scenario: &Scenario) -> bool {
+    let (mut held, mut outputs) = (0.0, 0.0);
+    for c in scenario.classes() {
+        let rate = c.mean_batch_rate_per_s() * c.batch_size.moments().0;
+        if rate <= 0.0 {
+            continue;
+        }
+        if c.lengths.is_some() {
+            return true;
+        }
+        let input = c.input_tokens.moments().0;
+        let (output, output_sq) = c.output_tokens.moments();
+        held += rate * (input * output + output_sq / 2.0);
+        outputs += rate * output;
+    }
+    let held = held / outputs.max(f64::MIN_POSITIVE);
+    let running = scenario.memory().kv_capacity_tokens() as f64 / held.max(1.0);
+    running < scenario.params().engine.max_num_seqs as f64
+}
+
+/// Running requests the KV cache holds at the mean lengths.
+fn kv_limit(scenario: &Scenario, w: &WorkloadMoments) -> f64 {
+    let held = w.mean_input + w.mean_output / 2.0;
+    scenario.memory().kv_capacity_tokens() as f64 / held.max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{ClassParams, DistParams, ScenarioParams};
+
+    /// One class on 8B on one H100 (the default scenario's model and GPU).
+    fn one_class(input: DistParams, output: DistParams) -> Scenario {
+        let mut p = ScenarioParams::overnight_batch();
+        p.classes = vec![ClassParams {
+            name: "load".into(),
+            batches_per_hour: 3600.0,
+            input_tokens: input,
+            output_tokens: output,
+            ..ClassParams::default()
+        }];
+        p.plan = Default::default();
+        Scenario::try_from(p).expect("valid")
+    }
+
+    /// The KV cache binds where 256 running requests of the mix do not fit
+    /// (about 430,000 tokens here): by the mean lengths at constant ones,
+    /// and, with long-tailed outputs, by the outputs' second moment although
+    /// the means fit.
+    #[test]
+    fn the_kv_cache_binds_by_the_length_weighted_tokens_held() {
+        let constant = |i, o| one_class(DistParams::constant(i), DistParams::constant(o));
+        assert!(!kv_binds(&constant(200.0, 2000.0)));
+        assert!(kv_binds(&constant(2000.0, 2000.0)));
+        let lognormal = one_class(
+            DistParams::log_normal(300.0, 1000.0),
+            DistParams::log_normal(2000.0, 5000.0),
+        );
+        let w = WorkloadMoments::of(&lognormal);
+        let by_means = kv_limit(&lognormal, &w);
+        assert!(by_means > 256.0, "by the means {by_means}");
+        assert!(kv_binds(&lognormal));
+    }
+
+    /// A measured work per request moves rho and the saturation rate with
+    /// it, and keeps the split between prompt and output tokens.
+    #[test]
+    fn a_measured_work_per_request_scales_the_estimate() {
+        let s = one_class(DistParams::constant(2000.0), DistParams::constant(2000.0));
+        let formula = load_estimate(&s);
+        let measured = formula.measured(1.5 * formula.work_per_request_s);
+        assert!(measured.measured && !formula.measured);
+        let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-12;
+        assert!(close(measured.rho, 1.5 * formula.rho));
+        assert!(close(
+            measured.saturation_rate_per_s,
+            formula.saturation_rate_per_s / 1.5
+        ));
+        assert!(close(
+            measured.prefill_s_per_token / measured.decode_s_per_token,
+            formula.prefill_s_per_token / formula.decode_s_per_token
+        ));
+        assert_eq!(measured.decode_concurrency, formula.decode_concurrency);
     }
 }
