@@ -22,6 +22,9 @@
 //! window's length over the formula's work it completed, times the
 //! formula's work per request.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 use crate::model::analytic::{self, LoadEstimate};
 use crate::model::scenario::Scenario;
 use crate::params::{Discipline, DistParams, LoadParams, ScenarioParams};
@@ -64,14 +67,61 @@ pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
     }
 }
 
+/// Saturated runs measured on this thread, by what fixes them: the
+/// saturated scenario (as JSON), the event cap and the formula's costs that
+/// weigh the completed work (as bits). A plan builds a report
+/// for every simulation, and the saturated run is the same for every fleet
+/// size, seed and load level of a configuration (one replica, a fixed
+/// seed, the classes' mix at the formula's rate): a fifth of a default
+/// day's simulation each time, paid once per configuration instead. The
+/// inputs fix the run, so sharing cannot change a figure.
+type Measured = BTreeMap<(String, u64, [u64; 3]), Option<f64>>;
+
+thread_local! {
+    static MEASURED: RefCell<Measured> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Distinct saturated runs kept per thread; more are run again.
+const KEPT: usize = 64;
+
 /// Replica-seconds per request on one saturated replica, from its run of
-/// at most `max_events` engine events (`None` past them).
+/// at most `max_events` engine events (`None` past them); run once per
+/// thread for equal inputs.
 fn saturated_work_s(scenario: &Scenario, formula: &LoadEstimate, max_events: u64) -> Option<f64> {
-    let work = formula.work_per_request_s;
-    let warm_s = WARM_UP_REQUESTS * work;
-    let window_s = WINDOW_REQUESTS * work;
-    let horizon_s = warm_s + window_s;
-    let saturated = Scenario::try_from(saturated_params(scenario, formula, horizon_s)?).ok()?;
+    let warm_s = WARM_UP_REQUESTS * formula.work_per_request_s;
+    let horizon_s = warm_s + WINDOW_REQUESTS * formula.work_per_request_s;
+    let params = saturated_params(scenario, formula, horizon_s)?;
+    let costs = [
+        formula.work_per_request_s,
+        formula.prefill_s_per_token,
+        formula.decode_s_per_token,
+    ]
+    .map(f64::to_bits);
+    let key = (serde_json::to_string(&params).ok()?, max_events, costs);
+    if let Some(measured) = MEASURED.with_borrow(|kept| kept.get(&key).copied()) {
+        return measured;
+    }
+    let measured = run_saturated(params, formula, max_events, warm_s);
+    MEASURED.with_borrow_mut(|kept| {
+        if kept.len() >= KEPT {
+            kept.clear();
+        }
+        kept.insert(key, measured);
+    });
+    measured
+}
+
+/// [`saturated_work_s`]'s run: the completed work of its window, weighed by
+/// the formula's cost per prompt and output token.
+fn run_saturated(
+    params: ScenarioParams,
+    formula: &LoadEstimate,
+    max_events: u64,
+    warm_s: f64,
+) -> Option<f64> {
+    let horizon_s = params.run.horizon_s;
+    let window_s = horizon_s - warm_s;
+    let saturated = Scenario::try_from(params).ok()?;
     let options = RunOptions {
         engine: EngineKind::Fast,
         max_events,
@@ -89,7 +139,7 @@ fn saturated_work_s(scenario: &Scenario, formula: &LoadEstimate, max_events: u64
                 + r.output_tokens as f64 * formula.decode_s_per_token
         })
         .sum();
-    (formula_work > 0.0).then(|| window_s * work / formula_work)
+    (formula_work > 0.0).then(|| window_s * formula.work_per_request_s / formula_work)
 }
 
 /// `scenario` on one replica, its rate-following classes as open streams of
@@ -184,6 +234,27 @@ mod tests {
             three.saturation_rate_per_s,
             3.0 * measured.saturation_rate_per_s
         ));
+    }
+
+    /// A saturated run is kept per thread by what fixes it: another shape
+    /// on the same thread is measured anew, and a kept one gives what a
+    /// fresh thread (nothing kept) measures.
+    #[test]
+    fn kept_runs_are_the_runs_of_their_own_inputs() {
+        let fresh = |input: f64, output: f64| {
+            std::thread::spawn(move || load_estimate(&one_class(input, output, 1)))
+                .join()
+                .expect("the thread runs")
+        };
+        let first = load_estimate(&one_class(2000.0, 2000.0, 1));
+        let second = load_estimate(&one_class(4000.0, 1000.0, 1));
+        assert!(first.measured && second.measured);
+        assert_ne!(first.work_per_request_s, second.work_per_request_s);
+        assert_eq!(second, fresh(4000.0, 1000.0));
+        assert_eq!(
+            load_estimate(&one_class(2000.0, 2000.0, 5)),
+            fresh(2000.0, 2000.0)
+        );
     }
 
     /// The saturated run is bounded by its event cap: past it, the
