@@ -9,8 +9,7 @@
 //! time, [`fast`](mod@fast) by skipping runs of identical decode steps in
 //! closed form. [`options`] holds what a run is told (engine, caps) and how
 //! it may be refused; [`record`] what a run records. With closed-loop
-//! classes, arrivals follow completions and the loop is
-//! [`closed_loop`]'s.
+//! classes, arrivals follow completions and the loop is [`closed_loop`]'s.
 
 mod batch;
 mod closed_loop;
@@ -24,6 +23,7 @@ pub mod saturation;
 pub mod state;
 #[cfg(test)]
 mod testing;
+mod wait_queue;
 pub mod workload;
 
 use std::cmp::Reverse;

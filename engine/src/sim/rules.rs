@@ -11,7 +11,8 @@
 //! so the oracle depends on the rules, not on the fast engine.
 
 use crate::params::Discipline;
-use crate::sim::state::{Active, WaitQueue};
+use crate::sim::state::Active;
+use crate::sim::wait_queue::WaitQueue;
 use crate::sim::{Ctx, ReplicaConfig};
 
 /// The KV block size \[tokens\]: a request computing up to L tokens holds
