@@ -97,7 +97,7 @@ test('the default plan names a discipline, explains it, draws the frontier and r
   }
   assert.match(
     await plan.locator('.plan-cover').innerText(),
-    /^Covering high demand takes \d+ \+ \d+ replicas of .+: \$[\d,]+ per month, /,
+    /^Covering high demand takes \d+ \+ \d+ replicas of .+: \$[\d,]+ per month at the expected prices, /,
   );
   assert.match(await plan.locator('.plan-reading').innerText(), /^On the fixed fleet/);
   assert.deepEqual(errors, []);
