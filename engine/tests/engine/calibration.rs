@@ -123,8 +123,8 @@ fn tensorrt_llm_replays_reserve_whole_sequences_and_never_preempt() {
 /// run on an A100 (the offline ShareGPT replay at mean lengths, not the
 /// GPU: the lab's A100 2,000- and 4,000-token runs are within 13%); and vLLM
 /// of August 2024 (V0, before 0.6.0) running Llama 3 8B in BF16 on one H100
-/// at 256/256, too fast as if each step cost 15-20 ms of host time more than
-/// the model's 3 ms overhead, or as if its GEMMs ran at 0.3 of the peak.
+/// at 256/256, too fast as if each step's overhead were 15-20 ms instead of
+/// the model's 3 ms (host work vLLM 0.6.0 cut), or its GEMMs ran at 0.3.
 const BEYOND_35: [&str; 7] = [
     "trtllm061-llama2-70b-a100-fp16-tp4-bs240-128-2048",
     "gpustack-qwen3-14b-h100-bf16-sharegpt-offline",
