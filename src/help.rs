@@ -60,6 +60,7 @@ pub const BLOCK_SIZE: &str =
 pub const DISCIPLINE: &str = "The order in which waiting requests are admitted.";
 pub const QUEUE_BOUND: &str = "Bound on each replica's waiting queue; arrivals beyond it are rejected (and count as misses). Empty: unbounded.";
 pub const SCHEDULE: &str = "What a step takes first. Decodes first: every running decode, then prompts in chunks up to the token budget. Prefills first: waiting prompts run whole in steps of their own while decodes wait; a sequence longer than the token budget is rejected on arrival.";
+pub const PREFIX_CACHING: &str = "vLLM V1 caches KV blocks by content (on by default). For a preempted request that means its blocks stay cached until other requests need the space, and it recomputes only what was evicted; off, every preemption recomputes the whole context. Prompt prefixes shared between requests are each class's prefix-cache hit rate.";
 pub const MAX_MODEL_LEN: &str = "Longest sequence (prompt + output) served; longer requests are rejected on arrival. Empty: whatever fits in the KV cache.";
 pub const REPLICAS: &str =
     "Serving replicas in the simulated fleet (the planner searches its own fleet sizes).";

@@ -83,6 +83,15 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                     ("prefill_first", "Prefills first, whole prompts (vLLM V0)"),
                 ])
             }),
+            menu(
+                at!(engine.prefix_caching).map(
+                    |on| if on { "on" } else { "off" }.to_string(),
+                    |text: String| Some(text == "on"),
+                ),
+                "Prefix caching",
+                help::PREFIX_CACHING,
+                |_| options(&[("on", "On (vLLM V1)"), ("off", "Off (vLLM V0)")]),
+            ),
             number(
                 at!(step_time_scale),
                 "Step-time calibration",

@@ -75,6 +75,10 @@ pub struct Point {
 #[derive(Clone, Debug, Deserialize)]
 pub struct EngineName {
     pub name: String,
+    /// As the source states it (e.g. "0.11.0", "0.10.0 (rocm/vllm-dev
+    /// image ...)", "not stated").
+    #[serde(default)]
+    pub version: String,
     /// `--max-num-seqs`, where the source's command sets it.
     #[serde(default)]
     pub max_num_seqs: Option<u32>,
@@ -85,6 +89,25 @@ pub struct EngineName {
     /// run as their own steps, the decodes waiting (`Schedule::PrefillFirst`).
     #[serde(default)]
     pub chunked_prefill: Option<bool>,
+}
+
+impl EngineName {
+    /// Whether the point ran vLLM's V1 engine (the default from 0.8 on,
+    /// with prefix caching on by default, so a preempted request keeps its
+    /// cached blocks): a vLLM of a stated version 0.8 or later, not run on
+    /// its V0 engine. vLLM V0 (prefix caching off by default), an unstated
+    /// version and other engines replay without it (TensorRT-LLM's
+    /// replays never preempt).
+    fn is_vllm_v1(&self) -> bool {
+        let version: Vec<u32> = (self.version.split(|c: char| !c.is_ascii_digit()))
+            .take(2)
+            .map_while(|part| part.parse().ok())
+            .collect();
+        self.name.starts_with("vLLM")
+            && !self.name.contains("V0 engine")
+            && self.chunked_prefill != Some(false)
+            && matches!(version[..], [major, minor] if (major, minor) >= (0, 8))
+    }
 }
 
 /// How the GPUs were used.
@@ -240,6 +263,7 @@ impl Point {
         if stated.chunked_prefill == Some(false) {
             p.engine.schedule = Schedule::PrefillFirst;
         }
+        p.engine.prefix_caching = stated.is_vllm_v1();
         if trt {
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
@@ -448,5 +472,33 @@ fn hardware_id(name: &str) -> &str {
     match name {
         "h200" => "h200-sxm",
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(name: &str, version: &str, chunked_prefill: Option<bool>) -> EngineName {
+        EngineName {
+            name: name.into(),
+            version: version.into(),
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            chunked_prefill,
+        }
+    }
+
+    #[test]
+    fn only_vllm_v1_replays_with_prefix_caching() {
+        assert!(engine("vLLM", "0.11.0", None).is_vllm_v1());
+        assert!(engine("vLLM (ROCm)", "0.10.0 (rocm/vllm-dev image)", None).is_vllm_v1());
+        assert!(engine("vLLM", "0.8.0", None).is_vllm_v1());
+        assert!(!engine("vLLM", "0.7.3", None).is_vllm_v1());
+        assert!(!engine("vLLM (ROCm)", "0.4.3+rocm614", None).is_vllm_v1());
+        assert!(!engine("vLLM", "not stated (main of late 2024)", None).is_vllm_v1());
+        assert!(!engine("vLLM (V0 engine)", "0.10.0", None).is_vllm_v1());
+        assert!(!engine("vLLM", "0.10.0", Some(false)).is_vllm_v1());
+        assert!(!engine("TensorRT-LLM", "0.19", None).is_vllm_v1());
     }
 }

@@ -383,6 +383,20 @@ pub struct EngineParams {
     /// decode-first, so saved scenarios and links read as before.
     #[serde(skip_serializing_if = "Schedule::is_decode_first")]
     pub schedule: Schedule,
+    /// vLLM V1's automatic prefix caching (on by default there), for what
+    /// it does to a preempted request: its blocks go back to the free queue
+    /// still holding its KV, and when it is scheduled again the full blocks
+    /// no allocation has taken since are a cache hit, so it recomputes only
+    /// what was evicted (docs/engine.md). Off: every preemption recomputes
+    /// the whole context, as vLLM V0 does by default. Prompt prefixes shared
+    /// between requests are each class's `prefix_cache_hit`. Left out of the
+    /// JSON when off, so files written before it read as before.
+    #[serde(skip_serializing_if = "is_false")]
+    pub prefix_caching: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How arrivals are spread over replicas.
@@ -469,7 +483,11 @@ impl ScenarioParams {
             model: presets::llama_3_1_8b(),
             hardware: presets::h100_sxm(),
             replica: ReplicaParams::default(),
-            engine: EngineParams::default(),
+            // vLLM V1's default: preempted requests keep their cached blocks.
+            engine: EngineParams {
+                prefix_caching: true,
+                ..EngineParams::default()
+            },
             cluster: ClusterParams {
                 replicas: 2,
                 ..ClusterParams::default()
@@ -534,6 +552,7 @@ impl Default for EngineParams {
             max_waiting: None,
             max_model_len: None,
             schedule: Schedule::DecodeFirst,
+            prefix_caching: false,
         }
     }
 }

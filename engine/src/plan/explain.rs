@@ -327,7 +327,7 @@ pub(super) fn explain(
         Some((b, _)) if b == chosen => {
             if runner.configs.len() > 1 {
                 format!(
-                    "The scenario's own settings are already the cheapest: {}; no other configuration searched is cheaper.",
+                    "The scenario's own engine settings (discipline, sequence and token limits, admission limit, router) are already the cheapest: {}; no other setting searched is cheaper on any hardware.",
                     fleet(n, &config.label)
                 )
             } else {

@@ -15,6 +15,7 @@ mod batch;
 mod closed_loop;
 mod due;
 pub mod fast;
+mod free_blocks;
 mod options;
 mod record;
 pub mod reference;
@@ -37,6 +38,7 @@ use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, Router, Schedule};
 use crate::serde_float::NonFinite;
 use crate::sim::rules::{BlockSize, Pool};
+pub(crate) use crate::sim::state::Time;
 use crate::sim::state::{Active, ReqId};
 use crate::sim::workload::{RequestSpec, Workload};
 
@@ -47,24 +49,6 @@ pub use options::{
     BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
 };
 pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
-
-/// Orders f64 times in a heap (times are never NaN here).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Time(pub f64);
-
-impl Eq for Time {}
-
-impl PartialOrd for Time {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Time {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
 
 /// With closed loops, a step that starts within this fraction of an event's
 /// time (of a second, before 1 s) counts as starting at it: the event comes
@@ -89,6 +73,8 @@ pub(crate) struct ReplicaConfig {
     /// Whether any class has a timeout.
     pub timeouts: bool,
     pub schedule: Schedule,
+    /// Whether preempted requests' blocks stay cached (`sim::free_blocks`).
+    pub prefix_caching: bool,
     pub step_time: StepTimeModel,
 }
 
@@ -108,6 +94,7 @@ impl ReplicaConfig {
             discipline: e.discipline,
             timeouts: scenario.classes().iter().any(|c| c.timeout_s.is_some()),
             schedule: e.schedule,
+            prefix_caching: e.prefix_caching,
             step_time: scenario.step_time().clone(),
         }
     }

@@ -25,6 +25,7 @@
 
 use crate::model::step_time::StepShape;
 use crate::params::Schedule;
+use crate::sim::free_blocks::FreeBlocks;
 use crate::sim::rules::{self, Pool, blocks_needed, victim_index};
 use crate::sim::state::Active;
 use crate::sim::{Ctx, ReplicaConfig, Status};
@@ -97,7 +98,7 @@ fn schedule_running(
             }
             let need = blocks_needed(r, tokens, cfg.block_size);
             let mut self_preempted = false;
-            while need > pool.free_blocks {
+            while need > pool.free_blocks() {
                 let v = victim_index(running, cfg.discipline);
                 pool.preempt(running.remove(v), budget);
                 preempted_any = true;
@@ -129,7 +130,7 @@ fn apply_step(
     dt: f64,
     step_tokens: u64,
     end_s: f64,
-    free_blocks: &mut u32,
+    free: &mut FreeBlocks,
     ctx: &mut Ctx,
 ) {
     let per_token_s = dt / step_tokens as f64;
@@ -144,7 +145,7 @@ fn apply_step(
         rules::compute(r, tokens, per_token_s, end_s, ctx);
         if rules::is_done(r) {
             let done = list.remove(i);
-            *free_blocks += done.blocks;
+            free.give(done.blocks);
             ctx.close(&done, Status::Completed, end_s);
         } else {
             i += 1;
@@ -196,7 +197,7 @@ impl RefReplica {
         while i < self.running.len() {
             if self.running[i].timeout_at_s <= now {
                 let r = self.running.remove(i);
-                self.pool.free_blocks += r.blocks;
+                self.pool.free.give(r.blocks);
                 ctx.close(&r, Status::TimedOut, r.timeout_at_s);
             } else {
                 i += 1;
@@ -218,14 +219,7 @@ impl RefReplica {
         let dt = self.cfg.step_time.step_s(&shape);
         (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
         let end = self.add_to_clock(dt);
-        apply_step(
-            &mut self.running,
-            dt,
-            tokens,
-            end,
-            &mut self.pool.free_blocks,
-            ctx,
-        );
+        apply_step(&mut self.running, dt, tokens, end, &mut self.pool.free, ctx);
         self.busy_s += dt;
         ctx.steps += 1;
         ctx.events += 1;
@@ -263,7 +257,7 @@ impl super::Replica for RefReplica {
             {
                 let held: u64 = self.running.iter().map(|r| r.blocks as u64).sum();
                 assert_eq!(
-                    held + self.pool.free_blocks as u64,
+                    held + self.pool.free_blocks() as u64,
                     self.cfg.total_blocks as u64,
                     "KV blocks leaked"
                 );
@@ -316,7 +310,7 @@ impl super::Replica for RefReplica {
         for r in self.running.drain(..).chain(self.pool.waiting.take_all()) {
             ctx.close(&r, Status::Unfinished, end_s);
         }
-        self.pool.free_blocks = self.cfg.total_blocks;
+        self.pool.free.reset(self.cfg.total_blocks);
     }
 }
 

@@ -11,6 +11,7 @@
 //! so the oracle depends on the rules, not on the fast engine.
 
 use crate::params::Discipline;
+use crate::sim::free_blocks::{FreeBlocks, Resume};
 use crate::sim::state::Active;
 use crate::sim::wait_queue::WaitQueue;
 use crate::sim::{Ctx, ReplicaConfig};
@@ -119,9 +120,10 @@ pub(crate) fn victim_index(running: &[Active], discipline: Discipline) -> usize 
 /// waiting queue and the count of admissions so far.
 #[derive(Debug)]
 pub(crate) struct Pool {
-    pub free_blocks: u32,
+    pub free: FreeBlocks,
     /// All the replica's blocks.
     total_blocks: u32,
+    pub block_size: BlockSize,
     pub waiting: WaitQueue,
     /// The admission number (`Active::admit_seq`) of the next request admitted.
     pub next_admit_seq: u64,
@@ -130,35 +132,44 @@ pub(crate) struct Pool {
 impl Pool {
     pub fn new(cfg: &ReplicaConfig) -> Pool {
         Pool {
-            free_blocks: cfg.total_blocks,
+            free: FreeBlocks::new(cfg.total_blocks, cfg.prefix_caching),
             total_blocks: cfg.total_blocks,
+            block_size: cfg.block_size,
             waiting: WaitQueue::new(cfg.discipline, cfg.timeouts),
             next_admit_seq: 0,
         }
     }
 
+    /// Free blocks.
+    #[inline(always)]
+    pub fn free_blocks(&self) -> u32 {
+        self.free.count()
+    }
+
     /// Blocks in use.
     pub fn used_blocks(&self) -> u32 {
-        self.total_blocks - self.free_blocks
+        self.total_blocks - self.free.count()
     }
 
     /// Schedules `tokens` tokens of `r` in the step being built, with the
     /// `need` new blocks they take ([`blocks_needed`]; they must be free).
     #[inline]
     pub fn grant(&mut self, r: &mut Active, tokens: u64, need: u32, budget: &mut u64) {
-        self.free_blocks -= need;
+        self.free.take(need);
         r.blocks += need;
         r.sched = tokens;
         *budget -= tokens;
     }
 
     /// Preemption by recompute: `r`, taken out of the running requests,
-    /// frees every block it holds, gives back to `budget` the tokens it was
-    /// granted in this step and returns to the front of the waiting queue (by
-    /// its key under the keyed disciplines).
+    /// frees every block it holds (with prefix caching, those full of its
+    /// context stay cached until allocation takes them), gives back to
+    /// `budget` the tokens it was granted in this step and returns to the
+    /// front of the waiting queue (by its key under the keyed disciplines).
     pub fn preempt(&mut self, mut r: Active, budget: &mut u64) {
         *budget += r.sched;
-        self.free_blocks += r.blocks;
+        let full = self.block_size.div(r.computed) as u32;
+        self.free.give_preempted(r.id, r.blocks, full);
         r.reset_for_recompute();
         self.waiting.push_front(r);
     }
@@ -193,34 +204,61 @@ impl Pool {
         ctx: &mut Ctx,
     ) {
         while *budget > 0 && others + running.len() < cfg.max_num_seqs {
-            let Some(head) = self.waiting.peek() else {
+            let Some(head) = self.head_chunk(cfg, *budget, 0) else {
                 break;
             };
-            let tokens = head.wanted_tokens(cfg.threshold, *budget);
-            let need = blocks_needed(head, tokens, cfg.block_size);
-            if need > self.free_blocks {
+            if !self.fits(&head, 0) {
                 break;
             }
-            self.admit_head(tokens, need, budget, running, now, ctx);
+            self.admit_head(head, budget, running, now, ctx);
         }
     }
 
-    /// Admits the head of the waiting queue with `tokens` tokens and the
-    /// `need` new blocks they take (which must be free), at the end of
-    /// `running`.
+    /// How the head of the waiting queue would be admitted with `budget`
+    /// tokens left after `taken` more blocks are taken from the free queue:
+    /// its first chunk, with what it takes back of its cached blocks.
+    #[inline(always)]
+    pub fn head_chunk(&self, cfg: &ReplicaConfig, budget: u64, taken: u64) -> Option<Admission> {
+        let head = self.waiting.peek()?;
+        let resume = self.resume(head, taken);
+        let chunk = |r: &Active| {
+            let tokens = r.wanted_tokens(cfg.threshold, budget);
+            (tokens, blocks_needed(r, tokens, cfg.block_size))
+        };
+        let (tokens, need) = match resume {
+            None => chunk(head),
+            Some(resume) => chunk(&resume.applied_to(head)),
+        };
+        Some(Admission {
+            tokens,
+            need,
+            resume,
+        })
+    }
+
+    /// Whether the blocks of `admission` are free after `taken` more are
+    /// taken: its new blocks and those it takes back.
+    #[inline(always)]
+    pub fn fits(&self, admission: &Admission, taken: u64) -> bool {
+        let back = admission.resume.map_or(0, |r| r.blocks);
+        admission.need as u64 + back as u64 + taken <= self.free.count() as u64
+    }
+
+    /// Admits the head of the waiting queue as `admission` says (its blocks
+    /// must be free), at the end of `running`.
     #[inline(always)]
     fn admit_head(
         &mut self,
-        tokens: u64,
-        need: u32,
+        admission: Admission,
         budget: &mut u64,
         running: &mut Vec<Active>,
         now: f64,
         ctx: &mut Ctx,
     ) {
         if let Some(mut r) = self.waiting.pop() {
+            self.take_back(&mut r, admission.resume);
             self.stamp_admitted(&mut r, now, ctx);
-            self.grant(&mut r, tokens, need, budget);
+            self.grant(&mut r, admission.tokens, admission.need, budget);
             running.push(r);
         }
     }
@@ -229,14 +267,26 @@ impl Pool {
     /// the waiting queue would be admitted whole (its prompt, or its
     /// recomputation, in one step), if they fit: `budget` tokens left, a
     /// sequence slot beside the `running` running requests, its blocks free.
-    fn whole_head(&self, cfg: &ReplicaConfig, budget: u64, running: usize) -> Option<(u64, u32)> {
+    fn whole_head(&self, cfg: &ReplicaConfig, budget: u64, running: usize) -> Option<Admission> {
         if running >= cfg.max_num_seqs {
             return None;
         }
         let head = self.waiting.peek()?;
-        let tokens = head.target - head.computed;
-        let need = blocks_needed(head, tokens, cfg.block_size);
-        (tokens <= budget && need <= self.free_blocks).then_some((tokens, need))
+        let resume = self.resume(head, 0);
+        let whole = |r: &Active| {
+            let tokens = r.target - r.computed;
+            (tokens, blocks_needed(r, tokens, cfg.block_size))
+        };
+        let (tokens, need) = match resume {
+            None => whole(head),
+            Some(resume) => whole(&resume.applied_to(head)),
+        };
+        let admission = Admission {
+            tokens,
+            need,
+            resume,
+        };
+        (tokens <= budget && self.fits(&admission, 0)).then_some(admission)
     }
 
     /// Under prefill-first, whether the next step is a prefill step: the head
@@ -262,10 +312,19 @@ impl Pool {
         now: f64,
         ctx: &mut Ctx,
     ) {
-        while let Some((tokens, need)) = self.whole_head(cfg, *budget, others + running.len()) {
-            self.admit_head(tokens, need, budget, running, now, ctx);
+        while let Some(admission) = self.whole_head(cfg, *budget, others + running.len()) {
+            self.admit_head(admission, budget, running, now, ctx);
         }
     }
+}
+
+/// How a waiting request is admitted: the tokens of its first chunk, the
+/// new blocks they take, and what it takes back of its cached blocks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Admission {
+    pub tokens: u64,
+    pub need: u32,
+    pub resume: Option<Resume>,
 }
 
 /// A step's tokens take effect at its end: `r` computed `tokens` tokens in
@@ -352,7 +411,7 @@ mod tests {
     fn preemption_frees_blocks_refunds_tokens_and_requeues_at_the_front() {
         let cfg = config(16, 10, Discipline::Fcfs);
         let mut pool = Pool::new(&cfg);
-        pool.free_blocks = 3;
+        pool.free.reset(3);
         pool.waiting.push_back(request(1, 50, 5));
         let mut r = request(0, 40, 5);
         r.cached = 8;
@@ -362,7 +421,7 @@ mod tests {
         r.sched = 1;
         let mut budget = 7;
         pool.preempt(r, &mut budget);
-        assert_eq!((pool.free_blocks, budget), (6, 8));
+        assert_eq!((pool.free_blocks(), budget), (6, 8));
         let back = pool.waiting.pop().expect("requeued");
         assert_eq!(back.id, 0, "a preempted request goes back to the front");
         assert_eq!((back.computed, back.target, back.blocks), (8, 42, 0));
@@ -370,10 +429,51 @@ mod tests {
     }
 
     #[test]
+    fn with_prefix_caching_a_preempted_request_takes_back_what_was_not_evicted() {
+        let mut cfg = config(16, 10, Discipline::Fcfs);
+        cfg.prefix_caching = true;
+        let mut pool = Pool::new(&cfg);
+        pool.free.reset(0);
+        // 70 tokens computed (4 full blocks and a partial one), 2 generated.
+        let mut r = request(0, 68, 5);
+        (r.computed, r.generated, r.blocks) = (70, 2, 5);
+        let mut budget = 100;
+        pool.preempt(r, &mut budget);
+        assert_eq!(pool.free_blocks(), 5);
+        // Another request's allocation takes the partial block, then the
+        // last full block; two blocks come free behind them.
+        pool.free.take(2);
+        pool.free.give(2);
+        let mut ctx = ctx(1);
+        let mut running = Vec::new();
+        pool.admit(&cfg, &mut budget, 0, &mut running, 1.0, &mut ctx);
+        let back = &running[0];
+        // Three blocks (48 tokens) cached: 22 tokens left to compute again,
+        // in two more blocks beside the three taken back.
+        assert_eq!((back.computed, back.blocks, back.sched), (48, 5, 22));
+        assert_eq!(back.recomputed_tokens, 70 - 48);
+        assert_eq!(pool.free_blocks(), 0);
+        // Without prefix caching the same request recomputes everything.
+        cfg.prefix_caching = false;
+        let mut pool = Pool::new(&cfg);
+        pool.free.reset(0);
+        let mut r = request(0, 68, 5);
+        (r.computed, r.generated, r.blocks) = (70, 2, 5);
+        pool.preempt(r, &mut budget);
+        pool.free.take(2);
+        pool.free.give(2);
+        let mut running = Vec::new();
+        pool.admit(&cfg, &mut budget, 0, &mut running, 1.0, &mut ctx);
+        let back = &running[0];
+        assert_eq!((back.computed, back.blocks, back.sched), (0, 5, 70));
+        assert_eq!(back.recomputed_tokens, 70);
+    }
+
+    #[test]
     fn admission_stops_at_the_first_request_that_does_not_fit() {
         let cfg = config(16, 10, Discipline::Fcfs);
         let mut pool = Pool::new(&cfg);
-        pool.free_blocks = 4;
+        pool.free.reset(4);
         pool.next_admit_seq = 7;
         // Needs 2 blocks, then 3 (more than the 2 left), then 1.
         for (id, input) in [(0, 20), (1, 40), (2, 3)] {
@@ -387,7 +487,10 @@ mod tests {
         assert_eq!(running.len(), 1, "head-of-line blocking: no skipping ahead");
         assert_eq!((running[0].blocks, running[0].sched), (2, 20));
         assert_eq!(running[0].admit_seq, 7);
-        assert_eq!((pool.free_blocks, budget, pool.next_admit_seq), (2, 980, 8));
+        assert_eq!(
+            (pool.free_blocks(), budget, pool.next_admit_seq),
+            (2, 980, 8)
+        );
         assert_eq!(
             ctx.records[0].admitted_s, 1.0,
             "the first admission's time stays"
@@ -434,9 +537,9 @@ mod tests {
         assert_eq!((sched, budget, pool.waiting.len()), (vec![30], 40, 2));
         assert_eq!(ctx.records[0].admitted_s, 1.5);
         // The 50-token prompt needs 4 blocks: 3 free are not enough.
-        pool.free_blocks = 3;
+        pool.free.reset(3);
         assert!(!pool.admits_whole(&cfg, 0));
-        pool.free_blocks = 4;
+        pool.free.reset(4);
         assert!(pool.admits_whole(&cfg, 0));
         // Nor is a full batch.
         assert!(!pool.admits_whole(&cfg, cfg.max_num_seqs));

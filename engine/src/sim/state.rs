@@ -1,5 +1,5 @@
 //! Per-request scheduler state, shared by both engines (their waiting
-//! queue is `sim::wait_queue`).
+//! queue is `sim::wait_queue`), and [`Time`], f64 times ordered for heaps.
 
 use crate::model::scenario::Class;
 use crate::sim::workload::RequestSpec;
@@ -114,6 +114,24 @@ impl Active {
         self.blocks = 0;
         self.sched = 0;
         self.preemptions += 1;
+    }
+}
+
+/// Orders f64 times in a heap (times are never NaN here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Time(pub f64);
+
+impl Eq for Time {}
+
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
     }
 }
 

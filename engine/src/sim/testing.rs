@@ -63,6 +63,7 @@ pub(crate) fn config(block_size: u64, total_blocks: u32, discipline: Discipline)
         discipline,
         timeouts: false,
         schedule: Schedule::DecodeFirst,
+        prefix_caching: false,
         step_time: StepTimeModel::AlphaBeta {
             alpha: 0.001,
             beta: 0.01,

@@ -334,6 +334,9 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
             // Prefill-first in one case in three: whole prompts in steps of
             // their own, decodes run alone between them.
             prop_oneof![2 => Just(Schedule::DecodeFirst), 1 => Just(Schedule::PrefillFirst)],
+            // Prefix caching (preempted requests keep their cached blocks)
+            // in half the cases.
+            any::<bool>(),
         ),
         (
             1..=3u32,
@@ -374,7 +377,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                     block,
                     blocks,
                     budget,
-                    (discipline, waiting, schedule),
+                    (discipline, waiting, schedule, prefix_caching),
                     replicas,
                     router,
                     horizon,
@@ -417,6 +420,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                         max_waiting: waiting,
                         max_model_len: None,
                         schedule,
+                        prefix_caching,
                     },
                     cluster: ClusterParams { replicas, router },
                     step_time: step,

@@ -157,19 +157,25 @@ fn saturated_rate(p: &ScenarioParams, formula_rate: f64, horizon_s: f64, seed: u
 
 /// Where the KV cache binds, the overloaded engine thrashes (it admits on
 /// the first chunk, preempts the most recently admitted and recomputes):
-/// the formula, counting no recomputation, is 15% to 80% above the
-/// simulated saturation, and the report's estimate, measured on one
-/// saturated replica (`sim::saturation`), is within 3% of it. The overload
+/// the formula, counting no recomputation, is 15% to 130% above the
+/// simulated saturation without prefix caching (every preemption
+/// recomputes the whole context) and 7% to 84% above it with it (a
+/// preempted request recomputes only what was evicted), and the report's
+/// estimate, measured on one saturated replica (`sim::saturation`), is
+/// within 3% of it either way. The overload
 /// runs are independent of the estimate's: other seeds, offered 1.5 times
 /// the formula's rate (the estimate's run is offered twice it), and three
 /// times as long (the estimate's run expects 10,000 completions at the
 /// formula's rate, these 32,000). Constant lengths can lock into a periodic schedule
 /// whose rate depends on how the run began (8000/300 settles at 1.74 or
-/// 1.40 requests/s), so the simulated saturation is the median of three
-/// runs, the rate a run typically settles at.
+/// 1.40 requests/s without prefix caching), so the simulated saturation is
+/// the median of three runs, the rate a run typically settles at.
 #[test]
 fn where_the_kv_cache_binds_the_measured_saturation_estimate_is_within_3_percent() {
-    for (shape, p) in kv_bound_shapes() {
+    let shapes = kv_bound_shapes().into_iter();
+    for ((shape, mut p), prefix_caching) in shapes.flat_map(|s| [(s.clone(), false), (s, true)]) {
+        p.engine.prefix_caching = prefix_caching;
+        let shape = format!("{shape}, prefix caching {prefix_caching}");
         let s = Scenario::try_from(p.clone()).expect("valid");
         let formula = load_estimate(&s).saturation_rate_per_s;
         let estimate = report_load_estimate(&s);
@@ -180,8 +186,9 @@ fn where_the_kv_cache_binds_the_measured_saturation_estimate_is_within_3_percent
             .collect();
         rates.sort_by(f64::total_cmp);
         let simulated = rates[1];
+        let optimism = if prefix_caching { 1.05 } else { 1.1 };
         assert!(
-            formula > 1.1 * simulated,
+            formula > optimism * simulated,
             "{shape}: formula {formula}, simulated {simulated}"
         );
         let error = estimate.saturation_rate_per_s / simulated - 1.0;

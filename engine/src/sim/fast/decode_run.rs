@@ -15,7 +15,6 @@ use crate::model::dist::ceil_u64;
 use crate::model::step_time::DecodePiece;
 use crate::params::Schedule;
 use crate::sim::Ctx;
-use crate::sim::rules::blocks_needed;
 
 /// A run of identical decode-only steps: `steps` steps from `kv` decode KV
 /// tokens with `n` decoders, each lasting `piece.at(kv + n j)`.
@@ -48,23 +47,21 @@ impl FastReplica {
     /// prefill-first the prompt comes before the decoders' blocks, and whole.
     /// (While a run lasts, free blocks only fall and nothing else changes,
     /// so a head that cannot be admitted at its start cannot be at any of
-    /// its steps.)
+    /// its steps: a cached block of the head's that the decoders take is one
+    /// block less free and one more its first chunk needs.)
     fn could_admit(&self, decode_blocks: u64) -> bool {
         if self.cfg.schedule == Schedule::PrefillFirst {
             let running = self.group.len() + self.prefillers.len();
             return self.pool.admits_whole(&self.cfg, running);
         }
-        let Some(head) = self.pool.waiting.peek() else {
-            return false;
-        };
         let n = self.group.len() as u64;
         if self.group.len() + self.prefillers.len() >= self.cfg.max_num_seqs || n >= self.cfg.budget
         {
             return false;
         }
-        let tokens = head.wanted_tokens(self.cfg.threshold, self.cfg.budget - n);
-        let need = blocks_needed(head, tokens, self.cfg.block_size) as u64;
-        need + decode_blocks <= self.pool.free_blocks as u64
+        self.pool
+            .head_chunk(&self.cfg, self.cfg.budget - n, decode_blocks)
+            .is_some_and(|head| self.pool.fits(&head, decode_blocks))
     }
 
     /// The run of identical decode-only steps that starts now, up to the
@@ -77,9 +74,10 @@ impl FastReplica {
             return None;
         }
         let g = self.group.g();
-        let mut steps = self
-            .group
-            .steps_until_blocks_run_out(self.group.last_due_step() - g + 1, self.pool.free_blocks);
+        let mut steps = self.group.steps_until_blocks_run_out(
+            self.group.last_due_step() - g + 1,
+            self.pool.free_blocks(),
+        );
         if steps == 0 {
             return None;
         }
@@ -100,7 +98,7 @@ impl FastReplica {
     /// Jumps over `k` identical decode-only steps lasting `total_s` in all.
     pub(super) fn skip(&mut self, k: u64, total_s: f64, ctx: &mut Ctx) {
         let n = self.group.len() as u64;
-        self.pool.free_blocks -= self.group.blocks_needed_over(k) as u32;
+        self.pool.free.take(self.group.blocks_needed_over(k) as u32);
         (ctx.batches).decode_run(n, k, total_s, self.pool.used_blocks());
         self.group.advance(k, total_s / n as f64);
         self.clock += total_s;
@@ -243,17 +241,17 @@ mod tests {
         replica.pool.waiting.push_back(request(1, 40, 5));
         assert_eq!(steps_of(&replica), None);
         // Short of blocks (or of sequence slots), it waits through the run.
-        replica.pool.free_blocks = 2;
+        replica.pool.free.reset(2);
         assert_eq!(steps_of(&replica), Some(20));
         // The decoders take their blocks first: a decoder at a block
         // boundary leaves 2 of 3 free blocks.
         let mut at_boundary = FastReplica::running(cfg.clone(), vec![decoding(0, 32, 20)]);
         at_boundary.pool.waiting.push_back(request(1, 40, 5));
-        at_boundary.pool.free_blocks = 3;
+        at_boundary.pool.free.reset(3);
         assert_eq!(steps_of(&at_boundary), Some(20));
-        at_boundary.pool.free_blocks = 4;
+        at_boundary.pool.free.reset(4);
         assert_eq!(steps_of(&at_boundary), None);
-        replica.pool.free_blocks = 98;
+        replica.pool.free.reset(98);
         replica.cfg.max_num_seqs = 1;
         assert_eq!(steps_of(&replica), Some(20));
         // A prefilling request: its steps are not decode-only.
@@ -271,13 +269,13 @@ mod tests {
         // takes its block (decode-first would run the decodes instead).
         let mut replica = FastReplica::running(cfg.clone(), vec![decoding(0, 32, 20)]);
         replica.pool.waiting.push_back(request(1, 40, 5));
-        replica.pool.free_blocks = 3;
+        replica.pool.free.reset(3);
         assert_eq!(steps_of(&replica), None);
-        replica.pool.free_blocks = 2;
+        replica.pool.free.reset(2);
         assert_eq!(steps_of(&replica), Some(20));
         // A prompt only a chunk of which fits the budget waits whole:
         // decode-first would admit the chunk.
-        replica.pool.free_blocks = 98;
+        replica.pool.free.reset(98);
         replica.cfg.budget = 39;
         assert_eq!(steps_of(&replica), Some(20));
         replica.cfg.schedule = crate::params::Schedule::DecodeFirst;

@@ -77,11 +77,11 @@ impl FastReplica {
                 ctx.close(&r, Status::TimedOut, at);
             } else if let Some(i) = self.prefillers.iter().position(|r| r.id == id) {
                 let r = self.prefillers.remove(i);
-                self.pool.free_blocks += r.blocks;
+                self.pool.free.give(r.blocks);
                 ctx.close(&r, Status::TimedOut, at);
             } else if let Some(slot) = self.group.slot_of(id) {
                 let d = self.group.leave(slot);
-                self.pool.free_blocks += d.blocks;
+                self.pool.free.give(d.blocks);
                 ctx.close(&d, Status::TimedOut, at);
             }
         }
@@ -92,7 +92,9 @@ impl FastReplica {
     #[inline]
     fn complete_finished(&mut self, end_s: f64, ctx: &mut Ctx) {
         if self.group.any_finished() {
-            self.pool.free_blocks += self.group.complete_finished(end_s, ctx);
+            self.pool
+                .free
+                .give(self.group.complete_finished(end_s, ctx));
         }
     }
 
@@ -175,7 +177,7 @@ impl FastReplica {
         let held =
             self.group.check() + self.prefillers.iter().map(|p| p.blocks as u64).sum::<u64>();
         assert_eq!(
-            held + self.pool.free_blocks as u64,
+            held + self.pool.free_blocks() as u64,
             self.cfg.total_blocks as u64,
             "KV blocks leaked or over-allocated"
         );
@@ -200,7 +202,7 @@ impl FastReplica {
             r.blocks = replica.cfg.block_size.blocks_for(r.computed);
             r.admit_seq = replica.pool.next_admit_seq;
             replica.pool.next_admit_seq += 1;
-            replica.pool.free_blocks -= r.blocks;
+            replica.pool.free.take(r.blocks);
             if r.is_decoding() {
                 replica.group.join(r);
             } else {
@@ -300,6 +302,6 @@ impl Replica for FastReplica {
         {
             ctx.close(&r, Status::Unfinished, end_s);
         }
-        self.pool.free_blocks = self.cfg.total_blocks;
+        self.pool.free.reset(self.cfg.total_blocks);
     }
 }

@@ -13,7 +13,7 @@
 use super::FastReplica;
 use crate::model::step_time::StepShape;
 use crate::params::{Discipline, Schedule};
-use crate::sim::rules::{self, blocks_needed, preempted_before};
+use crate::sim::rules::{self, Admission, blocks_needed, preempted_before};
 use crate::sim::state::Active;
 use crate::sim::{Ctx, Status};
 
@@ -45,23 +45,36 @@ impl FastReplica {
                 (0, 1) if self.group.len() < self.cfg.max_num_seqs && budget > 0 => true,
                 _ => break,
             };
-            let p = match (admitting, self.pool.waiting.peek()) {
-                (true, Some(waiting)) => waiting,
-                (true, None) => break,
-                (false, _) => &self.prefillers[0],
+            let decode_blocks = self.group.blocks_needed_now();
+            let head = match admitting {
+                true => self.pool.head_chunk(&self.cfg, budget, decode_blocks),
+                false => {
+                    let p = &self.prefillers[0];
+                    let tokens = p.wanted_tokens(self.cfg.threshold, budget);
+                    let need = blocks_needed(p, tokens, self.cfg.block_size);
+                    Some(Admission {
+                        tokens,
+                        need,
+                        resume: None,
+                    })
+                }
             };
-            let tokens = p.wanted_tokens(self.cfg.threshold, budget);
-            let prefill_blocks = blocks_needed(p, tokens, self.cfg.block_size);
-            let need = self.group.blocks_needed_now() + prefill_blocks as u64;
-            if tokens == 0 || need > self.pool.free_blocks as u64 {
+            let Some(head) = head else { break };
+            let tokens = head.tokens;
+            if tokens == 0 || !self.pool.fits(&head, decode_blocks) {
                 break;
             }
             let now = self.clock;
+            // The decoders' blocks first, then the prefill's (taking back
+            // what it has cached): the order the free queue hands them out.
+            self.pool.free.take(decode_blocks as u32);
             if admitting && let Some(mut r) = self.pool.waiting.pop() {
+                self.pool.take_back(&mut r, head.resume);
                 self.pool.stamp_admitted(&mut r, now, ctx);
                 self.prefillers.push(r);
             }
-            self.pool.free_blocks -= need as u32;
+            self.pool.free.take(head.need);
+            self.prefillers[0].blocks += head.need;
             let p = &self.prefillers[0];
             let mut shape = StepShape {
                 decode_seqs: n,
@@ -79,7 +92,6 @@ impl FastReplica {
                 self.group.advance(1, per_token_s);
             }
             let p = &mut self.prefillers[0];
-            p.blocks += prefill_blocks;
             rules::compute(p, tokens, per_token_s, end, ctx);
             if p.is_decoding()
                 && let Some(r) = self.prefillers.pop()
@@ -179,8 +191,8 @@ impl FastReplica {
         let mut unscheduled: Vec<Active> = Vec::new();
         // Phase A1: every decoder takes one token; those at a block boundary need a block.
         let need = self.group.blocks_needed_now();
-        let (mut preempted, mut stopped) = if need <= self.pool.free_blocks as u64 {
-            self.pool.free_blocks -= need as u32;
+        let (mut preempted, mut stopped) = if need <= self.pool.free_blocks() as u64 {
+            self.pool.free.take(need as u32);
             (false, false)
         } else {
             self.give_boundary_blocks(&mut budget, &mut unscheduled)
@@ -197,7 +209,7 @@ impl FastReplica {
                 continue;
             }
             let need = blocks_needed(p, tokens, self.cfg.block_size);
-            while need > self.pool.free_blocks {
+            while need > self.pool.free_blocks() {
                 let Some(victim) = self.victim() else { break };
                 preempted = true;
                 if victim == Running::Prefiller(i) {
@@ -323,7 +335,7 @@ impl FastReplica {
         );
         // The first `free` of them get a block without preempting anything,
         // in whatever order: only the rest need sorting.
-        let free = self.pool.free_blocks as usize;
+        let free = self.pool.free_blocks() as usize;
         if free > 0 {
             order.select_nth_unstable(free - 1);
         }
@@ -334,7 +346,7 @@ impl FastReplica {
                 continue;
             }
             let seq = self.group.decoder(slot).admit_seq;
-            while self.pool.free_blocks == 0 {
+            while self.pool.free_blocks() == 0 {
                 let Some(victim) = self.victim() else { break };
                 preempted = true;
                 if victim == Running::Decoder(slot) {
@@ -361,7 +373,7 @@ impl FastReplica {
                 }
                 break;
             }
-            self.pool.free_blocks -= 1;
+            self.pool.free.take(1);
         }
         self.scratch = order;
         (preempted, stopped)
@@ -397,7 +409,7 @@ impl FastReplica {
     /// decoder.
     fn retire_prefilled(&mut self, r: Active, end_s: f64, ctx: &mut Ctx) {
         if rules::is_done(&r) {
-            self.pool.free_blocks += r.blocks;
+            self.pool.free.give(r.blocks);
             ctx.close(&r, Status::Completed, end_s);
         } else {
             self.group.join(r);
@@ -477,7 +489,7 @@ mod tests {
         // Request 0 takes the free block; request 2 gives up its three, one
         // of which goes to request 1.
         assert_eq!(replica.group.len(), 2);
-        assert_eq!(replica.pool.free_blocks, 2);
+        assert_eq!(replica.pool.free_blocks(), 2);
         let back = replica.pool.waiting.pop().expect("preempted");
         assert_eq!((back.id, back.preemptions, back.blocks), (2, 1, 0));
         assert_eq!(

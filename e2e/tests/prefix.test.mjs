@@ -1,0 +1,63 @@
+// Prefix caching as a user meets it: an old link (written before the
+// setting) runs without it; turning it on under the serving panel's
+// Advanced re-runs the scenario with fewer requests preempted, and the
+// link carries the setting to whoever opens it next.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { screenshot, startSite } from '../lib/harness.mjs';
+import { RESULT_TIMEOUT_MS, cdf, runStatus, waitFor } from '../lib/page.mjs';
+import { linkQuery, quickScenario } from '../lib/scenario.mjs';
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+/** The run's "N% of requests were preempted at least once" warning, as a number. */
+async function preemptedShare(page) {
+  const text = await page.locator('body').innerText();
+  const match = /([\d.]+)% of requests were preempted at least once/.exec(text);
+  return match ? Number(match[1]) : null;
+}
+
+/** The prefix-caching menu, under the serving panel's Advanced. */
+async function prefixCaching(page) {
+  await page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
+  const menu = page.getByLabel('Prefix caching', { exact: true });
+  await menu.waitFor();
+  return menu;
+}
+
+test('prefix caching: off in an old link, on at a click, fewer requests preempted, and the link keeps it', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const without = await waitFor('the preemption warning', () => preemptedShare(page));
+  const menu = await prefixCaching(page);
+  assert.equal(await menu.inputValue(), 'off', 'a link written before the setting runs without it');
+
+  const linkBefore = page.url();
+  await menu.selectOption('on');
+  await waitFor('the link to follow the edit', async () => page.url() !== linkBefore);
+  const withIt = await waitFor('the re-run', async () => {
+    if (/Simulating/.test(await runStatus(page).innerText())) return null;
+    const share = await preemptedShare(page);
+    return share !== null && share !== without ? share : null;
+  });
+  assert.ok(withIt < without, `preempted at least once: ${withIt}% with prefix caching, ${without}% without`);
+  await screenshot(page, 'prefix-caching-on');
+
+  // Whoever opens the link gets the setting and the same numbers.
+  const shared = page.url();
+  const next = await site.openPage(shared.slice(shared.indexOf('?')));
+  await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  assert.equal(await waitFor('the shared run', () => preemptedShare(next.page)), withIt);
+  assert.equal(await (await prefixCaching(next.page)).inputValue(), 'on');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(next.errors, []);
+  await next.page.context().close();
+  await page.context().close();
+});
