@@ -33,7 +33,9 @@ pub(crate) struct FreeBlocks {
     count: u32,
     /// Whether preempted requests' blocks stay cached.
     retain: bool,
-    /// Anonymous free blocks before the first run.
+    /// Anonymous free blocks before the first run (while there is one;
+    /// without runs every free block is anonymous and only `count` is kept,
+    /// so that taking and giving cost what a count costs).
     front: u32,
     runs: VecDeque<Run>,
     /// The sequence number of `runs[0]` (runs are numbered as pushed).
@@ -47,11 +49,18 @@ impl FreeBlocks {
         FreeBlocks {
             count,
             retain,
-            front: count,
+            front: 0,
             runs: VecDeque::new(),
             base: 0,
             index: BTreeMap::new(),
         }
+    }
+
+    /// Whether no preempted request has blocks cached (always so without
+    /// prefix caching).
+    #[inline(always)]
+    pub fn caches_nothing(&self) -> bool {
+        self.index.is_empty()
     }
 
     /// Free blocks, cached or not.
@@ -64,10 +73,12 @@ impl FreeBlocks {
     #[inline(always)]
     pub fn take(&mut self, n: u32) {
         self.count -= n;
-        if self.runs.is_empty() {
-            self.front -= n;
-        } else {
-            self.take_through_runs(n);
+        if !self.runs.is_empty() {
+            if n <= self.front {
+                self.front -= n;
+            } else {
+                self.take_through_runs(n);
+            }
         }
     }
 
@@ -105,9 +116,8 @@ impl FreeBlocks {
     #[inline(always)]
     pub fn give(&mut self, n: u32) {
         self.count += n;
-        match self.runs.back_mut() {
-            Some(run) => run.after += n,
-            None => self.front += n,
+        if let Some(run) = self.runs.back_mut() {
+            run.after += n;
         }
     }
 
@@ -121,6 +131,9 @@ impl FreeBlocks {
             return;
         }
         self.give(blocks - full);
+        if self.runs.is_empty() {
+            self.front = self.count;
+        }
         self.count += full;
         self.index.insert(id, self.base + self.runs.len() as u64);
         self.runs.push_back(Run {
@@ -197,11 +210,18 @@ impl Pool {
     /// the free queue: its cached leading blocks, at most those before its
     /// last token (vLLM computes that one again for its logits). `None`
     /// when that is no more than `r` has computed (its shared-prefix hits).
-    #[inline]
+    /// (The check inlines; the lookup is out of line: most admissions are
+    /// of requests never preempted, or with nothing cached.)
+    #[inline(always)]
     pub fn resume(&self, r: &Active, taken: u64) -> Option<Resume> {
-        if r.preemptions == 0 {
+        if r.preemptions == 0 || self.free.caches_nothing() {
             return None;
         }
+        self.cached_context(r, taken)
+    }
+
+    #[inline(never)]
+    fn cached_context(&self, r: &Active, taken: u64) -> Option<Resume> {
         let most = self.block_size.div(r.target.saturating_sub(1)) as u32;
         let blocks = self.free.cached_after(r.id, taken).min(most);
         let computed = blocks as u64 * self.block_size.size();
@@ -210,11 +230,16 @@ impl Pool {
 
     /// `r`, just taken from the waiting queue, takes back its cached blocks
     /// as `resume` found them (its other cached blocks stay free).
-    #[inline]
+    #[inline(always)]
     pub fn take_back(&mut self, r: &mut Active, resume: Option<Resume>) {
-        if r.preemptions == 0 {
+        if r.preemptions == 0 || self.free.caches_nothing() {
             return;
         }
+        self.take_back_cached(r, resume);
+    }
+
+    #[inline(never)]
+    fn take_back_cached(&mut self, r: &mut Active, resume: Option<Resume>) {
         let Some(resume) = resume else {
             self.free.reclaim(r.id, 0);
             return;
@@ -244,6 +269,9 @@ mod tests {
     /// The queue as a plain list of block owners (None: anonymous), front
     /// first, to check the runs against.
     fn listed(q: &FreeBlocks) -> Vec<Option<ReqId>> {
+        if q.runs.is_empty() {
+            return vec![None; q.count as usize];
+        }
         let mut out = vec![None; q.front as usize];
         for r in &q.runs {
             out.extend(std::iter::repeat_n(Some(r.id), r.blocks as usize));

@@ -217,23 +217,40 @@ impl Pool {
     /// How the head of the waiting queue would be admitted with `budget`
     /// tokens left after `taken` more blocks are taken from the free queue:
     /// its first chunk, with what it takes back of its cached blocks.
+    /// (The common case inlines: a head never preempted, or nothing cached.)
     #[inline(always)]
     pub fn head_chunk(&self, cfg: &ReplicaConfig, budget: u64, taken: u64) -> Option<Admission> {
         let head = self.waiting.peek()?;
-        let resume = self.resume(head, taken);
-        let chunk = |r: &Active| {
-            let tokens = r.wanted_tokens(cfg.threshold, budget);
-            (tokens, blocks_needed(r, tokens, cfg.block_size))
-        };
-        let (tokens, need) = match resume {
-            None => chunk(head),
-            Some(resume) => chunk(&resume.applied_to(head)),
-        };
+        if head.preemptions > 0 && !self.free.caches_nothing() {
+            return Some(self.resumed_chunk(head, cfg, budget, taken));
+        }
+        let tokens = head.wanted_tokens(cfg.threshold, budget);
         Some(Admission {
             tokens,
-            need,
-            resume,
+            need: blocks_needed(head, tokens, cfg.block_size),
+            resume: None,
         })
+    }
+
+    /// [`Pool::head_chunk`] for a head that may find blocks of its own
+    /// still cached.
+    #[inline(never)]
+    fn resumed_chunk(
+        &self,
+        head: &Active,
+        cfg: &ReplicaConfig,
+        budget: u64,
+        taken: u64,
+    ) -> Admission {
+        let resume = self.resume(head, taken);
+        let view = resume.map(|resume| resume.applied_to(head));
+        let r = view.as_ref().unwrap_or(head);
+        let tokens = r.wanted_tokens(cfg.threshold, budget);
+        Admission {
+            tokens,
+            need: blocks_needed(r, tokens, cfg.block_size),
+            resume,
+        }
     }
 
     /// Whether the blocks of `admission` are free after `taken` more are

@@ -407,6 +407,7 @@ impl FastReplica {
     /// A request whose prefill has just completed (in a step ending at
     /// `end_s`): done if that step gave its only output token, otherwise a
     /// decoder.
+    #[inline]
     fn retire_prefilled(&mut self, r: Active, end_s: f64, ctx: &mut Ctx) {
         if rules::is_done(&r) {
             self.pool.free.give(r.blocks);
