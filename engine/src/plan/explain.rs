@@ -341,7 +341,10 @@ pub(super) fn explain(
         ),
         Some((b, search)) => {
             let nb = search.found.unwrap_or(0);
-            let binding = binding_class(&search);
+            // A class is protected from the others: with one class there
+            // is nothing to protect it from.
+            let several = runner.base.params().classes.len() > 1;
+            let binding = binding_class(&search).filter(|_| several);
             let what = match binding {
                 Some(class) => format!("{change} protects the {class} class"),
                 None => format!("{change} needs fewer replicas"),

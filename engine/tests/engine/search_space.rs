@@ -139,6 +139,23 @@ fn brute_force_over_a_small_grid_agrees_with_the_search() {
     );
 }
 
+/// With one class there is no other class to protect it from: the plan
+/// says the chosen discipline needs fewer replicas.
+#[test]
+fn with_one_class_the_plan_says_fewer_replicas_not_protection() {
+    // Under a 0.8 s deadline shortest input first needs 7 replicas, FCFS 8.
+    let mut p = grid_scenario();
+    p.classes[0].deadline_s = 0.8;
+    let result = plan(&valid(p), &search_only()).expect("plans");
+    assert_ne!(result.chosen, result.baseline, "{}", result.explanation);
+    assert!(
+        result.explanation.contains("needs fewer replicas")
+            && !result.explanation.contains("protects"),
+        "{}",
+        result.explanation
+    );
+}
+
 /// Common random numbers: two configurations compared on the same seeds
 /// differ by their settings, not by luck. The mean sojourn of FCFS minus
 /// that of shortest-input-first, over 10 seeds paired (the same seed for
