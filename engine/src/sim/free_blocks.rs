@@ -10,6 +10,7 @@
 //! prefix-cache hit: it recomputes only what was evicted. Without prefix
 //! caching the queue is a count.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::sim::rules::Pool;
@@ -252,12 +253,16 @@ impl Pool {
 }
 
 impl Resume {
-    /// `r` (waiting) with its context as this gives it back.
-    pub fn applied_to(self, r: &Active) -> Active {
-        Active {
-            computed: self.computed,
-            blocks: self.blocks,
-            ..r.clone()
+    /// `r` (waiting) with its context as `resume` gives it back, or as it
+    /// is when nothing does.
+    pub fn view(resume: Option<Resume>, r: &Active) -> Cow<'_, Active> {
+        match resume {
+            None => Cow::Borrowed(r),
+            Some(resume) => Cow::Owned(Active {
+                computed: resume.computed,
+                blocks: resume.blocks,
+                ..r.clone()
+            }),
         }
     }
 }

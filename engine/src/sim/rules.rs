@@ -224,12 +224,7 @@ impl Pool {
         if head.preemptions > 0 && !self.free.caches_nothing() {
             return Some(self.resumed_chunk(head, cfg, budget, taken));
         }
-        let tokens = head.wanted_tokens(cfg.threshold, budget);
-        Some(Admission {
-            tokens,
-            need: blocks_needed(head, tokens, cfg.block_size),
-            resume: None,
-        })
+        Some(Admission::first_chunk(head, cfg, budget, None))
     }
 
     /// [`Pool::head_chunk`] for a head that may find blocks of its own
@@ -243,14 +238,7 @@ impl Pool {
         taken: u64,
     ) -> Admission {
         let resume = self.resume(head, taken);
-        let view = resume.map(|resume| resume.applied_to(head));
-        let r = view.as_ref().unwrap_or(head);
-        let tokens = r.wanted_tokens(cfg.threshold, budget);
-        Admission {
-            tokens,
-            need: blocks_needed(r, tokens, cfg.block_size),
-            resume,
-        }
+        Admission::first_chunk(&Resume::view(resume, head), cfg, budget, resume)
     }
 
     /// Whether the blocks of `admission` are free after `taken` more are
@@ -290,14 +278,9 @@ impl Pool {
         }
         let head = self.waiting.peek()?;
         let resume = self.resume(head, 0);
-        let whole = |r: &Active| {
-            let tokens = r.target - r.computed;
-            (tokens, blocks_needed(r, tokens, cfg.block_size))
-        };
-        let (tokens, need) = match resume {
-            None => whole(head),
-            Some(resume) => whole(&resume.applied_to(head)),
-        };
+        let r = Resume::view(resume, head);
+        let tokens = r.target - r.computed;
+        let need = blocks_needed(&r, tokens, cfg.block_size);
         let admission = Admission {
             tokens,
             need,
@@ -342,6 +325,25 @@ pub(crate) struct Admission {
     pub tokens: u64,
     pub need: u32,
     pub resume: Option<Resume>,
+}
+
+impl Admission {
+    /// `r`'s next chunk with `budget` tokens left (`r` as `resume` gives it
+    /// back, when it does).
+    #[inline(always)]
+    pub fn first_chunk(
+        r: &Active,
+        cfg: &ReplicaConfig,
+        budget: u64,
+        resume: Option<Resume>,
+    ) -> Admission {
+        let tokens = r.wanted_tokens(cfg.threshold, budget);
+        Admission {
+            tokens,
+            need: blocks_needed(r, tokens, cfg.block_size),
+            resume,
+        }
+    }
 }
 
 /// A step's tokens take effect at its end: `r` computed `tokens` tokens in

@@ -117,9 +117,10 @@ fn tensorrt_llm_replays_reserve_whole_sequences_and_never_preempt() {
 /// TensorRT-LLM 0.6.1 Llama-2-70B row on four A100s, whose batch of 240 its
 /// own page contradicts (the engine it builds takes at most 64); and four
 /// figures of vLLM 0.11 serving Qwen3-14B in BF16 on one H100, offline
-/// (ShareGPT replayed at its mean lengths, 2,000- and 4,000-token prompts
-/// too fast, the 32,000-token prompts' ITL too slow), which no Hopper
-/// efficiency fixes without undoing the FP8 points; the same lab's ShareGPT
+/// (ShareGPT replayed at its mean lengths; 2,000-, 4,000- and, replayed
+/// with prefix caching, 32,000-token prompts too fast, all three within 8%
+/// at a 16-bit GEMM efficiency of 0.35 that one lab's H100 alone does not
+/// make a default); the same lab's ShareGPT
 /// run on an A100 (the offline ShareGPT replay at mean lengths, not the
 /// GPU: the lab's A100 2,000- and 4,000-token runs are within 13%); and vLLM
 /// of August 2024 (V0, before 0.6.0) running Llama 3 8B in BF16 on one H100

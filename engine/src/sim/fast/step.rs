@@ -48,16 +48,12 @@ impl FastReplica {
             let decode_blocks = self.group.blocks_needed_now();
             let head = match admitting {
                 true => self.pool.head_chunk(&self.cfg, budget, decode_blocks),
-                false => {
-                    let p = &self.prefillers[0];
-                    let tokens = p.wanted_tokens(self.cfg.threshold, budget);
-                    let need = blocks_needed(p, tokens, self.cfg.block_size);
-                    Some(Admission {
-                        tokens,
-                        need,
-                        resume: None,
-                    })
-                }
+                false => Some(Admission::first_chunk(
+                    &self.prefillers[0],
+                    &self.cfg,
+                    budget,
+                    None,
+                )),
             };
             let Some(head) = head else { break };
             let tokens = head.tokens;
