@@ -245,6 +245,12 @@ impl PlanDispatch {
         })
     }
 
+    /// The search's decision while the rest of the plan runs (see
+    /// [`PlanSession::provisional`]).
+    pub fn provisional(&self) -> Option<&PlanResult> {
+        self.session.provisional()
+    }
+
     /// Notes how far the running job `key` has got (a job not running is
     /// ignored).
     pub fn job_progress(&mut self, key: RunKey, fraction: f64) {

@@ -117,6 +117,10 @@ pub struct AppState {
     pub run: RwSignal<RunStatus>,
     pub results: RwSignal<Option<Results>>,
     pub plan: RwSignal<PlanStatus>,
+    /// The current plan's search decided while its cases, service curve
+    /// and sensitivity still run (the engine's `PlanSession::provisional`),
+    /// shown until the plan is complete.
+    pub provisional: RwSignal<Option<Box<PlanResult>>>,
     /// Run (after a pause) whenever the scenario changes.
     pub auto_run: RwSignal<bool>,
     pub dark: RwSignal<bool>,
@@ -195,6 +199,7 @@ impl AppState {
             run: RwSignal::new(RunStatus::Idle),
             results: RwSignal::new(None),
             plan: RwSignal::new(PlanStatus::NotRun),
+            provisional: RwSignal::new(None),
             auto_run: RwSignal::new(true),
             dark: RwSignal::new(browser::prefers_dark()),
             window_width: RwSignal::new(1200.0),
@@ -318,6 +323,7 @@ impl AppState {
         self.planner
             .set_value(Some(PlanDispatch::reusing(scenario, previous)));
         self.recosted.set(recosting);
+        self.provisional.set(None);
         self.plan.update(|plan| {
             if !matches!(plan, PlanStatus::Done { .. }) {
                 *plan = PlanStatus::Running;
@@ -393,6 +399,7 @@ impl AppState {
             pool.stop_all();
         }
         self.run.set(RunStatus::Cancelled);
+        self.provisional.set(None);
         self.plan.update(|plan| {
             if *plan == PlanStatus::Running {
                 *plan = PlanStatus::NotRun;
@@ -502,6 +509,7 @@ impl AppState {
                 Some(Ok(PlanNext::Done(plan))) if self.single_run_done.get_value() => {
                     let ended = self.take_plan_session();
                     self.previous_plan.set_value(ended);
+                    self.provisional.set(None);
                     self.plan.set(PlanStatus::Done {
                         params: Box::new(self.current_params()),
                         plan,
@@ -524,6 +532,17 @@ impl AppState {
         if !self.single_run_done.get_value() {
             return;
         }
+        if self.provisional.with_untracked(Option::is_none) {
+            let provisional = self.planner.with_value(|planner| {
+                planner
+                    .as_ref()
+                    .and_then(PlanDispatch::provisional)
+                    .map(|plan| Box::new(plan.clone()))
+            });
+            if provisional.is_some() {
+                self.provisional.set(provisional);
+            }
+        }
         let progress = self
             .planner
             .with_value(|planner| planner.as_ref().map(PlanDispatch::progress));
@@ -540,6 +559,7 @@ impl AppState {
     /// The plan failed: its other simulations stop; the single run goes on.
     fn fail_plan(self, message: String) {
         self.planner.set_value(None);
+        self.provisional.set(None);
         if let Some(pool) = self.pool.get_value() {
             pool.stop_plan();
         }
@@ -551,6 +571,7 @@ impl AppState {
     /// the plan would fail the same way.
     fn fail_run(self, message: String) {
         self.planner.set_value(None);
+        self.provisional.set(None);
         if let Some(pool) = self.pool.get_value() {
             pool.stop_all();
         }

@@ -25,7 +25,7 @@ pub const SECTIONS: [GuideSection; 3] = [
         title: "Reading the charts",
         paragraphs: &[
             "Sojourn-time CDF: the fraction of requests done within each time (log scale); where a class's curve crosses its deadline line, one minus its height is its miss rate. The fleet over time: queues that build and clear are bursts, a queue that only grows is overload. Memory bar: weights, runtime reserve and KV cache per replica; \"tight\" means the KV cache, not max_num_seqs, limits concurrency.",
-            "Cost against P(miss): every fleet the planner decided, the frontier marked and the cheapest fleet meeting every target chosen. Service curve: goodput and P(miss) as the load is scaled; the knee is where goodput stops following the load, the operating point keeps headroom below it and within the SLA limit. Tornado: each input moved ±20% alone on the plan's fleet, sorted by impact; a failing bar is the assumption to measure first.",
+            "The plan appears in two steps: the search's choice, marked provisional, as soon as the search has decided, then the complete plan once its demand cases, service curve and sensitivity have run (the service curve can add replicas). Cost against P(miss): every fleet the planner decided, the frontier marked and the cheapest fleet meeting every target chosen. Service curve: goodput and P(miss) as the load is scaled; the knee is where goodput stops following the load, the operating point keeps headroom below it and within the SLA limit. Tornado: each input moved ±20% alone on the plan's fleet, sorted by impact; a failing bar is the assumption to measure first.",
         ],
     },
     GuideSection {

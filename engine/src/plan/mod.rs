@@ -102,6 +102,20 @@ pub struct PlanOptions {
     pub threads: u32,
 }
 
+impl PlanOptions {
+    /// These options without the demand cases, the service curve and
+    /// sensitivity: the search alone (`sojourn plan --search-only`, and a
+    /// session's provisional result).
+    pub fn search_only(&self) -> PlanOptions {
+        PlanOptions {
+            scenarios: false,
+            service_curve: false,
+            sensitivity: false,
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for PlanOptions {
     fn default() -> Self {
         let run = RunOptions::default();
@@ -353,7 +367,11 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let mut result = explain::skeleton(runner, &base);
     // The configured fleet, judged like every fleet (often already decided
     // by the search of the scenario's own settings).
-    let configured = branches.take(configured::configured_fleet(runner))?;
+    let configured = if runner.decision_only {
+        None
+    } else {
+        branches.take(configured::configured_fleet(runner))?
+    };
     let Some(chosen) = base.best_config() else {
         result.unattainable = Some(explain::unattainable_reason(runner, &base)?);
         let mut result = branches.finish(result)?;
@@ -371,7 +389,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
                 && runner.configs[c].candidate == runner.configs[chosen].candidate
         })
         .collect();
-    let baseline = if own.contains(&chosen) {
+    let baseline = if own.contains(&chosen) || runner.decision_only {
         None
     } else {
         branches.take(explore::explore(runner, &own, Multipliers::BASE, EXPECTED))?

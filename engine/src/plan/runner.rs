@@ -123,6 +123,16 @@ impl PlanState {
         self.pending.is_empty()
     }
 
+    /// Forgets the cases from index `len` on, and what was worked out for
+    /// them: a pass that must leave no trace (a session's provisional
+    /// pass) may have registered cases the plan itself would register
+    /// later, under its own labels.
+    pub fn forget_cases_from(&mut self, len: usize) {
+        self.cases.truncate(len);
+        self.analytic_guesses.retain(|&case, _| case < len);
+        self.unreachable.retain(|&case, _| case < len);
+    }
+
     /// Stores the result of a run the plan asked for.
     pub fn insert(&mut self, key: RunKey, summary: RunSummary) {
         if self.runs.insert(key, summary).is_none() {
@@ -196,6 +206,11 @@ pub(super) struct Runner<'a> {
     pub estimated: u64,
     /// What is being done, for progress.
     pub phase: String,
+    /// A pass for the search's decision alone (a session's provisional
+    /// result): without the configured fleet's verdict and the search of
+    /// the scenario's own settings that the "why" compares with, which run
+    /// beside the rest of the plan and would hold the decision back.
+    pub decision_only: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -216,6 +231,7 @@ impl<'a> Runner<'a> {
             state,
             estimated: 1,
             phase: String::new(),
+            decision_only: false,
         }
     }
 

@@ -48,6 +48,9 @@ pub struct PlanSession {
     /// The last pass's phase and estimate.
     phase: String,
     estimated: u64,
+    /// The search's result, once its runs are in (see
+    /// [`PlanSession::provisional`]).
+    provisional: Option<Box<PlanResult>>,
 }
 
 /// What one [`PlanSession::poll`] found.
@@ -79,6 +82,7 @@ impl PlanSession {
             queue: Vec::new(),
             phase: String::new(),
             estimated: 1,
+            provisional: None,
         }
     }
 
@@ -130,8 +134,50 @@ impl PlanSession {
                 self.result = Some(result.clone());
                 Ok(PlanPoll::Done(result))
             }
-            Err(jobs) => Ok(PlanPoll::Jobs(jobs)),
+            Err(jobs) => {
+                self.try_provisional();
+                Ok(PlanPoll::Jobs(jobs))
+            }
         }
+    }
+
+    /// The plan as far as the search alone decides it, before the demand
+    /// cases, the service curve and sensitivity have run: the decision of
+    /// `sojourn plan --search-only` (the configuration, its search, the
+    /// fewest replicas meeting every target with their verdict and costs),
+    /// without its configured fleet's verdict and the "why" (the search of
+    /// the scenario's own settings it compares with runs beside the rest
+    /// of the plan). Available once the search's runs are in, so a page
+    /// can show the decision while the rest of the plan runs (on the
+    /// default scenario after 10 of 79 simulations). The complete plan can
+    /// still buy more replicas than this one (when the service curve puts
+    /// the operating point below the base load). `None` until then, and
+    /// once the plan is complete (its result supersedes it).
+    pub fn provisional(&self) -> Option<&PlanResult> {
+        match self.result {
+            Some(_) => None,
+            None => self.provisional.as_deref(),
+        }
+    }
+
+    /// A pass of the search alone over the runs so far, keeping its result
+    /// if it needs no other run. It leaves no trace: the cases it
+    /// registered are forgotten and the pending runs are the full pass's,
+    /// so the plan is the same with or without it.
+    fn try_provisional(&mut self) {
+        let search_only = self.options.search_only();
+        if self.provisional.is_some() || search_only == self.options {
+            return;
+        }
+        let pending = std::mem::take(&mut self.state.pending);
+        let cases = self.state.cases.len();
+        let mut runner = Runner::new(&self.scenario, &search_only, &mut self.state);
+        runner.decision_only = true;
+        if let Ok(result) = run_plan(&mut runner) {
+            self.provisional = Some(Box::new(result));
+        }
+        self.state.forget_cases_from(cases);
+        self.state.pending = pending;
     }
 
     /// Stores a job's output (one this session asked for; others are

@@ -15,6 +15,7 @@ mod configured;
 mod invariants;
 mod oracle;
 mod planner;
+mod provisional;
 mod recost;
 mod robustness;
 mod saturation;

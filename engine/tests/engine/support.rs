@@ -175,12 +175,10 @@ pub fn planned_queue(output_tokens: DistParams, deadline_s: f64, seed: u64) -> S
 /// sensitivity), on one thread.
 pub fn search_only() -> PlanOptions {
     PlanOptions {
-        scenarios: false,
-        service_curve: false,
-        sensitivity: false,
         threads: 1,
         ..PlanOptions::default()
     }
+    .search_only()
 }
 
 /// The search-only plan of `params` (valid).

@@ -17,7 +17,8 @@ use crate::charts::{
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
-    decision_summary, miss_targets, pareto_input, plan_figures, plan_statement, search_effort_line,
+    decision_summary, miss_targets, pareto_input, plan_figures, plan_statement,
+    provisional_figures, search_effort_line,
 };
 use crate::state::{AppState, PlanStatus, RunStatus};
 use cases::{PlanCases, PlanSensitivity};
@@ -55,13 +56,17 @@ fn absent(plan: &PlanResult, what: &str) -> String {
 
 #[component]
 pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
-    let figures = move || match state.plan.get() {
-        PlanStatus::Done { plan, .. } => plan_figures(&plan)
+    let cards = |figures: Vec<_>| {
+        figures
             .into_iter()
             .map(|figure| view! { <FigureCard figure /> })
             .collect_view()
-            .into_any(),
-        PlanStatus::Running | PlanStatus::NotRun => {
+            .into_any()
+    };
+    let figures = move || match (state.plan.get(), state.provisional.get()) {
+        (_, Some(plan)) => cards(provisional_figures(&plan, &pending_text(&state))),
+        (PlanStatus::Done { plan, .. }, None) => cards(plan_figures(&plan)),
+        (PlanStatus::Running | PlanStatus::NotRun, None) => {
             let label = pending_text(&state);
             [
                 "Planned configuration",
@@ -83,7 +88,7 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
             .collect_view()
             .into_any()
         }
-        PlanStatus::Failed(message) => view! {
+        (PlanStatus::Failed(message), None) => view! {
             <div class="metric warn">
                 <dt>"Plan"</dt>
                 <dd>
@@ -96,9 +101,10 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
     };
     let stale = Memo::new(move |_| {
         let current = state.params.get();
-        state
-            .plan
-            .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
+        state.provisional.with(Option::is_none)
+            && state
+                .plan
+                .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
     });
     view! {
         <h3>

@@ -10,7 +10,7 @@ use sojourn_engine::{decision_rule_short, verdict_table};
 
 use super::TableView;
 use super::plan::pending_text;
-use crate::results::{configured_line, plan_line};
+use crate::results::{PROVISIONAL, configured_line, plan_line};
 use crate::state::{AppState, PlanStatus};
 
 #[component]
@@ -30,8 +30,21 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
             })
         })
     };
-    let planned = move || match state.plan.get() {
-        PlanStatus::Done { plan, .. } => {
+    let planned = move || match (state.plan.get(), state.provisional.get()) {
+        (_, Some(plan)) => {
+            let line = plan_line(&plan);
+            view! {
+                <div class="verdict-plan pending" id="verdict-plan">
+                    <p class="verdict-fleet">{line.fleet}</p>
+                    <p class="verdict-detail">{line.detail}</p>
+                    <p class="verdict-detail">
+                        {format!("{PROVISIONAL}. {}", pending_text(&state))}
+                    </p>
+                </div>
+            }
+            .into_any()
+        }
+        (PlanStatus::Done { plan, .. }, None) => {
             let line = plan_line(&plan);
             let binding = plan.binding.as_ref().map(|b| {
                 view! {
@@ -50,7 +63,7 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
             }
             .into_any()
         }
-        PlanStatus::Failed(message) => view! {
+        (PlanStatus::Failed(message), None) => view! {
             <div class="verdict-plan warn" id="verdict-plan">
                 <p class="verdict-fleet">{format!("The plan failed: {message}")}</p>
             </div>

@@ -19,11 +19,13 @@ use crate::{load_scenario, pretty_json, write_table};
 pub fn plan(args: &PlanArgs) -> Result<(), String> {
     let scenario = load_scenario(&args.path, args.seed)?;
     let options = PlanOptions {
-        scenarios: !args.search_only,
-        service_curve: !args.search_only,
-        sensitivity: !args.search_only,
         threads: args.threads,
         ..PlanOptions::default()
+    };
+    let options = if args.search_only {
+        options.search_only()
+    } else {
+        options
     };
     let start = Instant::now();
     let mut show_progress = progress_printer();

@@ -1,0 +1,80 @@
+// The plan's search decides before the rest of the plan has run: the page
+// shows its choice, marked provisional, while the demand cases, the
+// service curve and sensitivity still run, and the complete plan then
+// takes its place.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { screenshot, startSite } from '../lib/harness.mjs';
+import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdfShown, pageTimeWhen, planShown } from '../lib/page.mjs';
+
+let site;
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.close();
+});
+
+/**
+ * The page's clock when the verdict first shows a provisional plan, with
+ * the verdict's plan block as it read then.
+ */
+async function whenProvisional(page) {
+  const handle = await page.waitForFunction(
+    () => {
+      const verdict = document.getElementById('verdict-plan')?.innerText ?? '';
+      return verdict.includes("Provisional: the search's choice") && { ms: Math.round(performance.now()), verdict };
+    },
+    null,
+    { timeout: PLAN_TIMEOUT_MS, polling: 20 },
+  );
+  return handle.jsonValue();
+}
+
+/** The plan's headline figures: label, value and detail of each. */
+function planFigures(page) {
+  return page.locator('.plan-metrics .metric').evaluateAll((cards) =>
+    cards.map((card) => ({
+      label: card.querySelector('dt').innerText.trim(),
+      value: card.querySelector('.metric-value').innerText.trim(),
+      detail: card.querySelector('.metric-detail').innerText.trim(),
+    })),
+  );
+}
+
+/** The value of the figure whose label starts with `label`. */
+const value = (figures, label) => figures.find((f) => f.label.startsWith(label)).value;
+
+// (Prints when the search's choice and the whole plan appear.)
+test("the search's choice shows, marked provisional, before the plan is complete", async () => {
+  const { page, errors } = await site.openPage();
+  const firstResults = await pageTimeWhen(page, cdfShown, RESULT_TIMEOUT_MS);
+  const early = await whenProvisional(page);
+  // The plan runs on for seconds after its search, so these read the
+  // provisional figures.
+  early.figures = await planFigures(page);
+  await screenshot(page, 'plan-provisional', { fullPage: false });
+  const planned = await pageTimeWhen(page, planShown, PLAN_TIMEOUT_MS);
+  console.log(
+    `default scenario: the search's choice ${early.ms - firstResults} ms and the whole plan ` +
+      `${planned - firstResults} ms after the first results (${early.ms} and ${planned} ms after navigation)`,
+  );
+  assert.ok(early.ms < planned, 'the choice comes before the complete plan');
+  // The provisional headline names a configuration and a fleet, and says
+  // it is provisional on each figure.
+  assert.match(value(early.figures, 'Planned configuration'), /, priority$/);
+  assert.match(value(early.figures, 'Planned replicas'), /^\d+ \+ \d+$/);
+  assert.equal(early.figures.length, 3);
+  for (const f of early.figures) assert.match(f.detail, /Provisional: the search's choice, final once the plan is complete/);
+  assert.match(early.verdict, /^The plan: \d+ \+ \d+ replicas of .+, priority/);
+
+  // The complete plan takes its place: the same configuration, no longer
+  // provisional.
+  const final = await planFigures(page);
+  assert.equal(value(final, 'Planned configuration'), value(early.figures, 'Planned configuration'));
+  for (const f of final) assert.doesNotMatch(f.detail, /Provisional/);
+  assert.doesNotMatch(await page.locator('#verdict-plan').innerText(), /Provisional/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
