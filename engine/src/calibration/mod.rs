@@ -89,6 +89,12 @@ pub struct EngineName {
     /// run as their own steps, the decodes waiting (`Schedule::PrefillFirst`).
     #[serde(default)]
     pub chunked_prefill: Option<bool>,
+    /// Prefix caching as the source ran it, where it says: off by
+    /// `--no-enable-prefix-caching`, or on for vLLM's V1 engine before 0.8
+    /// (its default there too). Left out, vLLM V1 of 0.8 or later has it
+    /// (`is_vllm_v1`) and everything else not.
+    #[serde(default)]
+    pub prefix_caching: Option<bool>,
 }
 
 impl EngineName {
@@ -243,7 +249,8 @@ impl Point {
     /// request of one length that is a cap on the running batch
     /// ([`no_evict_batch`]); vLLM instead admits on the prompt and preempts.
     /// A sequence cap or token budget the source's command sets replaces the
-    /// default, and vLLM V0 with chunked prefill off runs prefills first.
+    /// default, vLLM V0 with chunked prefill off runs prefills first, and
+    /// prefix caching is as the source states it, else vLLM V1's default.
     fn configure(&self, p: &mut ScenarioParams, requests: u32, sequence_tokens: f64) {
         let name = self.engine.name.as_str();
         let trt = name.starts_with("TensorRT-LLM");
@@ -263,7 +270,7 @@ impl Point {
         if stated.chunked_prefill == Some(false) {
             p.engine.schedule = Schedule::PrefillFirst;
         }
-        p.engine.prefix_caching = stated.is_vllm_v1();
+        p.engine.prefix_caching = stated.prefix_caching.unwrap_or(stated.is_vllm_v1());
         if trt {
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
@@ -486,6 +493,7 @@ mod tests {
             max_num_seqs: None,
             max_num_batched_tokens: None,
             chunked_prefill,
+            prefix_caching: None,
         }
     }
 

@@ -1,12 +1,12 @@
-//! The models the published points ran: the catalog's, and four that only
-//! calibration uses (Llama 2 7B / 70B, Qwen3 8B / 14B).
+//! The models the published points ran: the catalog's, and five that only
+//! calibration uses (Llama 2 7B / 70B, Qwen3 8B / 14B, QwQ-32B).
 
 use crate::params::{Dtype, ModelParams, presets};
 
 /// The model a point names: a catalog id, Llama 3.3 70B (the catalog's
 /// Llama 3.1 70B: Meta released 3.3 as the same architecture, newly
 /// trained; an assumption, see `docs/calibration-sources.md`), Llama 2
-/// 7B / 70B, or Qwen3 8B / 14B.
+/// 7B / 70B, Qwen3 8B / 14B, or QwQ-32B.
 pub(super) fn model(name: &str) -> Option<ModelParams> {
     match name {
         "Llama-3.3-70B-Instruct" => presets::model("llama-3.1-70b"),
@@ -14,6 +14,7 @@ pub(super) fn model(name: &str) -> Option<ModelParams> {
         "Llama-2-70B" => Some(llama_2(68.98, 80, (64, 8), (8192, 28672))),
         "Qwen3-8B" => Some(qwen_3(8.19, 36, 32, (4096, 12288))),
         "Qwen3-14B" => Some(qwen_3(14.77, 40, 40, (5120, 17408))),
+        "QwQ-32B" => Some(qwq_32b()),
         id => presets::model(id),
     }
 }
@@ -42,6 +43,21 @@ fn qwen_3(params_b: f64, layers: u32, q_heads: u32, (hidden, mlp): (u32, u32)) -
         moe: None,
         mla: None,
         sliding_window: None,
+    }
+}
+
+/// QwQ-32B in BF16, Qwen2.5-32B's architecture: 64 layers, hidden 5,120,
+/// 40 heads, 8 KV heads, head dimension 128, MLP 27,648, vocabulary
+/// 152,064, untied embeddings. Shapes from copies of its `config.json` and
+/// module tree in the code index (`docs/calibration-sources.md`);
+/// parameters computed from them as for Qwen3, plus the query, key and
+/// value biases (5,120 + 2 x 1,024 per layer): 32.76 B. Qwen3's form
+/// (8 KV heads, head dimension 128, untied) with its own vocabulary.
+fn qwq_32b() -> ModelParams {
+    ModelParams {
+        name: "QwQ-32B".into(),
+        vocab_size: Some(152_064),
+        ..qwen_3(32.76, 64, 40, (5120, 27648))
     }
 }
 
@@ -103,6 +119,18 @@ mod tests {
             assert!((total / 1e9 - m.params_b).abs() < 0.01, "{name}: {total}");
             assert_eq!(m.name, name);
         }
+        let qwq = model("QwQ-32B").expect("known");
+        let (hidden, q, mlp) = (5120.0, 5120.0, 27648.0);
+        let per_layer = 2.0 * hidden * q + 2.0 * hidden * 1024.0 + 3.0 * hidden * mlp + q + 2048.0;
+        let total = 64.0 * per_layer + 2.0 * 152_064.0 * hidden;
+        assert!(
+            (total / 1e9 - qwq.params_b).abs() < 0.01,
+            "QwQ-32B: {total}"
+        );
+        assert_eq!(
+            (qwq.name.as_str(), qwq.vocab_size),
+            ("QwQ-32B", Some(152_064))
+        );
         assert_eq!(
             model("Llama-3.3-70B-Instruct"),
             presets::model("llama-3.1-70b")
