@@ -7,12 +7,15 @@
 //! accelerator from the catalog, its precision and tensor-parallel degree,
 //! one replica per tensor-parallel group, and its load: all requests at time
 //! 0 (offline), or closed-loop clients (concurrency). Prompt and output
-//! lengths are fixed at the published value or mean. The engine runs vLLM's
-//! schedule with the settings the source's engine used (its defaults, or
-//! what the source's command sets), and a prefill is not chunked below the
-//! step's token budget (the published batch-1 prefill times are one kernel
-//! pass). [`replay`] runs it and reads the same figures the source printed
-//! (a batch's end-to-end latency is read as its output throughput).
+//! lengths are fixed at the published value or mean, or, for a point run on
+//! a dataset whose lengths are known (`dataset`: ShareGPT), drawn from that
+//! dataset's pairs scaled to the published means (`datasets.rs`). The engine
+//! runs vLLM's schedule with the settings the source's engine used (its
+//! defaults, or what the source's command sets), and a prefill is not
+//! chunked below the step's token budget (the published batch-1 prefill
+//! times are one kernel pass). [`replay`] runs it and reads the same
+//! figures the source printed (a batch's end-to-end latency is read as its
+//! output throughput).
 //!
 //! `docs/calibration.md` holds the table [`table`] prints for the default
 //! model; a test recomputes it, so the page cannot drift from the code.
@@ -28,6 +31,7 @@ use crate::report::Report;
 use crate::sim::{RunOptions, Simulation};
 
 mod csv;
+mod datasets;
 mod fit;
 mod least_squares;
 mod measurements;
@@ -66,6 +70,11 @@ pub struct Point {
     pub input_tokens: Option<f64>,
     #[serde(default)]
     pub output_tokens: Option<f64>,
+    /// The dataset whose prompts the benchmark drew, where the replay knows
+    /// its lengths ("sharegpt"): `input_tokens` and `output_tokens` are then
+    /// the means the dataset's pairs are scaled to.
+    #[serde(default)]
+    pub dataset: Option<String>,
     pub measured: Measured,
 }
 
@@ -197,12 +206,9 @@ impl Point {
         };
         let hardware = presets::hardware(hardware_id(&self.hardware))
             .ok_or_else(|| format!("accelerator {} is not in the catalog", self.hardware))?;
-        let input = self.input_tokens.ok_or("no input length")?.round().max(1.0);
-        let output = self
-            .output_tokens
-            .ok_or("no output length")?
-            .round()
-            .max(1.0);
+        let mean_input = self.input_tokens.ok_or("no input length")?;
+        let mean_output = self.output_tokens.ok_or("no output length")?;
+        let (input, output) = (mean_input.round().max(1.0), mean_output.round().max(1.0));
         let requests = self.requests.map(|r| r.round() as u32);
         let load = match (self.mode.as_str(), requests, self.clients) {
             ("offline", Some(requests), _) => LoadParams::Offline { requests },
@@ -222,10 +228,15 @@ impl Point {
         p.step_time = step_time.clone();
         p.step_time_scale = 1.0;
         self.configure(&mut p, requests.unwrap_or(1), input + output);
+        let lengths = match &self.dataset {
+            Some(name) => Some(datasets::lengths(name, mean_input, mean_output)?),
+            None => None,
+        };
         p.classes = vec![ClassParams {
             name: "benchmark".into(),
             input_tokens: DistParams::constant(input),
             output_tokens: DistParams::constant(output),
+            lengths,
             load,
             ..ClassParams::default()
         }];
