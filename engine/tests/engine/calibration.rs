@@ -130,11 +130,11 @@ fn tensorrt_llm_replays_reserve_whole_sequences_and_never_preempt() {
 /// 3 ms (host work vLLM 0.6.0 cut), or its GEMMs ran at 0.3; and vLLM 0.8.2
 /// serving QwQ-32B in BF16 on two 80 GB H100s with prefix caching off,
 /// 32,000-token prompts (throughput and ITL) and 5,000-token ones
-/// (throughput) too fast: the KV cache holds about 10 of the 32,000-token
-/// requests and the measured runs are 2.3 and 1.6 times slower than the
-/// same runs on two H200s of the same BF16 peak, which the replay's
-/// preemptions do not reproduce (the H200 runs are within 9% at the
-/// default GEMM efficiency, not a GEMM matter).
+/// (throughput) too fast: the measured runs are 2.3 and 1.6 times slower
+/// than the same runs on two H200s of the same BF16 peak (which are within
+/// 9% at the default GEMM efficiency, so not a GEMM matter): more
+/// preemption than the replay's, or an H100 slower than the SXM the replay
+/// assumes (the results do not state the form factor).
 const BEYOND_35: [&str; 10] = [
     "trtllm061-llama2-70b-a100-fp16-tp4-bs240-128-2048",
     "gpustack-qwen3-14b-h100-bf16-sharegpt-offline",
