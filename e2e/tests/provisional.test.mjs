@@ -6,7 +6,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { screenshot, startSite } from '../lib/harness.mjs';
-import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdfShown, pageTimeWhen, planShown } from '../lib/page.mjs';
+import {
+  PLAN_TIMEOUT_MS,
+  RESULT_TIMEOUT_MS,
+  VERDICTS,
+  cdfShown,
+  pageTimeWhen,
+  planShown,
+  tableRows,
+  verdictTable,
+  waitFor,
+  waitForDone,
+} from '../lib/page.mjs';
 
 let site;
 before(async () => {
@@ -74,6 +85,33 @@ test("the search's choice shows, marked provisional, before the plan is complete
   const final = await planFigures(page);
   assert.equal(value(final, 'Planned configuration'), value(early.figures, 'Planned configuration'));
   for (const f of final) assert.doesNotMatch(f.detail, /Provisional/);
+  assert.doesNotMatch(await page.locator('#verdict-plan').innerText(), /Provisional/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('while changed inputs are re-planned, the earlier plan says so and the new choice shows, provisional', async () => {
+  const { page, errors } = await site.openPage();
+  await waitForDone(page);
+  const staleMark = page.locator('#plan-heading .stale.shown');
+  assert.equal(await staleMark.count(), 0);
+  const deadline = page.getByLabel('Deadline (SLA)').first();
+  await deadline.fill('23 h');
+  await deadline.press('Tab');
+  // The complete plan of the earlier inputs stays, marked, while the new
+  // one runs; the headline and the verdict take the new search's choice.
+  await waitFor('the earlier plan to be marked', async () => (await staleMark.count()) === 1);
+  assert.match(await staleMark.innerText(), /^for earlier inputs/);
+  const early = await whenProvisional(page);
+  assert.match(early.verdict, /^The plan: \d+ \+ \d+ replicas of /);
+  // The verdict table's plan's fleet is the new choice's, judged on the
+  // new targets (the earlier plan knew no 23 h deadline).
+  for (const row of await tableRows(verdictTable(page))) {
+    assert.ok(VERDICTS.includes(row["plan's fleet"]), JSON.stringify(row));
+  }
+  await screenshot(page, 'plan-provisional-replan', { fullPage: false });
+  await waitFor('the new plan', async () => (await staleMark.count()) === 0, PLAN_TIMEOUT_MS);
+  await waitForDone(page);
   assert.doesNotMatch(await page.locator('#verdict-plan').innerText(), /Provisional/);
   assert.deepEqual(errors, []);
   await page.context().close();

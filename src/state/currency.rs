@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use sojourn_engine::{ScenarioParams, same_but_prices};
 
-use super::{AppState, RunStatus};
+use super::{AppState, PlanStatus, RunStatus};
 use crate::browser;
 use crate::link;
 use crate::provenance::Provenance;
@@ -72,6 +72,14 @@ impl AppState {
             )
         });
         Provenance::new(&params.name, link, &browser::now_iso())
+    }
+
+    /// Whether the plan shown is a complete plan of earlier inputs (kept
+    /// until the current inputs' plan replaces it).
+    pub fn plan_is_stale(&self) -> bool {
+        let current = self.params.get();
+        self.plan
+            .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
     }
 
     /// Beside results for earlier inputs: whether they wait for the inputs

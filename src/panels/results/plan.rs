@@ -99,13 +99,9 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
         }
         .into_any(),
     };
-    let stale = Memo::new(move |_| {
-        let current = state.params.get();
-        state.provisional.with(Option::is_none)
-            && state
-                .plan
-                .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
-    });
+    // A provisional plan of the current inputs takes the headline's place.
+    let stale =
+        Memo::new(move |_| state.provisional.with(Option::is_none) && state.plan_is_stale());
     view! {
         <h3>
             "Cheapest configuration meeting the targets"
@@ -175,7 +171,11 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
     };
     view! {
         <section class="plan-results" aria-labelledby="plan-heading">
-            <h3 id="plan-heading">"Capacity plan"</h3>
+            <h3 id="plan-heading">
+                "Capacity plan" <span class="stale" class:shown=move || state.plan_is_stale()>
+                    {move || state.stale_label()}
+                </span>
+            </h3>
             // The summary's and the configurations table's space, kept
             // while the plan runs, so that nothing below moves when it comes.
             <div class="plan-summary-slot">
