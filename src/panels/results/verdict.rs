@@ -18,8 +18,11 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
     let configured = move || {
         state.results.with(|r| {
             r.as_ref().map(|r| {
-                let (plan, current) = match state.plan.get() {
-                    PlanStatus::Done { plan, params } => (Some(*plan), *params == r.params),
+                // A provisional plan (of these inputs) gives the plan's
+                // fleet; it has not judged the configured one.
+                let (plan, current) = match (state.plan.get(), state.provisional.get()) {
+                    (_, Some(plan)) => (Some(*plan), false),
+                    (PlanStatus::Done { plan, params }, None) => (Some(*plan), *params == r.params),
                     _ => (None, false),
                 };
                 let judged = plan.as_ref().filter(|_| current);
