@@ -4,10 +4,8 @@
 //
 // A suite typically does:
 //
-//   import { startSite } from '../lib/harness.mjs';
-//   let site;
-//   before(async () => { site = await startSite(); });
-//   after(async () => { await site.close(); });
+//   import { siteForFile } from '../lib/harness.mjs';
+//   const site = siteForFile();
 //   test('...', async () => {
 //     const { page, errors } = await site.openPage();
 //     ...
@@ -17,6 +15,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { after, before } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -154,4 +153,20 @@ export async function startSite() {
       await server.close();
     },
   };
+}
+
+/**
+ * The site for one test file: served, with a browser, before its first
+ * test and closed after its last. Call it at the file's top level; the
+ * object it returns opens pages as `startSite()`'s does.
+ */
+export function siteForFile() {
+  let site;
+  before(async () => {
+    site = await startSite();
+  });
+  after(async () => {
+    await site?.close();
+  });
+  return { openPage: (...args) => site.openPage(...args) };
 }

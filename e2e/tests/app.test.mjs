@@ -2,8 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
   RESULT_TIMEOUT_MS,
   PLAN_TIMEOUT_MS,
@@ -21,13 +21,7 @@ import {
 } from '../lib/page.mjs';
 import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** Opens the default scenario and measures navigation start to its CDF. */
 async function timeDefaultScenario() {

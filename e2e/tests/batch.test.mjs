@@ -1,18 +1,12 @@
 // The Batches panel: what the engine steps of the default run were like.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { mkdir } from 'node:fs/promises';
-import { startSite } from '../lib/harness.mjs';
+import { siteForFile } from '../lib/harness.mjs';
 import { RESULT_TIMEOUT_MS, tableRows } from '../lib/page.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** The panel alone, beside the harness's screenshots (the page's toolbar
  * would cover its top in a screenshot of the viewport). */

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { after, before, test } from 'node:test';
-import { screenshotDir, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshotDir, siteForFile } from '../lib/harness.mjs';
 import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdf, waitFor, waitForDone } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
@@ -15,13 +15,7 @@ const require = createRequire(import.meta.url);
 /** axe-core's browser bundle, from e2e's devDependencies. */
 const axePath = require.resolve('axe-core/axe.min.js');
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /**
  * The quick scenario with a TPOT target on the api class tight enough to

@@ -6,8 +6,8 @@
 // nothing below moves.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
   PLAN_TIMEOUT_MS,
   VERDICTS,
@@ -18,13 +18,7 @@ import {
   waitForDone,
 } from '../lib/page.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 test('after the plan the configured fleet is judged over replications, with its bounds', async () => {
   const { page, errors } = await site.openPage();

@@ -2,18 +2,12 @@
 // work: a decimal comma is refused with a message, and Reset can be undone.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { siteForFile } from '../lib/harness.mjs';
 import { RESULT_TIMEOUT_MS, cdf, waitFor } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 test('"3,5" is refused with a message and never becomes 35', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));

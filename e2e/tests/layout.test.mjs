@@ -8,21 +8,15 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { distDir, screenshot, startSite } from '../lib/harness.mjs';
+import { distDir, screenshot, siteForFile } from '../lib/harness.mjs';
 import { figure, headline, runButton, runStatus, waitFor, waitForDone } from '../lib/page.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** The element's box on the screen: { top, bottom, left, right }. */
 const box = (locator) =>

@@ -2,18 +2,12 @@
 // offline, as published benchmarks run them.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, siteForFile } from '../lib/harness.mjs';
 import { RESULT_TIMEOUT_MS, cdf, runStatus, waitFor } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** How many requests of class `name` arrived, as the per-class table shows. */
 async function arrived(page, name) {

@@ -4,18 +4,12 @@
 // link carries the setting to whoever opens it next.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, siteForFile } from '../lib/harness.mjs';
 import { RESULT_TIMEOUT_MS, cdf, runStatus, waitFor } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** The run's "N% of requests were preempted at least once" warning, as a number. */
 async function preemptedShare(page) {

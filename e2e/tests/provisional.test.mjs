@@ -4,8 +4,8 @@
 // takes its place.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
   PLAN_TIMEOUT_MS,
   RESULT_TIMEOUT_MS,
@@ -19,13 +19,7 @@ import {
   waitForDone,
 } from '../lib/page.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /**
  * The page's clock when the verdict first shows a provisional plan, with

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, test } from 'node:test';
-import { screenshot, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
   PLAN_TIMEOUT_MS,
   VERDICTS,
@@ -23,13 +23,7 @@ import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** A shipped scenario by file name. */
 async function shipped(name) {

@@ -6,18 +6,12 @@
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { screenshot, screenshotDir, startSite } from '../lib/harness.mjs';
+import { test } from 'node:test';
+import { screenshot, screenshotDir, siteForFile } from '../lib/harness.mjs';
 import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdf, runButton, waitFor, waitForDone } from '../lib/page.mjs';
 import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
 
-let site;
-before(async () => {
-  site = await startSite();
-});
-after(async () => {
-  await site?.close();
-});
+const site = siteForFile();
 
 /** An engine path: a name with an index, or two names joined by a dot. */
 const ENGINE_PATH = /[a-z_]+\[\d+\]|[a-z]+_[a-z_]+\.[a-z_]+|\b(classes|plan|engine|model|run)\.[a-z_]/;
