@@ -8,6 +8,7 @@
 //! `docs/calibration-sources.md`, "ShareGPT's lengths", say how it was
 //! made).
 
+use crate::params::trace::TracedRequest;
 use crate::params::{LengthsParams, lengths_from_csv};
 
 const SHAREGPT: &str = include_str!("../../data/sharegpt_lengths.csv");
@@ -32,16 +33,15 @@ fn table(name: &str) -> Result<Vec<[f64; 2]>, String> {
     }
 }
 
-/// Dataset `name`'s pairs scaled so that their means are the point's
-/// `input` and `output` \[tokens\] (its printed totals over its prompts:
-/// the run's tokenizer, and its own sample of the dataset), each pair then
-/// rounded and held within vLLM's caps, which the scaling could cross.
-pub(super) fn lengths(name: &str, input: f64, output: f64) -> Result<LengthsParams, String> {
-    let pairs = table(name)?;
+/// `pairs` scaled so that their means are the point's `input` and `output`
+/// \[tokens\] (its printed totals over its prompts: the run's tokenizer,
+/// and its own sample of the dataset), each pair then rounded and held
+/// within vLLM's caps, which the scaling could cross.
+fn scaled(pairs: &[[f64; 2]], input: f64, output: f64) -> Vec<[f64; 2]> {
     let n = pairs.len() as f64;
     let input_factor = input / (pairs.iter().map(|p| p[0]).sum::<f64>() / n);
     let output_factor = output / (pairs.iter().map(|p| p[1]).sum::<f64>() / n);
-    let pairs = pairs
+    pairs
         .iter()
         .map(|[i, o]| {
             let prompt = libm::round(i * input_factor).clamp(1.0, MAX_PROMPT);
@@ -50,11 +50,45 @@ pub(super) fn lengths(name: &str, input: f64, output: f64) -> Result<LengthsPara
                 libm::round(o * output_factor).clamp(1.0, MAX_TOTAL - prompt),
             ]
         })
-        .collect();
+        .collect()
+}
+
+/// Dataset `name`'s pairs scaled to the point's means, to draw from (a
+/// closed-loop point's clients).
+pub(super) fn lengths(name: &str, input: f64, output: f64) -> Result<LengthsParams, String> {
     Ok(LengthsParams::Pairs {
-        pairs,
+        pairs: scaled(&table(name)?, input, output),
         weights: None,
     })
+}
+
+/// An offline point's `requests` prompts, all sent at time 0: the first
+/// `requests` pairs of dataset `name` (the file's order, which has nothing
+/// to do with length), scaled so that these very requests have the point's
+/// means. Drawing them instead would miss the printed totals by the
+/// sample's error (a few percent at 1,000), which these keep to rounding.
+pub(super) fn offline_requests(
+    name: &str,
+    requests: u32,
+    input: f64,
+    output: f64,
+) -> Result<Vec<TracedRequest>, String> {
+    let pairs = table(name)?;
+    let sample = pairs.get(..requests as usize).ok_or_else(|| {
+        format!(
+            "dataset {name} has {} pairs, fewer than {requests} requests",
+            pairs.len()
+        )
+    })?;
+    Ok(scaled(sample, input, output)
+        .into_iter()
+        .map(|[i, o]| TracedRequest {
+            arrival_s: 0.0,
+            input_tokens: i as u32,
+            output_tokens: o as u32,
+            prefix_hit: None,
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -111,6 +145,33 @@ mod tests {
         assert_eq!(
             lengths("alpaca", 100.0, 100.0),
             Err("dataset alpaca has no length table".into())
+        );
+    }
+
+    /// An offline point's requests are the table's first pairs, all at time
+    /// 0, whose own means are the point's within rounding (each length is
+    /// rounded to a token, so a mean moves by at most half a token, plus
+    /// what the caps cut); too many requests for the table is an error.
+    #[test]
+    fn offline_requests_are_the_first_pairs_at_the_points_means() {
+        let (input, output) = (217.39, 201.65);
+        let requests = offline_requests("sharegpt", 1000, input, output).expect("requests");
+        assert_eq!(requests.len(), 1000);
+        assert!(requests.iter().all(|r| r.arrival_s == 0.0));
+        let (i, _) = mean_and_sd(requests.iter().map(|r| f64::from(r.input_tokens)));
+        let (o, _) = mean_and_sd(requests.iter().map(|r| f64::from(r.output_tokens)));
+        assert!((i - input).abs() <= 0.5, "{i} for {input}");
+        assert!((o - output).abs() <= 0.5, "{o} for {output}");
+        // The first pairs, in order: their shape is the table's first ones'.
+        let table = table("sharegpt").expect("a table");
+        let longer = |a: &[f64; 2], b: &[f64; 2]| a[0] > b[0];
+        assert_eq!(
+            longer(&table[0], &table[1]),
+            requests[0].input_tokens > requests[1].input_tokens
+        );
+        assert!(
+            offline_requests("sharegpt", 20_000, input, output)
+                .is_err_and(|e| e.contains("fewer than 20000 requests"))
         );
     }
 }

@@ -8,8 +8,10 @@
 //! one replica per tensor-parallel group, and its load: all requests at time
 //! 0 (offline), or closed-loop clients (concurrency). Prompt and output
 //! lengths are fixed at the published value or mean, or, for a point run on
-//! a dataset whose lengths are known (`dataset`: ShareGPT), drawn from that
-//! dataset's pairs scaled to the published means (`datasets.rs`). The engine
+//! a dataset whose lengths are known (`dataset`: ShareGPT), taken from that
+//! dataset's pairs scaled to the published means (`datasets.rs`): an
+//! offline run's requests are its first pairs, with exactly those means,
+//! and clients draw from them. The engine
 //! runs vLLM's schedule with the settings the source's engine used (its
 //! defaults, or what the source's command sets), and a prefill is not
 //! chunked below the step's token budget (the published batch-1 prefill
@@ -228,9 +230,17 @@ impl Point {
         p.step_time = step_time.clone();
         p.step_time_scale = 1.0;
         self.configure(&mut p, requests.unwrap_or(1), input + output);
-        let lengths = match &self.dataset {
-            Some(name) => Some(datasets::lengths(name, mean_input, mean_output)?),
-            None => None,
+        // On a dataset: an offline run's very requests, else pairs to draw.
+        let (load, lengths) = match (&self.dataset, load) {
+            (Some(name), LoadParams::Offline { requests }) => {
+                let requests = datasets::offline_requests(name, requests, mean_input, mean_output)?;
+                (LoadParams::Trace { requests }, None)
+            }
+            (Some(name), load) => (
+                load,
+                Some(datasets::lengths(name, mean_input, mean_output)?),
+            ),
+            (None, load) => (load, None),
         };
         p.classes = vec![ClassParams {
             name: "benchmark".into(),
