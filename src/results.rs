@@ -7,9 +7,7 @@
 
 mod verdict;
 
-pub use verdict::{
-    PROVISIONAL, PlanLine, configured_line, plan_line, provisional_figures, sensitivity_reading,
-};
+pub use verdict::{PROVISIONAL, PlanLine, configured_line, plan_line, sensitivity_reading};
 
 use std::collections::BTreeMap;
 

@@ -1,12 +1,12 @@
 //! The verdict's sentences: how the configured fleet fares against the
 //! targets, and the recommended fleet's line (or, with no fleet meeting the
-//! targets, why: said here and nowhere else on the page), and how a
-//! provisional plan (the search's decision while the rest runs) says so.
+//! targets, why: said here and nowhere else on the page), and what a
+//! provisional plan (the search's decision while the rest runs) says.
 //! Every cost says which fleet it is for.
 
 use sojourn_engine::{PlanResult, RunSummary, Sensitivity, format_usd, verdict_counts};
 
-use super::{Figure, chosen_configuration, counted, plan_figures, reserve_replicas};
+use super::{chosen_configuration, counted, reserve_replicas};
 
 /// "The configured fleet, 4 replicas of H100 SXM5 80GB x2: 2 of 4 targets
 /// met, 2 not met." from its one run, or "... over 4 replications." from
@@ -100,18 +100,8 @@ pub fn sensitivity_reading(s: &Sensitivity) -> String {
     )
 }
 
-/// The headline figures of a provisional plan (the search's decision,
-/// while the cases, the service curve and sensitivity still run), each
-/// saying so and where the plan is.
-pub fn provisional_figures(plan: &PlanResult, progress: &str) -> Vec<Figure> {
-    plan_figures(plan)
-        .into_iter()
-        .map(|figure| Figure {
-            detail: format!("{}. {PROVISIONAL}; {progress}", figure.detail),
-            ..figure
-        })
-        .collect()
-}
-
-/// What a provisional figure or line adds.
-pub const PROVISIONAL: &str = "Provisional: the search's choice, final once the plan is complete (its service curve can add replicas)";
+/// What a provisional plan (the search's decision, while the cases, the
+/// service curve and sensitivity still run) says beside it: short, so
+/// that the page keeps its layout when the complete plan replaces it.
+pub const PROVISIONAL: &str =
+    "Provisional: the search's choice; the service curve can still add replicas";

@@ -17,8 +17,7 @@ use crate::charts::{
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
-    decision_summary, miss_targets, pareto_input, plan_figures, plan_statement,
-    provisional_figures, search_effort_line,
+    decision_summary, miss_targets, pareto_input, plan_figures, plan_statement, search_effort_line,
 };
 use crate::state::{AppState, PlanStatus, RunStatus};
 use cases::{PlanCases, PlanSensitivity};
@@ -64,7 +63,9 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
             .into_any()
     };
     let figures = move || match (state.plan.get(), state.provisional.get()) {
-        (_, Some(plan)) => cards(provisional_figures(&plan, &pending_text(&state))),
+        // The complete plan's figures, the same size: the heading says
+        // they are provisional.
+        (_, Some(plan)) => cards(plan_figures(&plan)),
         (PlanStatus::Done { plan, .. }, None) => cards(plan_figures(&plan)),
         (PlanStatus::Running | PlanStatus::NotRun, None) => {
             let label = pending_text(&state);
@@ -107,6 +108,9 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
             "Cheapest configuration meeting the targets"
             <span class="stale" class:shown=move || stale.get()>
                 {move || state.stale_label()}
+            </span>
+            <span class="provisional" class:shown=move || state.provisional.with(Option::is_some)>
+                "provisional: the search's choice"
             </span>
         </h3>
         <dl class="metrics plan-metrics">{figures}</dl>

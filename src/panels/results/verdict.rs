@@ -40,9 +40,7 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
                 <div class="verdict-plan pending" id="verdict-plan">
                     <p class="verdict-fleet">{line.fleet}</p>
                     <p class="verdict-detail">{line.detail}</p>
-                    <p class="verdict-detail">
-                        {format!("{PROVISIONAL}. {}", pending_text(&state))}
-                    </p>
+                    <p class="verdict-detail">{PROVISIONAL}.</p>
                 </div>
             }
             .into_any()
