@@ -364,6 +364,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let Some(base) = base else {
         return Err(Halt::Pending);
     };
+    runner.searched = true;
     let mut result = explain::skeleton(runner, &base);
     // The configured fleet, judged like every fleet (often already decided
     // by the search of the scenario's own settings).

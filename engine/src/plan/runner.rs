@@ -211,6 +211,9 @@ pub(super) struct Runner<'a> {
     /// the scenario's own settings that the "why" compares with, which run
     /// beside the rest of the plan and would hold the decision back.
     pub decision_only: bool,
+    /// Set by the pass once the whole space's search has decided (before,
+    /// a pass for the decision alone cannot complete either).
+    pub searched: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -232,6 +235,7 @@ impl<'a> Runner<'a> {
             estimated: 1,
             phase: String::new(),
             decision_only: false,
+            searched: false,
         }
     }
 

@@ -113,7 +113,7 @@ impl PlanSession {
         if self.state.simulations == 0 {
             check_budget(&self.scenario, &self.options)?;
         }
-        let outcome = loop {
+        let (outcome, searched) = loop {
             self.state.pending.clear();
             let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
             let outcome = match run_plan(&mut runner) {
@@ -126,7 +126,7 @@ impl PlanSession {
             };
             self.phase = runner.phase.clone();
             self.estimated = runner.estimated;
-            break outcome;
+            break (outcome, runner.searched);
         };
         match outcome {
             Ok(result) => {
@@ -135,7 +135,9 @@ impl PlanSession {
                 Ok(PlanPoll::Done(result))
             }
             Err(jobs) => {
-                self.try_provisional();
+                if searched {
+                    self.try_provisional();
+                }
                 Ok(PlanPoll::Jobs(jobs))
             }
         }
@@ -160,8 +162,9 @@ impl PlanSession {
         }
     }
 
-    /// A pass of the search alone over the runs so far, keeping its result
-    /// if it needs no other run. It leaves no trace: the cases it
+    /// A pass of the search alone over the runs so far (once the full pass
+    /// has got past the search), keeping its result if it needs no other
+    /// run. It leaves no trace: the cases it
     /// registered are forgotten and the pending runs are the full pass's,
     /// so the plan is the same with or without it.
     fn try_provisional(&mut self) {
