@@ -50,8 +50,7 @@ pub const PEAK_TFLOPS: &str =
 pub const GPUS_PER_REPLICA: &str = "Accelerators per serving replica (tensor-parallel degree).";
 pub const GPU_MEMORY_UTILIZATION: &str =
     "Fraction of each accelerator's memory the engine may use (vLLM's gpu_memory_utilization).";
-pub const RUNTIME_RESERVE: &str =
-    "Memory per accelerator kept for activations, CUDA graphs and runtime workspace.";
+pub const RUNTIME_RESERVE: &str = "Memory per accelerator the engine keeps outside the KV cache: its profiling pass's activation peak and NCCL buffers. Empty: what vLLM 0.19's profiling takes, from the vocabulary, the sequence slots and tensor parallelism (the memory bar shows it).";
 pub const MAX_NUM_SEQS: &str = "Most sequences in one engine step's batch (vLLM max_num_seqs).";
 pub const MAX_BATCHED_TOKENS: &str = "Token budget per engine step: decodes take one token each, prefills take chunks (vLLM max_num_batched_tokens).";
 pub const CHUNK_THRESHOLD: &str = "Most prompt tokens one request may prefill in a step (chunked prefill); 0 means no per-request limit.";

@@ -178,7 +178,8 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
             "Runtime reserve per GPU",
             "GiB",
             help::RUNTIME_RESERVE,
-        ),
+        )
+        .placeholder("as vLLM profiles"),
     ];
     view! {
         <Panel id="hardware" title="Hardware">

@@ -89,7 +89,7 @@ fn wide_scenario(discipline: Discipline, router: Router) -> Scenario {
             // About 2.9 GiB of KV cache per replica: the running batch
             // outgrows it and requests are preempted.
             gpu_memory_utilization: 0.26,
-            runtime_reserve_gib: 1.0,
+            runtime_reserve_gib: Some(1.0),
             ..defaults.replica.clone()
         },
         engine: EngineParams {

@@ -293,6 +293,10 @@ impl Point {
         }
         p.engine.prefix_caching = stated.prefix_caching.unwrap_or(stated.is_vllm_v1());
         if trt {
+            // TensorRT-LLM sizes its KV cache from the memory free after its
+            // engine is built, not by vLLM's profiling pass (whose sampler
+            // rows would be its 8,192 sequences): the flat 2 GiB stays.
+            p.replica.runtime_reserve_gib = Some(2.0);
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
                 p.model.kv_dtype = Dtype::Fp8;

@@ -14,6 +14,13 @@
 //! - usable \[B\] = TP x device memory x gpu_memory_utilization;
 //! - KV pool \[B\] = usable - weights - TP x runtime reserve;
 //! - blocks = floor(KV pool / (block_size x KV bytes per token)).
+//!
+//! The runtime reserve, unless the scenario sets it, is what vLLM's
+//! profiling pass keeps per GPU ([`MemoryBudget::profiled_reserve_gib`]):
+//! memory outside PyTorch (NCCL and all-reduce buffers once TP > 1) plus
+//! the pass's activation peak, which the sampler's float32 logits of
+//! min(max_num_seqs, max_num_batched_tokens) dummy requests over the
+//! vocabulary dominate.
 
 use serde::Serialize;
 
@@ -22,6 +29,24 @@ use crate::params::{ModelParams, ScenarioParams, Schedule};
 
 /// Bytes in a GiB.
 pub const GIB: f64 = 1_073_741_824.0;
+
+/// vLLM's profiling pass per GPU, fitted to the 59 server logs of vLLM
+/// 0.19 on an H100 in llm-d-planner's accuracy sweep (docs/engine.md,
+/// "Memory"): memory PyTorch does not allocate, one GPU \[GiB\] ...
+const NON_TORCH_GIB: f64 = 0.25;
+/// ... and with tensor parallelism (NCCL, custom all-reduce; 2.06-2.21 GiB
+/// at TP 2 and 4) \[GiB\].
+const NON_TORCH_TP_GIB: f64 = 2.1;
+/// The activation peak's part that does not grow with the vocabulary \[GiB\].
+const ACTIVATION_BASE_GIB: f64 = 0.18;
+/// Bytes of the activation peak per logit of the profiling pass's sampler
+/// (float32 logits and what sampling makes of them): 1.52, 1.89 and 2.21
+/// GiB at 1,024 dummy requests and vocabularies of 100,352, 128,256 and
+/// 152,064.
+const PEAK_BYTES_PER_LOGIT: f64 = 14.0;
+/// The reserve without a vocabulary to estimate it from: the flat figure
+/// this engine took before, so such a scenario keeps its numbers \[GiB\].
+const FLAT_RESERVE_GIB: f64 = 2.0;
 
 /// Where a replica's memory goes. All sizes are per replica \[bytes\].
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -75,7 +100,7 @@ impl MemoryBudget {
         };
         let device_bytes = tp as f64 * params.hardware.memory_gib * GIB;
         let usable_bytes = device_bytes * r.gpu_memory_utilization;
-        let reserve_bytes = tp as f64 * r.runtime_reserve_gib * GIB;
+        let reserve_bytes = tp as f64 * Self::reserve_gib(params) * GIB;
         let kv_pool_bytes = usable_bytes - weight_bytes - reserve_bytes;
         let block_size = params.engine.block_size.max(1);
         let block_bytes = block_size as f64 * kv_bytes_per_token;
@@ -108,6 +133,34 @@ impl MemoryBudget {
             total_blocks,
             max_seq_tokens,
         }
+    }
+
+    /// The runtime reserve per GPU \[GiB\]: the scenario's, else
+    /// [`MemoryBudget::profiled_reserve_gib`].
+    pub fn reserve_gib(params: &ScenarioParams) -> f64 {
+        (params.replica.runtime_reserve_gib).unwrap_or_else(|| Self::profiled_reserve_gib(params))
+    }
+
+    /// What vLLM's profiling pass keeps per GPU outside the KV cache
+    /// \[GiB\]: memory outside PyTorch (more once tensor parallelism adds
+    /// NCCL's buffers) and the activation peak, whose growing part is the
+    /// sampler's logits of one dummy request per sequence slot (at most one
+    /// per token of the step's budget) over the vocabulary. The fit is vLLM
+    /// 0.19's; vLLM 0.11 logged 2-2.5 times the activation peak, and
+    /// from 0.21 vLLM also counts its CUDA graphs here. A model without a
+    /// vocabulary takes the flat 2 GiB.
+    pub fn profiled_reserve_gib(params: &ScenarioParams) -> f64 {
+        let Some(vocab) = params.model.vocab_size else {
+            return FLAT_RESERVE_GIB;
+        };
+        let non_torch = if params.replica.gpus_per_replica > 1 {
+            NON_TORCH_TP_GIB
+        } else {
+            NON_TORCH_GIB
+        };
+        let engine = &params.engine;
+        let rows = engine.max_num_seqs.min(engine.max_num_batched_tokens) as f64;
+        non_torch + ACTIVATION_BASE_GIB + PEAK_BYTES_PER_LOGIT * rows * vocab as f64 / GIB
     }
 
     /// Tokens the KV cache holds.
@@ -191,7 +244,9 @@ impl MemoryBudget {
                     format!("must be in (0, 1], got {}", crate::error::show(r.gpu_memory_utilization)),
                 );
             }
-            c.non_negative("runtime_reserve_gib", r.runtime_reserve_gib);
+            if let Some(reserve) = r.runtime_reserve_gib {
+                c.non_negative("runtime_reserve_gib", reserve);
+            }
         });
         if check.has_errors() != before {
             return None;
@@ -360,11 +415,61 @@ mod tests {
 
     #[test]
     fn blocks_are_what_remains_after_weights_and_reserve() {
-        let p = params("llama-3.1-8b", "h100-sxm", 1);
+        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
+        p.replica.runtime_reserve_gib = Some(2.0);
         let b = MemoryBudget::compute(&p);
-        let pool = 80.0 * GIB * 0.9 - 8.03e9 * 2.0 - 2.0 * GIB;
+        let pool = 79.19 * GIB * 0.9 - 8.03e9 * 2.0 - 2.0 * GIB;
         assert!((b.kv_pool_bytes - pool).abs() < 1.0);
         assert_eq!(b.total_blocks, (pool / (16.0 * 131_072.0)).floor() as u32);
+    }
+
+    /// vLLM 0.19 on one H100 (llm-d-planner's accuracy sweep, commit
+    /// d3121e05, accuracy/results/v0.19.0/logs; util 0.95, 1,024 sequences,
+    /// 8,192 tokens a step): per GPU, its logged activation peak plus
+    /// non-PyTorch memory, and for Llama-3.1-8B in BF16 the KV cache it
+    /// logged in tokens. The reserve comes within 0.2 GiB of each (NCCL takes
+    /// 2.06-2.21 GiB at TP 2-4, the fit 2.1), the
+    /// cache within 0.5% (the log's weights are 14.99 GiB, ours 14.96).
+    #[test]
+    fn the_profiled_reserve_is_what_vllm_logged() {
+        let logged = [
+            // (model, TP, activation peak + non-torch GiB, KV tokens)
+            ("llama-3.1-8b", 1, 1.89 + 0.25, Some(476_016.0)),
+            ("llama-3.1-8b", 2, 1.89 + 2.07, Some(1_044_688.0)),
+            ("llama-3.1-8b", 4, 1.89 + 2.13, Some(2_209_792.0)),
+            ("qwen2.5-7b", 1, 2.21 + 0.24, None),
+            ("llama-3.1-70b", 2, 1.96 + 2.10, None),
+            ("llama-3.1-70b", 4, 1.97 + 2.21, None),
+        ];
+        for (model, tp, reserve, tokens) in logged {
+            let mut p = params(model, "h100-sxm", tp);
+            p.replica.gpu_memory_utilization = 0.95;
+            p.engine.max_num_seqs = 1024;
+            p.engine.max_num_batched_tokens = 8192;
+            let profiled = MemoryBudget::profiled_reserve_gib(&p);
+            assert!(
+                (profiled - reserve).abs() < 0.2,
+                "{model} TP{tp}: {profiled} GiB"
+            );
+            if let Some(tokens) = tokens {
+                let ours = MemoryBudget::compute(&p).kv_capacity_tokens() as f64;
+                assert!(
+                    (ours / tokens - 1.0).abs() < 0.005,
+                    "{model} TP{tp}: {ours}"
+                );
+            }
+        }
+        // The sampler's rows are the sequence slots: a quarter of them, a
+        // quarter of the vocabulary's part.
+        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
+        p.engine.max_num_seqs = 256;
+        let expected = 0.25 + 0.18 + 14.0 * 256.0 * 128_256.0 / GIB;
+        assert!((MemoryBudget::profiled_reserve_gib(&p) - expected).abs() < 1e-12);
+        // A stated reserve wins; without a vocabulary the flat 2 GiB stays.
+        p.replica.runtime_reserve_gib = Some(3.5);
+        assert_eq!(MemoryBudget::reserve_gib(&p), 3.5);
+        p.model.vocab_size = None;
+        assert_eq!(MemoryBudget::profiled_reserve_gib(&p), 2.0);
     }
 
     #[test]
@@ -406,7 +511,9 @@ mod tests {
     /// its memory budget to the byte, and is still recognised as its preset.
     #[test]
     fn a_scenario_saved_before_the_catalog_keeps_its_numbers_and_preset() {
-        let current = params("gpt-oss-120b", "h100-sxm", 1);
+        // Saved then, its runtime reserve was a number (2 GiB by default).
+        let mut current = params("gpt-oss-120b", "h100-sxm", 1);
+        current.replica.runtime_reserve_gib = Some(2.0);
         let mut json = serde_json::to_value(&current).unwrap();
         // gpt-oss gives no dense MLP width nor latent attention: 4 model keys.
         let model = json["model"].as_object_mut().unwrap();

@@ -317,8 +317,13 @@ pub struct ReplicaParams {
     /// Fraction of each GPU's memory the engine may use (vLLM's
     /// `gpu_memory_utilization`).
     pub gpu_memory_utilization: f64,
-    /// Memory per GPU kept for activations, CUDA graphs and runtime workspace \[GiB\].
-    pub runtime_reserve_gib: f64,
+    /// Memory per GPU the engine keeps outside the KV cache \[GiB\]: the
+    /// activation peak of its profiling pass and memory PyTorch does not
+    /// allocate (NCCL and all-reduce buffers). `None`: what vLLM's
+    /// profiling takes, estimated from the model and the engine's settings
+    /// (`MemoryBudget::profiled_reserve_gib`, docs/engine.md "Memory").
+    #[serde(default)]
+    pub runtime_reserve_gib: Option<f64>,
 }
 
 /// Order in which the waiting queue is served.
@@ -536,7 +541,7 @@ impl Default for ReplicaParams {
         ReplicaParams {
             gpus_per_replica: 1,
             gpu_memory_utilization: 0.9,
-            runtime_reserve_gib: 2.0,
+            runtime_reserve_gib: None,
         }
     }
 }

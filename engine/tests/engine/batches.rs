@@ -33,7 +33,7 @@ fn offline(requests: u32, prompt: f64, output: f64) -> ScenarioParams {
         replica: ReplicaParams {
             gpus_per_replica: 1,
             gpu_memory_utilization: 1.0,
-            runtime_reserve_gib: 0.0,
+            runtime_reserve_gib: Some(0.0),
         },
         engine: EngineParams {
             max_num_seqs: 8,

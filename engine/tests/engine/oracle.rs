@@ -409,7 +409,7 @@ fn scenario() -> impl Strategy<Value = ScenarioParams> {
                     replica: ReplicaParams {
                         gpus_per_replica: 1,
                         gpu_memory_utilization: 1.0,
-                        runtime_reserve_gib: 0.0,
+                        runtime_reserve_gib: Some(0.0),
                     },
                     engine: EngineParams {
                         max_num_seqs: seqs,
@@ -511,7 +511,7 @@ fn kv_pressure_preempts_and_both_engines_agree() {
         replica: ReplicaParams {
             gpus_per_replica: 1,
             gpu_memory_utilization: 1.0,
-            runtime_reserve_gib: 0.0,
+            runtime_reserve_gib: Some(0.0),
         },
         engine: EngineParams {
             max_num_seqs: 8,

@@ -73,7 +73,7 @@ pub fn classical_queue(
         replica: sojourn_engine::ReplicaParams {
             gpus_per_replica: 1,
             gpu_memory_utilization: 1.0,
-            runtime_reserve_gib: 0.0,
+            runtime_reserve_gib: Some(0.0),
         },
         engine: EngineParams {
             max_num_seqs: servers,

@@ -34,7 +34,7 @@ fn with(
 /// The H100 SXM, the default accelerator (preset `h100-sxm`).
 pub fn h100_sxm() -> HardwareParams {
     with(
-        gpu("H100 SXM5 80GB", 80.0, 3350.0, 989.4),
+        gpu("H100 SXM5 80GB", 79.19, 3350.0, 989.4),
         Some(1978.9),
         Interconnect::Nvlink,
         450.0,
@@ -76,9 +76,14 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
             params: h100_sxm(),
             sources: vec![
                 read(
-                    "memory, bandwidth (3.35 TB/s), BF16 989.4 and FP8 1,978.9 dense, NVLink 900 GB/s both directions",
+                    "80 GB, bandwidth (3.35 TB/s), BF16 989.4 and FP8 1,978.9 dense, NVLink 900 GB/s both directions",
                     "glennklockwood.com/garden/processors/h100 (spec list and TFLOPS table)",
                     READ,
+                ),
+                read(
+                    "memory 79.19 GiB: what the card reports to the engine, which gpu_memory_utilization takes a share of (vLLM 0.19's logs; 79.22 in vLLM's own of December 2024)",
+                    "llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs @ d3121e05 (\"Free memory on device ... on startup\"); vllm-project/vllm pull 10511 (\"total_gpu_memory 79.22GiB\")",
+                    "2026-11-27",
                 ),
                 read(
                     "80 GB, about 1,000 TFLOPS FP16",
