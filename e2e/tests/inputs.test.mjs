@@ -1,5 +1,6 @@
 // What a user types is never changed silently, and one click never loses
-// work: a decimal comma is refused with a message, and Reset can be undone.
+// work: a decimal comma is refused with a message, Reset can be undone, and
+// an empty runtime reserve is vLLM's profile until a figure is typed.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -37,6 +38,28 @@ test('Reset to defaults can be undone', async () => {
   await waitFor('the reset', async () => (await name.inputValue()) === 'Overnight batch jobs, 24 h SLA');
   await page.locator('.notice').getByRole('button', { name: 'Undo' }).click();
   await waitFor('the undo', async () => (await name.inputValue()) === 'My afternoon of edits');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('The runtime reserve left empty is what vLLM profiles; a typed figure replaces it', async () => {
+  const scenario = quickScenario();
+  // Llama 3.1 8B's shapes: the profile needs the vocabulary.
+  Object.assign(scenario.model, { hidden_size: 4096, intermediate_size: 14336, vocab_size: 128256 });
+  scenario.replica.runtime_reserve_gib = null;
+  scenario.engine.max_num_seqs = 256;
+  const { page, errors } = await site.openPage(linkQuery(scenario));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const reserve = page.getByLabel('Runtime reserve per GPU', { exact: true });
+  assert.equal(await reserve.inputValue(), '');
+  assert.equal(await reserve.getAttribute('placeholder'), 'as vLLM profiles');
+  // 0.25 GiB outside PyTorch + 0.18 + 14 B x 256 slots x 128,256 = 0.86 GiB.
+  const bar = async () => page.locator('.memory-bar').getAttribute('aria-label');
+  assert.match(await bar(), /reserve 0\.9 GiB/);
+  await reserve.fill('3');
+  await waitFor('the typed reserve', async () => /reserve 3\.0 GiB/.test(await bar()));
+  await reserve.fill('');
+  await waitFor('the profile again', async () => /reserve 0\.9 GiB/.test(await bar()));
   assert.deepEqual(errors, []);
   await page.context().close();
 });
