@@ -138,7 +138,10 @@ impl MemoryBudget {
     /// The runtime reserve per GPU \[GiB\]: the scenario's, else
     /// [`MemoryBudget::profiled_reserve_gib`].
     pub fn reserve_gib(params: &ScenarioParams) -> f64 {
-        (params.replica.runtime_reserve_gib).unwrap_or_else(|| Self::profiled_reserve_gib(params))
+        params
+            .replica
+            .runtime_reserve_gib
+            .unwrap_or_else(|| Self::profiled_reserve_gib(params))
     }
 
     /// What vLLM's profiling pass keeps per GPU outside the KV cache
@@ -427,9 +430,9 @@ mod tests {
     /// d3121e05, accuracy/results/v0.19.0/logs; util 0.95, 1,024 sequences,
     /// 8,192 tokens a step): per GPU, its logged activation peak plus
     /// non-PyTorch memory, and for Llama-3.1-8B in BF16 the KV cache it
-    /// logged in tokens. The reserve comes within 0.2 GiB of each (NCCL takes
-    /// 2.06-2.21 GiB at TP 2-4, the fit 2.1), the
-    /// cache within 0.5% (the log's weights are 14.99 GiB, ours 14.96).
+    /// logged in tokens. The reserve comes within 0.2 GiB of each (NCCL
+    /// takes 2.06-2.21 GiB at TP 2-4, the fit 2.1), the cache within 0.5%
+    /// (the log's weights are 14.99 GiB, ours 14.96).
     #[test]
     fn the_profiled_reserve_is_what_vllm_logged() {
         let logged = [
