@@ -572,7 +572,14 @@ pub fn resolve_candidates(params: &ScenarioParams) -> Vec<ResolvedCandidate> {
             if let Some(h) = &c.hardware {
                 p.hardware = h.clone();
             } else if let Some(h) = c.hardware_preset.as_deref().and_then(presets::hardware) {
-                p.hardware = h;
+                // The configured hardware when it is this preset, as an
+                // earlier catalog may have given it (a scenario saved then):
+                // its own figures, so the configured fleet is a candidate.
+                p.hardware = if presets::is_hardware_preset(&h, &params.hardware) {
+                    params.hardware.clone()
+                } else {
+                    h
+                };
             }
             p.replica.gpus_per_replica = c.gpus_per_replica;
             if let Some(step_time) = &c.step_time {

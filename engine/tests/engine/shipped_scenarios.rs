@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use sojourn_engine::calibration::{points, replay};
 use sojourn_engine::{
     OperationsParams, PlanParams, Report, RunOptions, Scenario, ScenarioParams, StepTimeParams,
-    resolve_candidates, scenario_params_from_json, simulate,
+    presets, resolve_candidates, scenario_params_from_json, simulate,
 };
 
 fn scenarios_dir() -> PathBuf {
@@ -69,6 +69,34 @@ fn a_shipped_plan_judges_its_configured_fleet() {
             params.hardware.name
         );
     }
+}
+
+/// A scenario saved before the catalog's H100 took the memory the card
+/// reports (80 GiB then, 79.19 now; a flat 2 GiB reserve then) is still
+/// the H100 preset, and a candidate naming that preset takes its own
+/// figures, so its plan still judges the configured fleet. An edited
+/// figure is not the preset: that candidate is the catalog's.
+#[test]
+fn a_plan_saved_with_the_earlier_h100_figure_still_judges_its_configured_fleet() {
+    let mut params = shipped_named("interactive-chat.json");
+    params.hardware.memory_gib = 80.0;
+    params.replica.runtime_reserve_gib = Some(2.0);
+    let h100 = presets::hardware("h100-sxm").expect("preset");
+    assert!(presets::is_hardware_preset(&h100, &params.hardware));
+    let own = |p: &ScenarioParams| ScenarioParams {
+        plan: PlanParams::default(),
+        ..p.clone()
+    };
+    assert!(
+        resolve_candidates(&params)
+            .iter()
+            .any(|c| c.params == own(&params))
+    );
+    params.hardware.memory_gib = 75.0;
+    assert!(!presets::is_hardware_preset(&h100, &params.hardware));
+    let candidates = resolve_candidates(&params);
+    assert!(!candidates.iter().any(|c| c.params == own(&params)));
+    assert!(candidates.iter().any(|c| c.params.hardware == h100));
 }
 
 #[test]

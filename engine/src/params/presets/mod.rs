@@ -135,10 +135,27 @@ pub fn is_model_preset(preset: &ModelParams, model: &ModelParams) -> bool {
     preset == model || (without_shapes(model) == *model && without_shapes(preset) == *model)
 }
 
+/// Memory a preset had before the catalog took what the card reports to
+/// the engine, by the preset's name: the H100 SXM's nominal 80 GiB (79.19
+/// since 2026-11-27). A scenario saved with it is still that preset.
+const EARLIER_MEMORY_GIB: [(&str, f64); 1] = [("H100 SXM5 80GB", 80.0)];
+
 /// Whether `hardware` is the preset `preset`: equal, or equal in every field
 /// a scenario saved before the catalog gave FP8/FP4 peaks and the
-/// interconnect, when it has none of them.
+/// interconnect, when it has none of them; the preset's earlier memory
+/// figure counts as its own.
 pub fn is_hardware_preset(preset: &HardwareParams, hardware: &HardwareParams) -> bool {
+    let earlier = EARLIER_MEMORY_GIB.iter().any(|&(name, gib)| {
+        name == preset.name && name == hardware.name && hardware.memory_gib == gib
+    });
+    let hardware = &HardwareParams {
+        memory_gib: if earlier {
+            preset.memory_gib
+        } else {
+            hardware.memory_gib
+        },
+        ..hardware.clone()
+    };
     let without_new = |h: &HardwareParams| HardwareParams {
         peak_fp8_tflops: None,
         peak_fp4_tflops: None,
