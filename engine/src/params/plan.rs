@@ -572,9 +572,8 @@ pub fn resolve_candidates(params: &ScenarioParams) -> Vec<ResolvedCandidate> {
             if let Some(h) = &c.hardware {
                 p.hardware = h.clone();
             } else if let Some(h) = c.hardware_preset.as_deref().and_then(presets::hardware) {
-                // The configured hardware when it is this preset, as an
-                // earlier catalog may have given it (a scenario saved then):
-                // its own figures, so the configured fleet is a candidate.
+                // The configured hardware when it is this preset (perhaps as
+                // an earlier catalog gave it): the configured fleet is one.
                 p.hardware = if presets::is_hardware_preset(&h, &params.hardware) {
                     params.hardware.clone()
                 } else {
