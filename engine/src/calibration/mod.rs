@@ -24,7 +24,7 @@
 
 use serde::Deserialize;
 
-use crate::model::memory::MemoryBudget;
+use crate::model::memory::{FLAT_RESERVE_GIB, MemoryBudget};
 use crate::model::scenario::Scenario;
 use crate::params::{
     ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, Schedule, StepTimeParams, presets,
@@ -295,8 +295,8 @@ impl Point {
         if trt {
             // TensorRT-LLM sizes its KV cache from the memory free after its
             // engine is built, not by vLLM's profiling pass (whose sampler
-            // rows would be its 8,192 sequences): the flat 2 GiB stays.
-            p.replica.runtime_reserve_gib = Some(2.0);
+            // rows would be its 8,192 sequences): the flat reserve stays.
+            p.replica.runtime_reserve_gib = Some(FLAT_RESERVE_GIB);
             p.replica.gpu_memory_utilization = 0.95;
             if self.kv_dtype.is_none() && matches!(p.model.weight_dtype, Dtype::Fp8 | Dtype::Fp4) {
                 p.model.kv_dtype = Dtype::Fp8;

@@ -46,7 +46,7 @@ const ACTIVATION_BASE_GIB: f64 = 0.18;
 const PEAK_BYTES_PER_LOGIT: f64 = 14.0;
 /// The reserve without a vocabulary to estimate it from: the flat figure
 /// this engine took before, so such a scenario keeps its numbers \[GiB\].
-const FLAT_RESERVE_GIB: f64 = 2.0;
+pub(crate) const FLAT_RESERVE_GIB: f64 = 2.0;
 
 /// Where a replica's memory goes. All sizes are per replica \[bytes\].
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -137,7 +137,7 @@ impl MemoryBudget {
 
     /// The runtime reserve per GPU \[GiB\]: the scenario's, else
     /// [`MemoryBudget::profiled_reserve_gib`].
-    pub fn reserve_gib(params: &ScenarioParams) -> f64 {
+    fn reserve_gib(params: &ScenarioParams) -> f64 {
         params
             .replica
             .runtime_reserve_gib
