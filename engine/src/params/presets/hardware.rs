@@ -64,6 +64,10 @@ fn on_demand(usd: f64, provider: &'static str, date: &'static str, source: &'sta
     price(usd, PricingModel::OnDemand, provider, date, source)
 }
 
+/// When the memory each card reports to the engine was read (the figure
+/// `gpu_memory_utilization` takes its share of, 1-2% below the nominal).
+const REPORTED: &str = "2026-11-27";
+
 /// PCIe 4.0 x16 without NVLink: 64 GB/s both directions, 32 one way.
 const PCIE4_GB_S: f64 = 32.0;
 
@@ -83,7 +87,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                 read(
                     "memory 79.19 GiB: what the card reports to the engine, which gpu_memory_utilization takes a share of (vLLM 0.19's logs; 79.22 in vLLM's own of December 2024)",
                     "llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs @ d3121e05 (\"Free memory on device ... on startup\"); vllm-project/vllm pull 10511 (\"total_gpu_memory 79.22GiB\")",
-                    "2026-11-27",
+                    REPORTED,
                 ),
                 read(
                     "80 GB, about 1,000 TFLOPS FP16",
@@ -117,7 +121,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
             ),
             sources: vec![
                 read(
-                    "memory, bandwidth (\"greater than 2,000 gigabytes per second\"), PCIe Gen5 card",
+                    "memory (80 GB, nominal: what the PCIe card reports to the engine was not found; the SXM reports 79.19 GiB), bandwidth (\"greater than 2,000 gigabytes per second\"), PCIe Gen5 card",
                     "NVIDIA H100 PCIe product brief PB-11133-001_v02 (copy at manuals.plus)",
                     READ,
                 ),
@@ -142,7 +146,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "h200-sxm",
             params: with(
-                gpu("H200 SXM 141GB", 141.0, 4800.0, 989.0),
+                gpu("H200 SXM 141GB", 139.81, 4800.0, 989.0),
                 Some(1979.0),
                 Interconnect::Nvlink,
                 450.0,
@@ -158,6 +162,11 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                     "the H100 SXM's NVLink 4, commonly quoted for the H200 (not read for it)",
                     READ,
                 ),
+                read(
+                    "memory 139.81 GiB: what the card reports (PyTorch's \"total capacity of 139.81 GiB\" on an NVIDIA H200)",
+                    "sungwon-chae/arxiv_confi etu_logging.md @ 3906c481",
+                    REPORTED,
+                ),
             ],
             prices: vec![on_demand(
                 3.50,
@@ -169,7 +178,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "a100-40gb",
             params: with(
-                gpu("A100 40GB", 40.0, 1555.0, 312.0),
+                gpu("A100 40GB", 39.56, 1555.0, 312.0),
                 None,
                 Interconnect::Nvlink,
                 300.0,
@@ -185,6 +194,11 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                     "read for the A100 SXM 80GB (pricegpu.pages.dev); NVIDIA's A100 datasheet not read",
                     READ,
                 ),
+                read(
+                    "memory 39.56 GiB: what the card reports (PyTorch's \"total capacty of 39.56 GiB\" on an A100-SXM4-40GB)",
+                    "threestudio-project/threestudio issue 402 (2024-01-06)",
+                    REPORTED,
+                ),
             ],
             prices: vec![on_demand(
                 1.48,
@@ -196,7 +210,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "a100-80gb",
             params: with(
-                gpu("A100 80GB SXM4", 80.0, 2039.0, 312.0),
+                gpu("A100 80GB SXM4", 79.15, 2039.0, 312.0),
                 None,
                 Interconnect::Nvlink,
                 300.0,
@@ -212,6 +226,11 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                     "pricegpu.pages.dev/blog/h100-vs-a100-cloud-price (spec table)",
                     READ,
                 ),
+                read(
+                    "memory 79.15 GiB: what the card reports (PyTorch's \"total capacity of 79.15 GiB\" on an A100 80GB, SXM or PCIe not stated; vLLM 0.9.2 read 79.25)",
+                    "vllm-project/vllm issue 4408 (2024-04-27); ovg-project/kvcached issue 110 (2025-09-09)",
+                    REPORTED,
+                ),
             ],
             prices: vec![on_demand(
                 2.4984,
@@ -223,16 +242,23 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "l40s",
             params: with(
-                gpu("L40S 48GB", 48.0, 864.0, 362.0),
+                gpu("L40S 48GB", 44.40, 864.0, 362.0),
                 Some(733.0),
                 Interconnect::Pcie,
                 PCIE4_GB_S,
             ),
-            sources: vec![read(
-                "48 GB GDDR6, 864 GB/s, BF16 362.05 and FP8 733 dense (733 and 1,466 with sparsity), PCIe Gen4 x16 64 GB/s both directions, no NVLink",
-                "NVIDIA's L40/L40S table as copied by mullet.se (product 355414) and itcreations.com; ai-hpc.github.io quotes half these TFLOPS as dense, against NVIDIA's table",
-                READ,
-            )],
+            sources: vec![
+                read(
+                    "48 GB GDDR6, 864 GB/s, BF16 362.05 and FP8 733 dense (733 and 1,466 with sparsity), PCIe Gen4 x16 64 GB/s both directions, no NVLink",
+                    "NVIDIA's L40/L40S table as copied by mullet.se (product 355414) and itcreations.com; ai-hpc.github.io quotes half these TFLOPS as dense, against NVIDIA's table",
+                    READ,
+                ),
+                read(
+                    "memory 44.40 GiB: what the card reports (PyTorch's \"total capacity of 44.40 GiB\" in a vLLM 0.10.1 log on an L40S; nvidia-smi 46,068 MiB)",
+                    "vllm-project/vllm issue 23230 (2025-08-20); modal-labs/modal-client pull 2797 (nvidia-smi)",
+                    REPORTED,
+                ),
+            ],
             prices: vec![on_demand(
                 1.9512,
                 "Modal, L40S (billed per second of use)",
@@ -243,16 +269,23 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "l4",
             params: with(
-                gpu("L4 24GB", 24.0, 300.0, 121.0),
+                gpu("L4 24GB", 22.03, 300.0, 121.0),
                 Some(242.0),
                 Interconnect::Pcie,
                 PCIE4_GB_S,
             ),
-            sources: vec![read(
-                "24 GB GDDR6, 300 GB/s, BF16 121 and FP8 242 dense (242 and 485 with sparsity), PCIe 4.0 x16",
-                "store.sourcecode.com L4/L40S comparison (memory, bandwidth, interface); yobitel.com/knowledge-base/nvidia-l4 (TFLOPS)",
-                READ,
-            )],
+            sources: vec![
+                read(
+                    "24 GB GDDR6, 300 GB/s, BF16 121 and FP8 242 dense (242 and 485 with sparsity), PCIe 4.0 x16",
+                    "store.sourcecode.com L4/L40S comparison (memory, bandwidth, interface); yobitel.com/knowledge-base/nvidia-l4 (TFLOPS)",
+                    READ,
+                ),
+                unverified(
+                    "memory 22.03 GiB: what the card reports to PyTorch (nvidia-smi's 23,034 MiB, read, less the 0.5-0.6 GiB the H100 and L40S lose between the two)",
+                    "nvidia-smi: modal-labs/modal-client pull 2797; \"total capacity of 22.03 GiB\" in copies of L4 logs whose repositories were not identified",
+                    REPORTED,
+                ),
+            ],
             prices: vec![on_demand(
                 0.7992,
                 "Modal, L4 (billed per second of use)",
@@ -265,7 +298,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
             params: HardwareParams {
                 peak_fp4_tflops: Some(9000.0),
                 ..with(
-                    gpu("B200 180GB", 180.0, 8000.0, 2250.0),
+                    gpu("B200 180GB", 178.36, 8000.0, 2250.0),
                     Some(4500.0),
                     Interconnect::Nvlink,
                     900.0,
@@ -282,6 +315,11 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                     "MLPerf Inference v4.1 system name B200-SXM-180GB (mlcommons/inference_results_v4.1)",
                     SHARED_FACTS,
                 ),
+                read(
+                    "memory 178.36 GiB: what the card reports (PyTorch's \"total capacity of 178.36 GiB\" on an NVIDIA B200; a device query's 178.35)",
+                    "PrimeIntellect-ai/prime-rl benchmarks/baselines (8xb200 Qwen3-235B log) @ 559b4477; pytorch/ao pull 4002",
+                    REPORTED,
+                ),
             ],
             prices: vec![on_demand(
                 3.75,
@@ -293,7 +331,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "mi300x",
             params: with(
-                gpu("MI300X 192GB", 192.0, 5300.0, 1307.0),
+                gpu("MI300X 192GB", 191.98, 5300.0, 1307.0),
                 Some(2614.9),
                 Interconnect::Xgmi,
                 448.0,
@@ -314,6 +352,11 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                     "gpu.blog/gpus/instinct-mi300x-mi300x (xGMI 896 GB/s); emergentmind.com/topics/amd-mi300x-gpu (128 GB/s per link)",
                     READ,
                 ),
+                read(
+                    "memory 191.98 GiB: what the card reports to vLLM",
+                    "vllm-project/vllm issue 53961 (2026-08-26)",
+                    REPORTED,
+                ),
             ],
             prices: vec![on_demand(
                 1.85,
@@ -325,7 +368,7 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
         HardwarePreset {
             id: "mi325x",
             params: with(
-                gpu("MI325X 256GB", 256.0, 6000.0, 1307.0),
+                gpu("MI325X 256GB", 255.98, 6000.0, 1307.0),
                 Some(2614.9),
                 Interconnect::Xgmi,
                 448.0,
@@ -340,6 +383,11 @@ pub fn hardware_presets() -> Vec<HardwarePreset> {
                     "seven Infinity Fabric links per GPU (at the MI300X's 128 GB/s each)",
                     "wiaix.com/amd-instincttm-mi325x-accelerators",
                     READ,
+                ),
+                read(
+                    "memory 255.98 GiB: what the card reports (PyTorch's \"total capacity of 255.98 GiB\" in a vLLM ROCm log on MI325X)",
+                    "vllm-project/vllm issue 41962 (2026-05-07)",
+                    REPORTED,
                 ),
             ],
             prices: vec![],

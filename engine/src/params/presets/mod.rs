@@ -136,9 +136,19 @@ pub fn is_model_preset(preset: &ModelParams, model: &ModelParams) -> bool {
 }
 
 /// Memory a preset had before the catalog took what the card reports to
-/// the engine, by the preset's name: the H100 SXM's nominal 80 GiB (79.19
-/// since 2026-11-27). A scenario saved with it is still that preset.
-const EARLIER_MEMORY_GIB: [(&str, f64); 1] = [("H100 SXM5 80GB", 80.0)];
+/// the engine (2026-11-27), by the preset's name: the nominal figures. A
+/// scenario saved with one is still that preset.
+const EARLIER_MEMORY_GIB: [(&str, f64); 9] = [
+    ("H100 SXM5 80GB", 80.0),
+    ("H200 SXM 141GB", 141.0),
+    ("A100 40GB", 40.0),
+    ("A100 80GB SXM4", 80.0),
+    ("L40S 48GB", 48.0),
+    ("L4 24GB", 24.0),
+    ("B200 180GB", 180.0),
+    ("MI300X 192GB", 192.0),
+    ("MI325X 256GB", 256.0),
+];
 
 /// Whether `hardware` is the preset `preset`: equal, or equal in every field
 /// a scenario saved before the catalog gave FP8/FP4 peaks and the
@@ -163,4 +173,40 @@ pub fn is_hardware_preset(preset: &HardwareParams, hardware: &HardwareParams) ->
         ..h.clone()
     };
     preset == hardware || (without_new(hardware) == *hardware && without_new(preset) == *hardware)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each preset's earlier nominal memory names a preset whose reported
+    /// figure is below it and within 2.5% of it, read as GiB or as GB (the
+    /// GDDR cards' "48 GB" is decimal, 44.7 GiB; HBM's "80 GB" is 80 GiB): a
+    /// slipped digit breaks that. A scenario saved with the nominal figure
+    /// is still that preset; any other figure is not.
+    #[test]
+    fn a_scenario_saved_with_the_nominal_memory_is_still_the_preset() {
+        let presets = hardware_presets();
+        for (name, gib) in EARLIER_MEMORY_GIB {
+            let preset = presets
+                .iter()
+                .find(|p| p.params.name == name)
+                .unwrap_or_else(|| panic!("no preset named {name}"));
+            let reported = preset.params.memory_gib;
+            let decimal = gib * 1e9 / crate::model::memory::GIB;
+            assert!(
+                reported < gib && reported > 0.975 * decimal,
+                "{name}: {reported}"
+            );
+            let saved = |memory_gib| HardwareParams {
+                memory_gib,
+                ..preset.params.clone()
+            };
+            assert!(is_hardware_preset(&preset.params, &saved(gib)), "{name}");
+            assert!(
+                !is_hardware_preset(&preset.params, &saved(gib - 1.0)),
+                "{name}"
+            );
+        }
+    }
 }
