@@ -58,6 +58,11 @@ function figuresHeight(page) {
   return page.locator('.plan-metrics').evaluate((el) => el.getBoundingClientRect().height);
 }
 
+/** The height of the verdict's plan block [px]. */
+function verdictPlanHeight(page) {
+  return page.locator('#verdict-plan').evaluate((el) => el.getBoundingClientRect().height);
+}
+
 /** The value of the figure whose label starts with `label`. */
 const value = (figures, label) => figures.find((f) => f.label.startsWith(label)).value;
 
@@ -71,6 +76,7 @@ test("the search's choice shows, marked provisional, before the plan is complete
   early.figures = await planFigures(page);
   early.heading = await headlineHeading(page);
   early.figuresHeight = await figuresHeight(page);
+  early.verdictHeight = await verdictPlanHeight(page);
   await screenshot(page, 'plan-provisional', { fullPage: false });
   const planned = await pageTimeWhen(page, planShown, PLAN_TIMEOUT_MS);
   console.log(
@@ -95,7 +101,12 @@ test("the search's choice shows, marked provisional, before the plan is complete
   const final = await planFigures(page);
   assert.equal(value(final, 'Planned configuration'), value(early.figures, 'Planned configuration'));
   assert.equal(await headlineHeading(page), 'Cheapest configuration meeting the targets');
-  assert.doesNotMatch(await page.locator('#verdict-plan').innerText(), /Provisional/);
+  const verdictText = await page.locator('#verdict-plan').innerText();
+  assert.doesNotMatch(verdictText, /Provisional/);
+  // The line saying what sets the fleet (one replica here: no target)
+  // takes the provisional note's place, so the verdict keeps its height.
+  assert.match(verdictText, /What sets the fleet: no target; one replica meets them all/);
+  assert.ok(Math.abs(early.verdictHeight - (await verdictPlanHeight(page))) < 1);
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -6,7 +6,7 @@
 //! here), and the decision rule beside them.
 
 use leptos::prelude::*;
-use sojourn_engine::{decision_rule_short, verdict_table};
+use sojourn_engine::{PlanResult, decision_rule_short, verdict_table};
 
 use super::TableView;
 use super::plan::pending_text;
@@ -40,18 +40,18 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
                 <div class="verdict-plan pending" id="verdict-plan">
                     <p class="verdict-fleet">{line.fleet}</p>
                     <p class="verdict-detail">{line.detail}</p>
-                    <p class="verdict-detail">{PROVISIONAL}.</p>
+                    <p class="verdict-binding">{PROVISIONAL}.</p>
                 </div>
             }
             .into_any()
         }
         (PlanStatus::Done { plan, .. }, None) => {
             let line = plan_line(&plan);
-            let binding = plan.binding.as_ref().map(|b| {
+            let binding = binding_sentence(&plan).map(|sentence| {
                 view! {
                     <p class="verdict-binding">
                         <strong>"What sets the fleet: "</strong>
-                        {b.sentence.clone()}
+                        {sentence}
                     </p>
                 }
             });
@@ -91,3 +91,20 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
         </section>
     }
 }
+
+/// Which target sets the plan's fleet, in a sentence: the engine's, or,
+/// when one steady replica meets every target (the engine names none), that
+/// no target does. The line then takes the place the provisional plan's
+/// note had, so the verdict keeps its height when the plan completes.
+fn binding_sentence(plan: &PlanResult) -> Option<String> {
+    match (&plan.binding, &plan.recommendation) {
+        (Some(binding), _) => Some(binding.sentence.clone()),
+        (None, Some(r)) if r.min_replicas == 1 && r.steady_replicas == 1 => {
+            Some(ONE_REPLICA.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// What sets a fleet of one steady replica.
+const ONE_REPLICA: &str = "no target; one replica meets them all, the smallest fleet there is.";
