@@ -333,7 +333,7 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 >
                     <span
                         class="progress-fill"
-                        style:width=move || format!("{:.1}%", fraction() * 100.0)
+                        style:transform=move || format!("scaleX({:.3})", fraction())
                     ></span>
                 </div>
                 <p class="status" role="status" aria-label="Run status">
