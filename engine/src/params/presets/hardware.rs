@@ -64,8 +64,9 @@ fn on_demand(usd: f64, provider: &'static str, date: &'static str, source: &'sta
     price(usd, PricingModel::OnDemand, provider, date, source)
 }
 
-/// When the memory each card reports to the engine was read (the figure
-/// `gpu_memory_utilization` takes its share of, 1-2% below the nominal).
+/// When the memory each card reports to the engine was read: the figure
+/// `gpu_memory_utilization` takes its share of, 1-1.5% below an HBM card's
+/// nominal size and 7.5-8% below a GDDR card's (whose "GB" are decimal).
 const REPORTED: &str = "2026-11-27";
 
 /// PCIe 4.0 x16 without NVLink: 64 GB/s both directions, 32 one way.

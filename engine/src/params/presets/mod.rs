@@ -193,7 +193,7 @@ mod tests {
                 .find(|p| p.params.name == name)
                 .unwrap_or_else(|| panic!("no preset named {name}"));
             let reported = preset.params.memory_gib;
-            let decimal = gib * 1e9 / crate::model::memory::GIB;
+            let decimal = gib * 1e9 / f64::from(1u32 << 30);
             assert!(
                 reported < gib && reported > 0.975 * decimal,
                 "{name}: {reported}"
