@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::format::{duration, percent, percentile_label};
-use crate::params::plan::Multipliers;
+use crate::params::plan::{Multipliers, ServiceCurveParams};
 use crate::plan::evaluate::{CheckMetric, CheckSpec, Evaluation, RunSummary, TargetCheck};
 use crate::plan::result::{CurvePoint, ServiceCurve};
 use crate::plan::runner::{Halt, Runner};
@@ -78,19 +78,12 @@ pub(super) fn service_curve(
 ) -> Result<ServiceCurve, Halt> {
     runner.phase = "service curve".to_string();
     let settings = runner.base.params().plan.service_curve.clone();
+    let cases = first_seeds(runner, candidate, replicas, &settings)?;
     let mut points = Vec::with_capacity(settings.load_multipliers.len());
     let mut evaluations = Vec::with_capacity(settings.load_multipliers.len());
     // Whether a point has met every target, and one after it has not.
     let (mut met_once, mut limit_found) = (false, false);
-    for &load in &settings.load_multipliers {
-        let case = runner.case(
-            candidate,
-            Multipliers {
-                arrival_rate: load,
-                ..Multipliers::BASE
-            },
-            &format!("base at {load}x load"),
-        )?;
+    for (&load, case) in settings.load_multipliers.iter().zip(cases) {
         let evaluation = match settings.replications {
             Some(reps) => runner.evaluate(case, replicas, reps)?,
             None if limit_found => runner.evaluate(case, replicas, runner.min_replications())?,
@@ -142,6 +135,41 @@ pub(super) fn service_curve(
             .max()
             .unwrap_or(0),
     })
+}
+
+/// The curve's cases, one per load, once every point's first seeds have run:
+/// each point runs at least those, decided or drawn, so they are asked for
+/// together and run side by side instead of one point after another (the
+/// same runs, so the same curve, in fewer rounds of simulations).
+fn first_seeds(
+    runner: &mut Runner,
+    candidate: usize,
+    replicas: u32,
+    settings: &ServiceCurveParams,
+) -> Result<Vec<usize>, Halt> {
+    let first = settings
+        .replications
+        .unwrap_or_else(|| runner.min_replications());
+    let mut cases = Vec::with_capacity(settings.load_multipliers.len());
+    let mut missing = false;
+    for &load in &settings.load_multipliers {
+        let case = runner.case(
+            candidate,
+            Multipliers {
+                arrival_rate: load,
+                ..Multipliers::BASE
+            },
+            &format!("base at {load}x load"),
+        )?;
+        for replication in 0..first {
+            missing |= runner.run(case, replicas, replication).is_err();
+        }
+        cases.push(case);
+    }
+    if missing {
+        return Err(Halt::Pending);
+    }
+    Ok(cases)
 }
 
 /// The fleet's state at the operating point (mean over the curve's seeds).

@@ -18,6 +18,7 @@ mod planner;
 mod provisional;
 mod recost;
 mod robustness;
+mod rounds;
 mod saturation;
 mod search_space;
 mod shipped_scenarios;
