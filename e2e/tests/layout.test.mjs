@@ -95,6 +95,26 @@ test('at 1280 px the money columns of the wide tables show without scrolling sid
   await page.context().close();
 });
 
+test('at 1280 px the run status has a column of its own, and its whole line on hover', async () => {
+  const { page, errors } = await site.openPage('', { viewport: LAPTOP });
+  const status = runStatus(page);
+  await waitFor('the plan to run', async () => (await status.innerText()).startsWith('Planning:'));
+  const { width, rem, title, text } = await status.evaluate((el) => ({
+    width: el.getBoundingClientRect().width,
+    rem: parseFloat(getComputedStyle(document.documentElement).fontSize),
+    title: el.title,
+    text: el.textContent,
+  }));
+  // The toolbar's middle column keeps at least 16rem: "Planning: service
+  // curve (23 of about 100 simulations)" was cut after 150 px.
+  assert.ok(width >= 16 * rem - 1, `status ${width} px wide`);
+  assert.equal(title, text);
+  await waitForDone(page);
+  assert.equal(await status.getAttribute('title'), 'Done.');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
 test('a price edit re-costs the last simulations without running them again', async () => {
   const { page, errors } = await site.openPage('', { viewport: LAPTOP });
   await waitForDone(page);

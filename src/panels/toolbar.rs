@@ -336,7 +336,8 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                         style:transform=move || format!("scaleX({:.3})", fraction())
                     ></span>
                 </div>
-                <p class="status" role="status" aria-label="Run status">
+                // Cut to the column's width; the whole line on hover.
+                <p class="status" role="status" aria-label="Run status" title=status_text>
                     {status_text}
                 </p>
                 <p id="run-reason" class="run-reason">
