@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use crate::format::format_count;
 use crate::plan::evaluate::{CheckMetric, Evaluation, Verdict};
 use crate::plan::explore;
-use crate::plan::result::{BindingTarget, SearchResult};
+use crate::plan::result::{BindingTarget, PlanResult, SearchResult};
 use crate::plan::runner::{Halt, Runner};
 use crate::plan::search::{Probe, smallest_meeting};
 
@@ -168,6 +168,25 @@ fn runs_of(evaluations: &[Evaluation]) -> BTreeSet<(u32, u32)> {
         .flat_map(|e| (0..e.replications).map(move |r| (e.replicas, r)))
         .collect()
 }
+
+impl PlanResult {
+    /// Which target sets the plan's fleet, in a sentence: the binding
+    /// target's, or, when one steady replica meets every target (none binds),
+    /// that no target does. `None` without a plan, or where meeting is not
+    /// monotone below the fleet (nothing to name).
+    pub fn binding_sentence(&self) -> Option<String> {
+        match (&self.binding, &self.recommendation) {
+            (Some(binding), _) => Some(binding.sentence.clone()),
+            (None, Some(r)) if r.min_replicas == 1 && r.steady_replicas == 1 => {
+                Some(ONE_REPLICA.to_string())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What sets a fleet of one steady replica.
+const ONE_REPLICA: &str = "no target; one replica meets them all, the smallest fleet there is.";
 
 #[cfg(test)]
 mod tests {

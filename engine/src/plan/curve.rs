@@ -151,7 +151,7 @@ fn first_seeds(
         .replications
         .unwrap_or_else(|| runner.min_replications());
     let mut cases = Vec::with_capacity(settings.load_multipliers.len());
-    let mut missing = false;
+    let mut complete = true;
     for &load in &settings.load_multipliers {
         let case = runner.case(
             candidate,
@@ -161,12 +161,10 @@ fn first_seeds(
             },
             &format!("base at {load}x load"),
         )?;
-        for replication in 0..first {
-            missing |= runner.run(case, replicas, replication).is_err();
-        }
+        complete &= runner.request(case, replicas, first);
         cases.push(case);
     }
-    if missing {
+    if !complete {
         return Err(Halt::Pending);
     }
     Ok(cases)

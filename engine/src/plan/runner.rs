@@ -404,14 +404,20 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// Evaluates `case` on `replicas` with replications 0..count (all of
-    /// them recorded as pending when any is missing).
-    pub fn evaluate(&mut self, case: usize, replicas: u32, count: u32) -> Result<Evaluation, Halt> {
+    /// Whether replications 0..count of `case` on `replicas` have all run
+    /// (the missing ones recorded as pending).
+    pub fn request(&mut self, case: usize, replicas: u32, count: u32) -> bool {
         let mut missing = false;
         for r in 0..count {
             missing |= self.run(case, replicas, r).is_err();
         }
-        if missing {
+        !missing
+    }
+
+    /// Evaluates `case` on `replicas` with replications 0..count (all of
+    /// them recorded as pending when any is missing).
+    pub fn evaluate(&mut self, case: usize, replicas: u32, count: u32) -> Result<Evaluation, Halt> {
+        if !self.request(case, replicas, count) {
             return Err(Halt::Pending);
         }
         Ok(evaluate(

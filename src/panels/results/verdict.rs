@@ -6,7 +6,7 @@
 //! here), and the decision rule beside them.
 
 use leptos::prelude::*;
-use sojourn_engine::{PlanResult, decision_rule_short, verdict_table};
+use sojourn_engine::{decision_rule_short, verdict_table};
 
 use super::TableView;
 use super::plan::pending_text;
@@ -47,7 +47,9 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
         }
         (PlanStatus::Done { plan, .. }, None) => {
             let line = plan_line(&plan);
-            let binding = binding_sentence(&plan).map(|sentence| {
+            // It takes the place the provisional plan's note had, so the
+            // verdict keeps its height when the plan completes.
+            let binding = plan.binding_sentence().map(|sentence| {
                 view! {
                     <p class="verdict-binding">
                         <strong>"What sets the fleet: "</strong>
@@ -91,20 +93,3 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
         </section>
     }
 }
-
-/// Which target sets the plan's fleet, in a sentence: the engine's, or,
-/// when one steady replica meets every target (the engine names none), that
-/// no target does. The line then takes the place the provisional plan's
-/// note had, so the verdict keeps its height when the plan completes.
-fn binding_sentence(plan: &PlanResult) -> Option<String> {
-    match (&plan.binding, &plan.recommendation) {
-        (Some(binding), _) => Some(binding.sentence.clone()),
-        (None, Some(r)) if r.min_replicas == 1 && r.steady_replicas == 1 => {
-            Some(ONE_REPLICA.to_string())
-        }
-        _ => None,
-    }
-}
-
-/// What sets a fleet of one steady replica.
-const ONE_REPLICA: &str = "no target; one replica meets them all, the smallest fleet there is.";

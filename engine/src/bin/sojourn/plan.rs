@@ -150,9 +150,9 @@ fn plan_summary(r: &PlanResult) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "No plan. {reason}");
     }
-    if let Some(b) = &r.binding {
+    if let Some(sentence) = r.binding_sentence() {
         let _ = writeln!(out);
-        let _ = writeln!(out, "Binding target: {}", b.sentence);
+        let _ = writeln!(out, "What sets the fleet: {sentence}");
     }
     if let Some(p) = &r.recommendation {
         let _ = writeln!(out);
