@@ -163,6 +163,16 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<
         } else {
             (HPos::Right, *deadline / 1.08)
         };
+        // Over another deadline's line (a phone's narrow plot), a box of
+        // the background keeps the words legible.
+        let (x_px, y_px) = chart.backend_coord(&(x, y));
+        let width = text_px(&text, font);
+        let left = match anchor {
+            HPos::Left => f64::from(x_px),
+            _ => f64::from(x_px) - width,
+        };
+        let h = (font * 1.25).ceil() as i32;
+        halo(root, theme, left, width, y_px - h / 2, h)?;
         let style = ("sans-serif", font)
             .into_font()
             .color(&color)
@@ -185,24 +195,113 @@ fn draw(input: &CdfInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<
             .map_err(draw_error)?;
     }
 
+    // Each mark's label sits below and right of it, where its own curve
+    // (rising to the right) is not, and moves past a deadline's line it
+    // would cross (to the left of the mark when the right runs out of the
+    // plot), with a leader line back to its mark;
+    // a box of the background behind it keeps other curves from running
+    // through its words.
+    let deadlines_px: Vec<f64> = input
+        .deadlines
+        .iter()
+        .map(|(_, d)| f64::from(chart.backend_coord(&(*d, 0.0)).0))
+        .collect();
+    let plot_x = chart.plotting_area().get_pixel_range().0;
+    let plot_x = (f64::from(plot_x.start), f64::from(plot_x.end));
     for (label, t, f) in &input.markers {
         if !(t.is_finite() && *t > 0.0) {
             continue;
         }
+        chart
+            .draw_series([Circle::new((*t, *f), 4, theme.ink.filled())])
+            .map_err(draw_error)?;
+        let text = format!("{label} {}", crate::format::format_duration_s(*t));
+        let width = text_px(&text, font);
+        let (mark_x, _) = chart.backend_coord(&(*t, *f));
+        let (_, y) = chart.backend_coord(&(*t, (*f - 0.03).max(0.02)));
+        let mark = f64::from(mark_x);
+        let left = label_left(mark, width, &deadlines_px, plot_x);
+        let (x, w, h) = (
+            left.round() as i32,
+            width.ceil() as i32,
+            (font * 1.25).ceil() as i32,
+        );
+        if [mark + LABEL_GAP, mark - LABEL_GAP - width]
+            .iter()
+            .all(|beside| (left - beside).abs() > 1.0)
+        {
+            // Moved off its mark: a leader line says whose label it is.
+            let end = if left > mark { x - 3 } else { x + w + 3 };
+            root.draw(&PathElement::new(
+                vec![(mark_x, y - 2), (end, y + h / 2)],
+                theme.ink.mix(0.6).stroke_width(1),
+            ))
+            .map_err(draw_error)?;
+        }
+        halo(root, theme, left, width, y - 1, h + 1)?;
         let style = ("sans-serif", font)
             .into_font()
             .color(&theme.ink)
             .pos(Pos::new(HPos::Left, VPos::Top));
-        chart
-            .draw_series([Circle::new((*t, *f), 4, theme.ink.filled())])
-            .map_err(draw_error)?;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!("{label} {}", crate::format::format_duration_s(*t)),
-                (*t * 1.15, (*f - 0.03).max(0.02)),
-                style,
-            )))
+        root.draw(&Text::new(text, (x, y), style))
             .map_err(draw_error)?;
     }
     Ok(())
+}
+
+/// A box of the background, a little wider than a label of `width` \[px\]
+/// starting at `left`, from `top` down `height` \[px\], for the label to
+/// sit on.
+fn halo(
+    root: &Area,
+    theme: &Theme,
+    left: f64,
+    width: f64,
+    top: i32,
+    height: i32,
+) -> DrawResult<()> {
+    let (x0, x1) = (
+        (left - 3.0).floor() as i32,
+        (left + width + 3.0).ceil() as i32,
+    );
+    root.draw(&Rectangle::new(
+        [(x0, top), (x1, top + height)],
+        theme.background.mix(0.85).filled(),
+    ))
+    .map_err(draw_error)
+}
+
+/// Between a mark and its label \[px\].
+const LABEL_GAP: f64 = 8.0;
+
+/// Where a mark's label of `width` \[px\] starts: right of the mark at
+/// `mark` \[px\], moved right past every deadline line (at `lines` \[px\])
+/// it would cross; when that runs past the plot's right edge (`plot.1`),
+/// left of the mark, moved left past the lines the same way; when that runs
+/// past the left edge too, just left of the mark.
+fn label_left(mark: f64, width: f64, lines: &[f64], plot: (f64, f64)) -> f64 {
+    const CLEAR: f64 = 4.0;
+    let crossed = |left: f64| {
+        lines
+            .iter()
+            .copied()
+            .filter(move |line| *line >= left - CLEAR && *line <= left + width + CLEAR)
+    };
+    // Each move passes the furthest line crossed, so these end.
+    let mut right = mark + LABEL_GAP;
+    while let Some(line) = crossed(right).reduce(f64::max) {
+        right = line + CLEAR + 2.0;
+    }
+    if right + width <= plot.1 {
+        return right;
+    }
+    let mut left = mark - LABEL_GAP - width;
+    while let Some(line) = crossed(left).reduce(f64::min) {
+        left = line - CLEAR - 2.0 - width;
+    }
+    if left >= plot.0 {
+        left
+    } else {
+        mark - LABEL_GAP - width
+    }
 }

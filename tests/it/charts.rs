@@ -693,3 +693,85 @@ fn contrast(a: plotters::style::RGBColor, b: plotters::style::RGBColor) -> f64 {
     let (x, y) = (luminance(a), luminance(b));
     (x.max(y) + 0.05) / (x.min(y) + 0.05)
 }
+
+// The default day's p50 sat just left of the api deadline, and its label
+// ran across the deadline's dashed line ("p50 2|3.7 s"). A mark's label
+// moves right past a line it would cross, and has a box of the background
+// behind it.
+#[test]
+fn a_marks_label_keeps_off_the_deadline_lines() {
+    let points: Vec<[f64; 2]> = (0..=60)
+        .map(|i| [10f64.powf(f64::from(i) / 20.0), f64::from(i) / 60.0])
+        .collect();
+    let input = CdfInput {
+        curves: vec![sojourn_app::charts::CdfCurve {
+            label: "expected demand (all classes)".into(),
+            kind: sojourn_app::charts::CurveKind::Base,
+            points,
+        }],
+        deadlines: vec![("deadline api".into(), 60.0)],
+        markers: vec![("p50".into(), 45.0, 0.5)],
+    };
+    let theme = Theme::LIGHT;
+    let svg = cdf_chart(&input, &theme, 760).svg;
+    let deadline = hex(theme.deadline).to_ascii_lowercase();
+    let line_x: Vec<f64> = ["line", "polyline"]
+        .into_iter()
+        .flat_map(|tag| elements(&svg, tag))
+        .filter(|e| attribute(e, "stroke").to_ascii_lowercase() == deadline)
+        .flat_map(|e| {
+            let xs: Vec<f64> = match attribute(&e, "points") {
+                "" => vec![attribute(&e, "x1").parse().expect("x1")],
+                points => points
+                    .split_whitespace()
+                    .map(|p| p.split(',').next().unwrap().parse().expect("x"))
+                    .collect(),
+            };
+            xs
+        })
+        .collect();
+    assert!(!line_x.is_empty(), "the deadline is drawn");
+    let line = line_x[0];
+    assert!(line_x.iter().all(|x| (x - line).abs() < 1.0), "{line_x:?}");
+    let label = "p50 45.0 s";
+    let x: f64 = text_attr(&svg, label, "x").expect(label).parse().unwrap();
+    let font: f64 = text_attr(&svg, label, "font-size")
+        .expect("font-size")
+        .trim_end_matches("px")
+        .parse()
+        .unwrap();
+    assert_eq!(text_attr(&svg, label, "text-anchor"), Some("start"));
+    // The chart's own estimate of a label's width is 0.52 em a character;
+    // allow 0.6 em.
+    let width = label.chars().count() as f64 * font * 0.6;
+    assert!(
+        line < x || line > x + width,
+        "the label spans {x:.0}-{:.0} px, across the deadline at {line:.0} px",
+        x + width
+    );
+    // A box of the background behind each label: a rect about the label's
+    // size (not the chart's own background) covering its start and most
+    // of its estimated width.
+    let background = hex(theme.background).to_ascii_lowercase();
+    let boxed = |x: f64, width: f64| {
+        elements(&svg, "rect").into_iter().any(|r| {
+            let n = |name| attribute(&r, name).parse::<f64>().unwrap_or(f64::NAN);
+            attribute(&r, "fill").to_ascii_lowercase() == background
+                && n("x") <= x
+                && n("x") + n("width") >= x + width * 0.8
+                && n("width") < 2.0 * width
+                && n("height") < 2.0 * font
+        })
+    };
+    assert!(boxed(x, width), "a box behind {label}");
+    let deadline_label = "deadline api 60.0 s";
+    let deadline_x: f64 = text_attr(&svg, deadline_label, "x")
+        .expect(deadline_label)
+        .parse()
+        .unwrap();
+    let deadline_width = deadline_label.chars().count() as f64 * font * 0.6;
+    assert!(
+        boxed(deadline_x, deadline_width),
+        "a box behind {deadline_label}"
+    );
+}
