@@ -51,11 +51,23 @@ export async function pageTimeWhen(page, condition, timeout) {
 export const cdfShown = () => document.querySelector('[role="img"][aria-label^="Sojourn-time CDF; deadlines"]') !== null;
 export const planShown = () => document.getElementById('plan-statement') !== null;
 
-/** A table's body as rows of cell texts, by column header. */
+/**
+ * A table's body as rows of cell texts, by column header (each cell's
+ * `data-column`: grouped columns sit under one header of their group with a
+ * short name, and a column of sentences shows as a line under its row,
+ * "details: ...", which belongs to that row).
+ */
 export async function tableRows(table) {
-  const headers = await table.locator('thead th').allInnerTexts();
-  const rows = await table.locator('tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.innerText.trim())),
-  );
-  return rows.map((cells) => Object.fromEntries(headers.map((h, i) => [h, cells[i]])));
+  return table.locator('tbody').evaluate((tbody) => {
+    const rows = [];
+    for (const tr of tbody.querySelectorAll('tr')) {
+      const cells = Array.from(tr.querySelectorAll('td'), (td) => [td.dataset.column, td.innerText.trim()]);
+      if (tr.classList.contains('row-line')) {
+        for (const [column, text] of cells) rows.at(-1)[column] = text.replace(`${column}: `, '');
+      } else {
+        rows.push(Object.fromEntries(cells));
+      }
+    }
+    return rows;
+  });
 }

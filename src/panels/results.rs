@@ -24,7 +24,7 @@ use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
 use crate::results::{Figure, cdf_input, cdf_points_table, run_figures};
 use crate::state::{AppState, PlanStatus, Results, RunStatus};
-use crate::tables::{in_order, page_order};
+use crate::tables::{cell_class, grouped_headers, in_order, page_order, sentence_columns};
 use batch::BatchPanel;
 use costs::Costs;
 use plan::{PlanHeadline, PlanResults};
@@ -123,8 +123,14 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
     let state = use_context::<AppState>();
     let title = table.title.clone();
     let id = format!("table-{}", table.id);
-    let order = page_order(&table.columns);
+    // The columns of sentences go under each row (`sentence_columns`).
+    let under = sentence_columns(&table);
+    let order: Vec<usize> = page_order(&table.columns)
+        .into_iter()
+        .filter(|i| !under.contains(i))
+        .collect();
     let headers = table.headers();
+    let span = order.len();
     view! {
         <details class="data-table" open=open id=id>
             <summary>{table.title.clone()}</summary>
@@ -150,24 +156,49 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                 aria-label=format!("{} (scrolls)", table.title)
             >
                 <table>
-                    <thead>
-                        <tr>
-                            {in_order(&headers, &order)
-                                .map(|header| view! { <th scope="col">{header.clone()}</th> })
-                                .collect_view()}
-                        </tr>
-                    </thead>
+                    <thead>{header_rows(&headers, &order)}</thead>
                     <tbody>
                         {table
                             .rows
                             .iter()
                             .map(|row| {
+                                let lines: Vec<(String, String)> = under
+                                    .iter()
+                                    .filter_map(|&i| {
+                                        let text = &row.get(i)?.text;
+                                        (!text.is_empty())
+                                            .then(|| (
+                                                headers[i].clone(),
+                                                format!("{}: {text}", headers[i]),
+                                            ))
+                                    })
+                                    .collect();
                                 view! {
-                                    <tr>
+                                    <tr class:above-line=!lines
+                                        .is_empty()>
                                         {in_order(row, &order)
-                                            .map(|cell| view! { <td>{cell.text.clone()}</td> })
+                                            .zip(in_order(&headers, &order))
+                                            .map(|(cell, header)| {
+                                                view! {
+                                                    <td class=cell_class(cell) data-column=header.clone()>
+                                                        {cell.text.clone()}
+                                                    </td>
+                                                }
+                                            })
                                             .collect_view()}
                                     </tr>
+                                    {lines
+                                        .into_iter()
+                                        .map(|(header, line)| {
+                                            view! {
+                                                <tr class="row-line">
+                                                    <td colspan=span data-column=header>
+                                                        <span>{line}</span>
+                                                    </td>
+                                                </tr>
+                                            }
+                                        })
+                                        .collect_view()}
                                 }
                             })
                             .collect_view()}
@@ -175,6 +206,67 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                 </table>
             </div>
         </details>
+    }
+}
+
+/// A table's header: one row, or two when its columns have groups ("own
+/// plan: USD per month" under "own plan"; see `grouped_headers`).
+fn header_rows(headers: &[String], order: &[usize]) -> impl IntoView + use<> {
+    let shown: Vec<&str> = in_order(headers, order).map(String::as_str).collect();
+    match grouped_headers(&shown) {
+        None => view! {
+            <tr>
+                {shown
+                    .iter()
+                    .map(|header| {
+                        view! {
+                            <th scope="col" data-column=header.to_string()>
+                                {header.to_string()}
+                            </th>
+                        }
+                    })
+                    .collect_view()}
+            </tr>
+        }
+        .into_any(),
+        Some((top, names)) => view! {
+            <tr>
+                {top
+                    .into_iter()
+                    .map(|cell| {
+                        if cell.whole {
+                            let header = cell.text.clone();
+                            view! {
+                                <th scope="col" rowspan="2" data-column=header>
+                                    {cell.text}
+                                </th>
+                            }
+                                .into_any()
+                        } else {
+                            view! {
+                                <th scope="colgroup" colspan=cell.span class="group">
+                                    {cell.text}
+                                </th>
+                            }
+                                .into_any()
+                        }
+                    })
+                    .collect_view()}
+            </tr>
+            <tr>
+                {names
+                    .into_iter()
+                    .map(|column| {
+                        view! {
+                            <th scope="col" data-column=column.header>
+                                {column.name}
+                            </th>
+                        }
+                    })
+                    .collect_view()}
+            </tr>
+        }
+        .into_any(),
     }
 }
 

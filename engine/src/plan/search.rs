@@ -77,8 +77,9 @@ pub(super) fn capacity_search(
     }
     if max < bounds.floor.max(1) {
         result.message = format!(
-            "pruned without a run: it needs at least {} replicas, which cost at least as much as a configuration already found",
-            bounds.floor
+            "pruned without a run: it needs at least {}, which {} at least as much as a configuration already found",
+            crate::format::counted(bounds.floor.into(), "replica"),
+            if bounds.floor == 1 { "costs" } else { "cost" }
         );
         return Ok(result);
     }
