@@ -146,8 +146,9 @@ fn scale_up_queue(at: &OperatingState, tightest_deadline: f64, notes: &mut Vec<S
         .max(1.0);
     if at.p99_waiting_per_replica > deadline_bound {
         notes.push(format!(
-            "At the operating point the waiting queue routinely reaches {:.0} per replica (p99), more than the {deadline_bound:.0} a replica clears within the tightest deadline: queue depth alone cannot tell a burst from overload. Scale on a queue that stays deep for longer than a burst, or on the age of the oldest request of the tightest class.",
-            at.p99_waiting_per_replica
+            "At the operating point the waiting queue routinely reaches {} per replica (p99), more than the {} a replica clears within the tightest deadline: queue depth alone cannot tell a burst from overload. Scale on a queue that stays deep for longer than a burst, or on the age of the oldest request of the tightest class.",
+            crate::format::format_count(at.p99_waiting_per_replica.ceil() as u64),
+            crate::format::format_count(deadline_bound as u64),
         ));
     }
     deadline_bound.max(at.p99_waiting_per_replica.ceil())

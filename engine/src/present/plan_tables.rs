@@ -410,12 +410,12 @@ pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String
         (
             "Scale up when",
             format!(
-                "waiting per replica stays above {}{} or KV cache use above {}",
+                "waiting per replica stays above {}{}{}",
                 or_missing(rec.scale_up_queue_per_replica.map(|q| format_number(q, 3))),
                 rec.normal_queue_per_replica_p99
                     .map(|p| format!(" (busy but normal, p99: {})", format_number(p, 4)))
                     .unwrap_or_default(),
-                or_missing(rec.scale_up_kv_utilization.map(format_percent_whole)),
+                kv_signal(rec.scale_up_kv_utilization),
             ),
         ),
     ];
@@ -449,4 +449,42 @@ pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String
         ("Cost basis", rec.budget.basis.label()),
     ]);
     details
+}
+
+/// The KV cache's part of when to scale up: above its p99 use at the
+/// operating point, unless that is full (then no use is "above" it: a
+/// cache that fills in normal bursts is no signal of overload).
+fn kv_signal(p99_kv_utilization: Option<f64>) -> String {
+    match p99_kv_utilization {
+        Some(kv) if kv >= KV_FULL => format!(
+            "; the KV cache is no signal here: it fills in normal bursts (p99 use {})",
+            format_percent_whole(kv)
+        ),
+        kv => format!(
+            " or KV cache use above {}",
+            kv.map_or_else(|| MISSING.to_string(), format_percent_whole)
+        ),
+    }
+}
+
+/// A p99 KV cache use that shows as 100 %.
+const KV_FULL: f64 = 0.995;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The default plan said "scale up when ... KV cache use above 100 %": a
+    // threshold no cache can pass.
+    #[test]
+    fn a_cache_full_in_normal_bursts_is_no_scaling_signal() {
+        assert_eq!(kv_signal(Some(0.83)), " or KV cache use above 83 %");
+        let full = kv_signal(Some(1.0));
+        assert!(!full.contains("above"), "{full}");
+        assert!(
+            full.contains("no signal") && full.contains("100 %"),
+            "{full}"
+        );
+        assert_eq!(kv_signal(None), format!(" or KV cache use above {MISSING}"));
+    }
 }
