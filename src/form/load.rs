@@ -7,11 +7,12 @@ use sojourn_engine::{ClassParams, DistParams, LoadParams};
 
 use super::{convert_shape, shape_kind};
 
-/// The load modes the page offers: (value, label).
+/// The load modes the page offers: (value, label). Short enough that the
+/// chosen one shows whole in its box (the note under it says more).
 pub const LOAD_KINDS: [(&str, &str); 4] = [
-    ("open", "open: batches over the horizon"),
-    ("fixed_count", "N requests at the batch rate"),
-    ("offline", "N requests at time 0 (offline)"),
+    ("open", "open (Poisson batches)"),
+    ("fixed_count", "N requests (Poisson)"),
+    ("offline", "N requests at time 0"),
     ("closed_loop", "closed loop: C clients"),
 ];
 
