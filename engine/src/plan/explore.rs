@@ -79,40 +79,54 @@ pub(super) fn fleet_key(runner: &Runner, config: usize, steady: u32) -> f64 {
 /// The best configuration so far: (key, static rank, position).
 type Incumbent = Option<(f64, usize, usize)>;
 
-/// One sweep over the configurations in `order`, starting from `incumbent`:
-/// each configuration's search (None when it waits for runs), whether any
-/// waits, and the best found.
+/// The largest fleet of configuration `c` (static rank `rank`) that still
+/// beats a best of (key, rank) `best`: `max_replicas` without one.
+fn ceiling_under(runner: &Runner, c: usize, rank: usize, best: Option<(f64, usize)>) -> u32 {
+    let max_replicas = runner.base.params().plan.max_replicas;
+    let Some((key, best_rank)) = best else {
+        return max_replicas;
+    };
+    // (The best itself keeps its own fleet: rank ==.)
+    let beats = |n: u32| {
+        let k = fleet_key(runner, c, n);
+        k < key || (k == key && rank <= best_rank)
+    };
+    let mut n = 0;
+    while n < max_replicas && beats(n + 1) {
+        n += 1;
+    }
+    n
+}
+
+/// How a sweep orders and holds back the searches: the order, each
+/// configuration's static rank, and the likely answer (key, rank) while
+/// searches that could only beat it by their bound are deferred.
+struct SweepRule<'a> {
+    order: &'a [usize],
+    ranks: &'a [usize],
+    defer: &'a dyn Fn(usize) -> bool,
+    likely: Option<(f64, usize)>,
+}
+
+/// One sweep over the configurations in `rule.order`, starting from
+/// `incumbent`: each configuration's search (None when it waits for runs),
+/// whether any waits, and the best found.
 fn sweep(
     runner: &mut Runner,
     configs: &[usize],
-    (order, ranks, defer): (&[usize], &[usize], &dyn Fn(usize) -> bool),
+    rule: &SweepRule,
     info: &[(usize, u32, f64)],
     mut incumbent: Incumbent,
 ) -> Result<(Vec<Option<SearchResult>>, bool, Incumbent), Halt> {
-    let max_replicas = runner.base.params().plan.max_replicas;
     let mut searches: Vec<Option<SearchResult>> = vec![None; configs.len()];
     let mut active = 0;
     let mut waiting = false;
-    for &j in order {
-        let rank = ranks[j];
+    for &j in rule.order {
+        let rank = rule.ranks[j];
         let (case, floor, _) = info[j];
         let c = configs[j];
         // The largest fleet that still beats the incumbent.
-        let ceiling = match incumbent {
-            None => max_replicas,
-            Some((key, inc_rank, _)) => {
-                // (The incumbent itself keeps its own fleet: rank ==.)
-                let beats = |n: u32| {
-                    let k = fleet_key(runner, c, n);
-                    k < key || (k == key && rank <= inc_rank)
-                };
-                let mut n = 0;
-                while n < max_replicas && beats(n + 1) {
-                    n += 1;
-                }
-                n
-            }
-        };
+        let ceiling = ceiling_under(runner, c, rank, incumbent.map(|(k, r, _)| (k, r)));
         let before = runner.state.pending.clone();
         match capacity_search(runner, case, Bounds { floor, ceiling }) {
             Ok(search) => {
@@ -126,10 +140,39 @@ fn sweep(
             }
             Err(Halt::Pending) => {
                 waiting = true;
-                if active >= WIDTH || defer(j) {
+                if active >= WIDTH {
                     // Not yet: its runs wait for a place among the first
-                    // WIDTH, or for the likely answer to be decided.
+                    // WIDTH.
                     runner.state.pending = before;
+                } else if (rule.defer)(j) {
+                    runner.state.pending = before;
+                    // Its runs wait for the likely answer to be decided,
+                    // except when only its floor could beat that answer
+                    // (tied with it in cost, a configuration ranked first
+                    // wins): should the answer hold, the floor must be
+                    // decided whatever else happens, so its replications
+                    // run beside the likely answer's instead of after them
+                    // (on the default scenario FCFS at one replica beside
+                    // priority at one: two rounds fewer). With more fleets
+                    // under the answer the bet is not taken: refuted, it
+                    // would leave their runs unused. Its result waits: the
+                    // answer is not decided.
+                    let capped = ceiling.min(ceiling_under(runner, c, rank, rule.likely));
+                    if capped == floor.max(1) {
+                        let capped_before = runner.state.pending.clone();
+                        match capacity_search(
+                            runner,
+                            case,
+                            Bounds {
+                                floor,
+                                ceiling: capped,
+                            },
+                        ) {
+                            Err(Halt::Pending) => active += 1,
+                            Ok(_) => runner.state.pending = capped_before,
+                            Err(e) => return Err(e),
+                        }
+                    }
                 } else {
                     active += 1;
                 }
@@ -229,15 +272,20 @@ pub(super) fn explore(
         let (searches, waiting) = loop {
             runner.state.pending = pending_before.clone();
             let defer_now = |j: usize| deferring && defer(j);
-            let (searches, waiting, best) =
-                sweep(runner, configs, (&order, &rank, &defer_now), &info, start)?;
+            let rule = SweepRule {
+                order: &order,
+                ranks: &rank,
+                defer: &defer_now,
+                likely,
+            };
+            let (searches, waiting, best) = sweep(runner, configs, &rule, &info, start)?;
             if best == start {
                 break (searches, waiting);
             }
             start = best;
         };
-        // Waiting only on deferred searches (the likely answer was decided
-        // against): let them run.
+        // Waiting only on deferred searches, which need no more runs
+        // under the likely answer (decided against it): let them run.
         if waiting && deferring && runner.state.pending.len() == pending_before.len() {
             deferring = false;
             continue;

@@ -3,7 +3,7 @@
 
 use sojourn_engine::{DistParams, PlanOptions, PlanPoll, PlanSession, Scenario, SensitivityInput};
 
-use crate::support::planned_queue;
+use crate::support::{flood, planned_queue};
 
 /// Every point of the service curve runs at least its first seeds (decided
 /// or drawn), so the session asks for all of them in one round, not point
@@ -46,4 +46,51 @@ fn the_service_curve_asks_for_every_points_first_seeds_at_once() {
         assert_eq!(seeds, first, "{load}x in {curve_round:?}");
     }
     assert!(!curve_round.iter().any(|l| l.starts_with("base at 1x load")));
+}
+
+/// A configuration whose first seed failed waits for the likely answer (the
+/// cheapest fleet a first seed met on) to be decided, except when only its
+/// floor could beat that answer: then the floor is decided whatever comes,
+/// so its replications run beside the likely answer's. On the flood the
+/// likely answer is a non-FCFS discipline at its smallest fleet, and FCFS
+/// (the scenario's own settings, first in a tie) at the same fleet is
+/// decided in the same rounds, not after them.
+#[test]
+fn a_tied_floor_is_decided_beside_the_likely_answer() {
+    let mut session = PlanSession::new(
+        Scenario::try_from(flood()).expect("valid"),
+        PlanOptions {
+            threads: 1,
+            scenarios: false,
+            service_curve: false,
+            sensitivity: false,
+            ..PlanOptions::default()
+        },
+    );
+    let mut rounds: Vec<Vec<String>> = Vec::new();
+    let result = loop {
+        match session.poll().expect("plans") {
+            PlanPoll::Jobs(jobs) => {
+                rounds.push(jobs.iter().map(|j| j.label().to_string()).collect());
+                for job in jobs {
+                    session.submit(job.run(&mut |_| true).expect("runs"));
+                }
+            }
+            PlanPoll::Done(result) => break result,
+        }
+    };
+    let chosen = &result.configurations[result.chosen.expect("a plan")];
+    let baseline = &result.configurations[result.baseline.expect("a baseline")];
+    let fleet = chosen.search.found.expect("found");
+    assert_ne!(chosen.name, baseline.name, "a plan other than FCFS");
+    // A later seed (a replication deciding the fleet) of `name` on `fleet`.
+    // ("expected demand (H100 SXM5 80GB x1, FCFS), 1 replicas, seed 2")
+    let replication = |label: &String, name: &str| {
+        label.contains(&format!("{name}), {fleet} replicas, seed ")) && !label.ends_with(", seed 1")
+    };
+    let beside = rounds.iter().any(|round| {
+        round.iter().any(|l| replication(l, &baseline.name))
+            && round.iter().any(|l| replication(l, &chosen.name))
+    });
+    assert!(beside, "{rounds:#?}");
 }

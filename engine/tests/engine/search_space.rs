@@ -8,25 +8,10 @@ use sojourn_engine::{
     ScenarioParams, SensitivityInput, Shape, plan, simulate,
 };
 
-use crate::support::{planned_queue, search_only};
+use crate::support::{flood, planned_queue, search_only};
 
 fn valid(p: ScenarioParams) -> Scenario {
     Scenario::try_from(p).expect("test scenario is valid")
-}
-
-/// The default scenario's flood in six flat hours on one candidate: batches
-/// of hundreds to thousands of 24 h requests arriving beside an API stream
-/// with a 60 s deadline.
-fn flood() -> ScenarioParams {
-    let mut p = ScenarioParams::overnight_batch();
-    p.run.horizon_s = 6.0 * 3600.0;
-    for class in &mut p.classes {
-        class.time_of_day = None;
-    }
-    if let Some(candidates) = p.plan.candidates.as_mut() {
-        candidates.truncate(1);
-    }
-    p
 }
 
 /// The regression: under FCFS the batch flood delays the API class,

@@ -186,3 +186,18 @@ pub fn planned(params: &ScenarioParams) -> PlanResult {
     let scenario = Scenario::try_from(params.clone()).expect("valid");
     plan(&scenario, &search_only()).expect("plans")
 }
+
+/// The default scenario's flood in six flat hours on one candidate: batches
+/// of hundreds to thousands of 24 h requests arriving beside an API stream
+/// with a 60 s deadline.
+pub fn flood() -> ScenarioParams {
+    let mut p = ScenarioParams::overnight_batch();
+    p.run.horizon_s = 6.0 * 3600.0;
+    for class in &mut p.classes {
+        class.time_of_day = None;
+    }
+    if let Some(candidates) = p.plan.candidates.as_mut() {
+        candidates.truncate(1);
+    }
+    p
+}
