@@ -403,7 +403,7 @@ pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String
                 format!(
                     "{} waiting requests per replica (deepest seen: {})",
                     format_count(limit),
-                    format_number(rec.observed_peak_queue_per_replica, 4)
+                    deepest_seen(rec.observed_peak_queue_per_replica, rec.steady_replicas)
                 )
             })),
         ),
@@ -451,6 +451,23 @@ pub fn recommendation_details(rec: &Recommendation) -> Vec<(&'static str, String
     details
 }
 
+/// The deepest queue seen on the planned fleet, per replica (the fleet's
+/// waiting requests over its replicas, so a fraction on a quiet fleet:
+/// "0.5"), with the fleet's count beside it when it has several replicas
+/// ("0.5 a replica, 2 on 4 replicas").
+fn deepest_seen(per_replica: f64, replicas: u32) -> String {
+    if replicas > 1 {
+        format!(
+            "{} a replica, {} on {}",
+            format_number(per_replica, 4),
+            format_count((per_replica * f64::from(replicas)).round() as u64),
+            counted(replicas.into(), "replica")
+        )
+    } else {
+        format_number(per_replica, 4)
+    }
+}
+
 /// The KV cache's part of when to scale up: above its p99 use at the
 /// operating point, unless that is full (then no use is "above" it: a
 /// cache that fills in normal bursts is no signal of overload).
@@ -476,6 +493,14 @@ mod tests {
 
     // The default plan said "scale up when ... KV cache use above 100 %": a
     // threshold no cache can pass.
+    // "deepest seen: 0.5" read as half a request: it is the fleet's queue
+    // over its replicas.
+    #[test]
+    fn the_deepest_queue_reads_per_replica_and_on_the_fleet() {
+        assert_eq!(deepest_seen(0.5, 4), "0.5 a replica, 2 on 4 replicas");
+        assert_eq!(deepest_seen(10_949.0, 1), "10,949");
+    }
+
     #[test]
     fn a_cache_full_in_normal_bursts_is_no_scaling_signal() {
         assert_eq!(kv_signal(Some(0.83)), " or KV cache use above 83 %");
