@@ -3,8 +3,9 @@
 //! them right after the first column (which stays in place as the scroll
 //! moves the others); the CSV keeps the engine's order. Columns named
 //! "group: name" ("own plan: USD per month") are shown under one header of
-//! their group with their own short name below it, so a table of a dozen
-//! such columns fits beside its first column instead of scrolling.
+//! their group with their own short name below it, and a column of
+//! sentences runs as a line under each row, so the plan's tables fit beside
+//! their first column at 1280 px instead of scrolling.
 
 use sojourn_engine::{Cell, CellValue, Column, DataTable};
 
@@ -43,9 +44,12 @@ pub fn cell_class(cell: &Cell) -> &'static str {
     }
 }
 
-/// Longer than a configuration's label (27 characters): a sentence.
+/// Text longer than this is a sentence (a configuration's label, "H100
+/// SXM5 80GB x1, priority", is 27 characters).
+const SENTENCE_CHARS: usize = 40;
+
 fn is_sentence(cell: &Cell) -> bool {
-    matches!(cell.value, CellValue::Text(_)) && cell.text.chars().count() > 40
+    matches!(cell.value, CellValue::Text(_)) && cell.text.chars().count() > SENTENCE_CHARS
 }
 
 /// The columns, other than the first, that hold a sentence in some row (a
