@@ -31,7 +31,7 @@ test('after the plan the configured fleet is judged over replications, with its 
   assert.match(text, /The configured fleet, 2 replicas of H100 SXM5 80GB x1: .* over \d+ replications\./, text);
   const rows = await tableRows(verdictTable(page));
   for (const row of rows) {
-    assert.ok(VERDICTS.includes(row['configured fleet']), JSON.stringify(row));
+    assert.ok(VERDICTS.includes(row['configured fleet: verdict']), JSON.stringify(row));
   }
   // The api class misses on 2 replicas: its P(miss) has an interval, and
   // the value shows the bound the rule reads.

@@ -128,7 +128,7 @@ test('while changed inputs are re-planned, the earlier plan says so and the new 
   // The verdict table's plan's fleet is the new choice's, judged on the
   // new targets (the earlier plan knew no 23 h deadline).
   for (const row of await tableRows(verdictTable(page))) {
-    assert.ok(VERDICTS.includes(row["plan's fleet"]), JSON.stringify(row));
+    assert.ok(VERDICTS.includes(row["plan's fleet: verdict"]), JSON.stringify(row));
   }
   await screenshot(page, 'plan-provisional-replan', { fullPage: false });
   await waitFor('the new plan', async () => (await staleMark.count()) === 0, PLAN_TIMEOUT_MS);

@@ -51,7 +51,7 @@ test('the shared default scenario opens on a verdict: every target, its bound, m
   assert.ok(targets.some((t) => /^api: P\(sojourn > 60 s\) <= 1%/.test(t)), targets.join(' | '));
   assert.ok(targets.some((t) => /^sustainable/.test(t)), targets.join(' | '));
   for (const row of rows) {
-    assert.ok(VERDICTS.includes(row['configured fleet']), JSON.stringify(row));
+    assert.ok(VERDICTS.includes(row['configured fleet: verdict']), JSON.stringify(row));
     assert.match(row['configured fleet: value (bound)'], /^[\d.]+ %( \(up to [\d.]+ %\))?$/, JSON.stringify(row));
   }
   assert.match(await verdict(page).innerText(), /The configured fleet, 2 replicas of H100 SXM5 80GB x1: \d of 3 targets met/);
@@ -66,7 +66,7 @@ test('the shared default scenario opens on a verdict: every target, its bound, m
   assert.match(plan, /every target met over \d replications; \$[\d,.]+ per month, \$[\d,.]+ per year for this fleet/);
   const planned = await tableRows(verdictTable(page));
   for (const row of planned) {
-    assert.equal(row["plan's fleet"], 'met', JSON.stringify(row));
+    assert.equal(row["plan's fleet: verdict"], 'met', JSON.stringify(row));
   }
   // Every cost names its fleet.
   const costs = await page.locator('.cost-breakdown h3').allInnerTexts();
@@ -116,7 +116,7 @@ test('on a 70B chat scenario the plan names the TPOT target as what sets the fle
   const tpot = rows.find((r) => r.target.startsWith('chat: p90 TPOT'));
   assert.match(tpot['configured fleet: value (bound)'], /ms/);
   assert.match(tpot["plan's fleet: value (bound)"], /ms/);
-  assert.equal(tpot["plan's fleet"], 'met');
+  assert.equal(tpot["plan's fleet: verdict"], 'met');
   const ttft = rows.find((r) => r.target.startsWith('chat: p95 TTFT'));
   assert.match(ttft['configured fleet: value (bound)'], /s/);
   assert.deepEqual(errors, []);

@@ -469,14 +469,14 @@ fn once_planned_the_configured_fleet_is_judged_by_the_decision_rule() {
         assert_eq!(row[0].text, check.description);
         assert_eq!(row[1].text, check.verdict.label());
         if check.bounds[1] > check.mean {
-            assert!(row[3].text.contains(" (up to "), "{}", row[3].text);
+            assert!(row[2].text.contains(" (up to "), "{}", row[2].text);
         }
     }
     assert!(
         table
             .rows
             .iter()
-            .any(|row| row[3].text.contains(" (up to ")),
+            .any(|row| row[2].text.contains(" (up to ")),
         "{:?}",
         table.rows
     );
@@ -510,17 +510,28 @@ fn the_verdict_names_both_fleets_and_what_they_cost() {
     for (row, check) in table.rows.iter().zip(&base.targets.checks) {
         assert_eq!(row[0].text, check.description);
         assert_eq!(row[1].text, check.verdict.label());
-        assert_eq!(row[2].text, "met");
+        assert_eq!(row[3].text, "met");
         // P(miss) and busy time as percentages, with the bound the rule
         // reads when it differs from the value.
         assert!(
-            row[3]
+            row[2]
                 .text
                 .starts_with(&sojourn_engine::format_percent(check.mean)),
             "{}",
-            row[3].text
+            row[2].text
         );
     }
+    assert_eq!(
+        table.headers(),
+        [
+            "target",
+            "configured fleet: verdict",
+            "configured fleet: value (bound)",
+            "plan's fleet: verdict",
+            "plan's fleet: value (bound)"
+        ],
+        "each fleet's verdict beside its value"
+    );
     let plan = plan_line(result);
     let rec = result.recommendation.as_ref().expect("a plan");
     assert!(plan.met);

@@ -83,11 +83,13 @@ pub fn verdict_table(
             "Targets: the configured fleet ({}){planned}",
             configured_reading(run, current)
         ),
+        // Each fleet's verdict beside its value: the page shows each pair
+        // under its fleet's name.
         &[
             "target",
-            "configured fleet",
-            "plan's fleet",
+            "configured fleet: verdict",
             "configured fleet: value (bound)",
+            "plan's fleet: verdict",
             "plan's fleet: value (bound)",
         ],
     );
@@ -100,8 +102,8 @@ pub fn verdict_table(
         table.rows.push(vec![
             Cell::text(&check.description),
             configured_verdict,
-            planned_verdict,
             configured_value,
+            planned_verdict,
             planned_value,
         ]);
     }
