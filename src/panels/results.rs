@@ -167,12 +167,10 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                                     .filter_map(|&i| {
                                         let text = &row.get(i)?.text;
                                         (!text.is_empty())
-                                            .then(|| (
-                                                headers[i].clone(),
-                                                format!("{}: {text}", headers[i]),
-                                            ))
+                                            .then(|| (headers[i].clone(), text.clone()))
                                     })
                                     .collect();
+                                // (column, its cell) of each sentence under the row.
                                 view! {
                                     <tr class:above-line=!lines
                                         .is_empty()>
@@ -189,7 +187,8 @@ pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoVie
                                     </tr>
                                     {lines
                                         .into_iter()
-                                        .map(|(header, line)| {
+                                        .map(|(header, text)| {
+                                            let line = format!("{header}: {text}");
                                             view! {
                                                 <tr class="row-line">
                                                     <td colspan=span data-column=header>

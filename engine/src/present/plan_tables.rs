@@ -491,8 +491,6 @@ const KV_FULL: f64 = 0.995;
 mod tests {
     use super::*;
 
-    // The default plan said "scale up when ... KV cache use above 100 %": a
-    // threshold no cache can pass.
     // "deepest seen: 0.5" read as half a request: it is the fleet's queue
     // over its replicas.
     #[test]
@@ -501,6 +499,8 @@ mod tests {
         assert_eq!(deepest_seen(10_949.0, 1), "10,949");
     }
 
+    // The default plan said "scale up when ... KV cache use above 100 %": a
+    // threshold no cache can pass.
     #[test]
     fn a_cache_full_in_normal_bursts_is_no_scaling_signal() {
         assert_eq!(kv_signal(Some(0.83)), " or KV cache use above 83 %");
