@@ -11,8 +11,10 @@ use crate::report::Quantiles;
 /// The smallest fleet the two-stage estimate says meets the targets (miss
 /// probabilities, sojourn percentiles and the busy fraction), a starting
 /// point for the simulated search of `case`; `None` when it finds none.
-/// Computed once per case.
+/// Computed once per case (with its twin: the estimate ignores the
+/// discipline).
 pub(super) fn analytic_guess(runner: &mut Runner, case: usize) -> Option<u32> {
+    let case = runner.state.estimates_of(case);
     if let Some(guess) = runner.state.analytic_guesses.get(&case) {
         return *guess;
     }
@@ -61,7 +63,8 @@ fn compute_guess(runner: &mut Runner, case: usize) -> Option<u32> {
 /// The two-stage estimate of `case` on `replicas` beside the mean of the
 /// replications run there: P(miss) and sojourn figures of each class.
 pub(super) fn comparison(runner: &mut Runner, case: usize, replicas: u32) -> AnalyticComparison {
-    let c = &mut runner.state.cases[case];
+    let shared = runner.state.estimates_of(case);
+    let c = &mut runner.state.cases[shared];
     let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
     let estimate = model.estimate(replicas);
     let runs = runner.runs(case, replicas, runner.replications());
@@ -89,5 +92,42 @@ pub(super) fn comparison(runner: &mut Runner, case: usize, replicas: u32) -> Ana
         replicas,
         estimate,
         rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use crate::model::analytic::QueueModel;
+    use crate::model::scenario::Scenario;
+    use crate::params::ScenarioParams;
+    use crate::plan::PlanOptions;
+    use crate::plan::runner::{PlanState, Runner};
+
+    /// The four disciplines' searches of the default scenario share one
+    /// two-stage estimate, sampled once, and one starting guess; each
+    /// discipline's own estimate would be the same.
+    #[test]
+    fn the_disciplines_share_one_estimate() {
+        let scenario = Scenario::try_from(ScenarioParams::overnight_batch()).unwrap();
+        let options = PlanOptions::default();
+        let mut state = PlanState::default();
+        let mut runner = Runner::new(&scenario, &options, &mut state);
+        // The first pass asks for every discipline's first runs.
+        assert!(crate::plan::run_plan(&mut runner).is_err());
+        let cases = &state.cases;
+        let disciplines: BTreeSet<String> = cases
+            .iter()
+            .map(|c| format!("{:?}", c.scenario.params().engine.discipline))
+            .collect();
+        assert_eq!(disciplines.len(), 4, "{disciplines:?}");
+        assert_eq!(cases.iter().filter(|c| c.queue.is_some()).count(), 1);
+        assert_eq!(state.analytic_guesses.len(), 1);
+        let shared = cases[0].queue.as_ref().unwrap().estimate(2);
+        for case in &cases[1..] {
+            assert_eq!(case.twin, Some(0));
+            assert_eq!(QueueModel::new(&case.scenario).estimate(2), shared);
+        }
     }
 }

@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::analytic::QueueModel;
 use crate::model::scenario::Scenario;
+use crate::params::ScenarioParams;
 use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
 use crate::plan::cost::{self, CostBasis};
 use crate::plan::diagnose::{self, Unreachable};
@@ -43,6 +44,13 @@ pub(super) struct Case {
     pub scenario: Scenario,
     /// The two-stage estimate, built on first use.
     pub queue: Option<QueueModel>,
+    /// An earlier case of the same system but for its service discipline:
+    /// this one takes its two-stage estimate and its unreachable check
+    /// ([`PlanState::estimates_of`]), neither of which depends on the
+    /// discipline (on the default scenario the four disciplines' searches
+    /// would otherwise each sample and solve the same estimate, on the
+    /// page's thread before the first simulations can start).
+    pub twin: Option<usize>,
 }
 
 /// What a plan has computed: kept across passes.
@@ -131,6 +139,12 @@ impl PlanState {
         self.cases.truncate(len);
         self.analytic_guesses.retain(|&case, _| case < len);
         self.unreachable.retain(|&case, _| case < len);
+    }
+
+    /// The case whose discipline-free estimates `case` shares: itself or
+    /// its twin.
+    pub fn estimates_of(&self, case: usize) -> usize {
+        self.cases[case].twin.unwrap_or(case)
     }
 
     /// Stores the result of a run the plan asked for.
@@ -282,6 +296,10 @@ impl<'a> Runner<'a> {
             return Ok(i);
         }
         let params = multipliers.apply(&self.configs[config].params);
+        let twin =
+            self.state.cases.iter().position(|c| {
+                c.twin.is_none() && same_but_discipline(c.scenario.params(), &params)
+            });
         let scenario = Scenario::try_from(params).map_err(|error| PlanError::InvalidCase {
             case: format!("{label} ({})", self.configs[config].label),
             error,
@@ -292,6 +310,7 @@ impl<'a> Runner<'a> {
             multipliers,
             scenario,
             queue: None,
+            twin,
         });
         Ok(self.state.cases.len() - 1)
     }
@@ -299,6 +318,7 @@ impl<'a> Runner<'a> {
     /// The check that no fleet of `case` can meet, if any (see
     /// `diagnose.rs`; found on first use, kept across passes).
     pub fn unreachable(&mut self, case: usize) -> Option<Unreachable> {
+        let case = self.state.estimates_of(case);
         if let Some(known) = self.state.unreachable.get(&case) {
             return known.clone();
         }
@@ -553,4 +573,12 @@ impl<'a> Runner<'a> {
 /// A percentile of a class without requests is NaN in a report: no delay.
 fn no_data_is_zero(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x }
+}
+
+/// Whether `a` and `b` describe the same system but for the service
+/// discipline.
+fn same_but_discipline(a: &ScenarioParams, b: &ScenarioParams) -> bool {
+    let mut a = a.clone();
+    a.engine.discipline = b.engine.discipline;
+    a == *b
 }
