@@ -24,7 +24,7 @@ use crate::job::{
 };
 use crate::link;
 use crate::words;
-use crate::worker_client::{WorkerPool, pool_size};
+use crate::worker_client::{self, WorkerPool, pool_size};
 
 mod currency;
 
@@ -216,11 +216,14 @@ impl AppState {
         browser::watch_color_scheme(move |is_dark| dark.set(is_dark));
         let width = state.window_width;
         browser::watch_width(move |w| width.set(w));
-        let pool = WorkerPool::new(pool_size(browser::hardware_concurrency()), move |message| {
-            state.on_message(message)
-        });
+        let pool = worker_client::take_started()
+            .unwrap_or_else(|| WorkerPool::start(pool_size(browser::hardware_concurrency())));
+        pool.listen(move |message| state.on_message(message));
         state.pool.set_value(Some(pool));
         state.sync_url();
+        // The first run starts now, while the page is built, not once it
+        // has been laid out.
+        state.start();
         state.run_on_change();
         state
     }
@@ -243,7 +246,8 @@ impl AppState {
         });
     }
 
-    /// Runs the scenario on load and, after a pause, after every edit.
+    /// Runs the scenario, after a pause, after every edit (the first run
+    /// is [`AppState::new`]'s).
     fn run_on_change(self) {
         Effect::new(move |previous: Option<()>| {
             self.params.track();
@@ -255,7 +259,6 @@ impl AppState {
                 }
             });
             if previous.is_none() {
-                self.start();
                 return;
             }
             // A price edit re-costs at once, even when runs wait for Run:

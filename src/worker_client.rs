@@ -45,7 +45,11 @@ pub struct WorkerPool(Rc<RefCell<Pool>>);
 
 struct Pool {
     slots: Vec<Slot>,
-    listener: Listener,
+    /// `None` until [`WorkerPool::listen`]; messages wait in `unheard`.
+    listener: Option<Listener>,
+    unheard: Vec<WorkerMessage>,
+    /// Called once every worker has loaded or failed to.
+    on_loaded: Option<Box<dyn FnOnce()>>,
 }
 
 /// One worker of the pool.
@@ -64,17 +68,40 @@ struct Slot {
 }
 
 impl WorkerPool {
-    /// Starts `size` workers; `listener` receives every message from them
-    /// (after the pool has noted which worker is free again).
-    pub fn new(size: usize, listener: impl Fn(WorkerMessage) + 'static) -> WorkerPool {
+    /// Starts `size` workers. They load at once; what they say waits for
+    /// [`WorkerPool::listen`].
+    pub fn start(size: usize) -> WorkerPool {
         let pool = WorkerPool(Rc::new(RefCell::new(Pool {
             slots: (0..size).map(|_| Slot::default()).collect(),
-            listener: Rc::new(listener),
+            listener: None,
+            unheard: Vec::new(),
+            on_loaded: None,
         })));
         for index in 0..size {
             pool.respawn(index);
         }
         pool
+    }
+
+    /// Calls `hook` once every worker has loaded (said it is ready) or
+    /// failed to: at once if they have.
+    pub fn when_loaded(&self, hook: impl FnOnce() + 'static) {
+        self.0.borrow_mut().on_loaded = Some(Box::new(hook));
+        loaded(&self.0);
+    }
+
+    /// From now on `listener` receives every message from the workers
+    /// (after the pool has noted which worker is free again), starting with
+    /// those that came before.
+    pub fn listen(&self, listener: impl Fn(WorkerMessage) + 'static) {
+        let unheard = {
+            let mut pool = self.0.borrow_mut();
+            pool.listener = Some(Rc::new(listener));
+            std::mem::take(&mut pool.unheard)
+        };
+        for message in unheard {
+            tell(&self.0, message);
+        }
     }
 
     /// The workers that run nothing (loaded or still loading), in order.
@@ -161,12 +188,12 @@ impl WorkerPool {
         let (worker, script_url) = match spawn_worker() {
             Ok(spawned) => spawned,
             Err(message) => {
-                let listener = self.0.borrow().listener.clone();
-                listener(WorkerMessage::Failed {
+                let failed = WorkerMessage::Failed {
                     id: 0,
                     stage: Stage::Simulate,
                     message,
-                });
+                };
+                tell(&self.0, failed);
                 return;
             }
         };
@@ -188,14 +215,14 @@ impl WorkerPool {
 /// ready, frees it when its request ends, and passes every other message on.
 fn on_message(pool: Weak<RefCell<Pool>>, index: usize) -> Closure<dyn FnMut(MessageEvent)> {
     Closure::new(move |event: MessageEvent| {
-        let Some(pool) = pool.upgrade() else {
+        let Some(shared) = pool.upgrade() else {
             return;
         };
         let Some(text) = event.data().as_string() else {
             return;
         };
-        let (listener, message) = {
-            let mut pool = pool.borrow_mut();
+        let message = {
+            let mut pool = shared.borrow_mut();
             let slot = &mut pool.slots[index];
             let message = match WorkerMessage::from_json(&text) {
                 Ok(message) => message,
@@ -216,14 +243,16 @@ fn on_message(pool: Weak<RefCell<Pool>>, index: usize) -> Closure<dyn FnMut(Mess
                 if let (Some(worker), Some(request)) = (&slot.worker, slot.queued.take()) {
                     let _ = worker.post_message(&JsValue::from_str(&request));
                 }
+                drop(pool);
+                loaded(&shared);
                 return;
             }
             if message.ends_request() && slot.busy.map(|(id, _)| id) == message.job_id() {
                 slot.busy = None;
             }
-            (pool.listener.clone(), message)
+            message
         };
-        listener(message);
+        tell(&shared, message);
     })
 }
 
@@ -235,21 +264,72 @@ fn on_error(pool: Weak<RefCell<Pool>>, index: usize) -> Closure<dyn FnMut(ErrorE
         let Some(pool) = pool.upgrade() else {
             return;
         };
-        let (id, stage, listener) = {
+        let (id, stage) = {
             let mut pool = pool.borrow_mut();
             let slot = &mut pool.slots[index];
             if let Some(worker) = slot.worker.take() {
                 worker.terminate();
             }
-            let (id, stage) = slot.busy.take().unwrap_or((0, Stage::Simulate));
-            (id, stage, pool.listener.clone())
+            slot.busy.take().unwrap_or((0, Stage::Simulate))
         };
-        listener(WorkerMessage::Failed {
+        let failed = WorkerMessage::Failed {
             id,
             stage,
             message: format!("the simulation worker stopped: {}", event.message()),
-        });
+        };
+        tell(&pool, failed);
+        loaded(&pool);
     })
+}
+
+/// Calls the pool's `on_loaded` hook if every worker has loaded or failed.
+fn loaded(pool: &RefCell<Pool>) {
+    let hook = {
+        let mut pool = pool.borrow_mut();
+        let all = pool
+            .slots
+            .iter()
+            .all(|slot| slot.ready || slot.worker.is_none());
+        if !all {
+            return;
+        }
+        pool.on_loaded.take()
+    };
+    if let Some(hook) = hook {
+        hook();
+    }
+}
+
+/// Passes `message` to the pool's listener, or keeps it for the listener
+/// to come. The listener is called with the pool not borrowed: it may post.
+fn tell(pool: &RefCell<Pool>, message: WorkerMessage) {
+    let listener = {
+        let mut pool = pool.borrow_mut();
+        match pool.listener.clone() {
+            Some(listener) => listener,
+            None => return pool.unheard.push(message),
+        }
+    };
+    listener(message);
+}
+
+thread_local! {
+    /// The pool [`start_early`] started, until the page takes it.
+    static STARTED: RefCell<Option<WorkerPool>> = const { RefCell::new(None) };
+}
+
+/// Starts the page's pool of workers (one per core, [`pool_size`]) before
+/// the page is built; the page takes it with [`take_started`]. Returns a
+/// handle on it, to wait for its workers ([`WorkerPool::when_loaded`]).
+pub fn start_early() -> WorkerPool {
+    let pool = WorkerPool::start(pool_size(crate::browser::hardware_concurrency()));
+    STARTED.with(|started| *started.borrow_mut() = Some(pool.clone()));
+    pool
+}
+
+/// The pool [`start_early`] started, once.
+pub fn take_started() -> Option<WorkerPool> {
+    STARTED.with(|started| started.borrow_mut().take())
 }
 
 /// Starts a worker that loads Trunk's worker build relative to the page. A

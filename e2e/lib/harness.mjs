@@ -98,8 +98,8 @@ export function launchBrowser() {
 /**
  * Opens `url` in a fresh context and records console errors and uncaught
  * exceptions into `errors` (as strings). Resolves to `{ page, errors }`.
- * `options` may set `viewport` ({ width, height }) and `colorScheme`
- * ('light' or 'dark').
+ * `options` may set `viewport` ({ width, height }), `colorScheme`
+ * ('light' or 'dark') and `block` (file names whose requests fail).
  */
 export async function openPage(browser, url, options = {}) {
   const context = await browser.newContext({
@@ -107,6 +107,9 @@ export async function openPage(browser, url, options = {}) {
     colorScheme: options.colorScheme ?? 'light',
     acceptDownloads: true,
   });
+  for (const file of options.block ?? []) {
+    await context.route((url) => url.pathname.endsWith(`/${file}`), (route) => route.abort());
+  }
   const page = await context.newPage();
   const errors = [];
   page.on('console', (message) => {

@@ -25,6 +25,19 @@ export async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {
   }
 }
 
+/**
+ * Opens every data table and waits for their rows: a table shown closed
+ * builds them only when first opened.
+ */
+export async function openTables(page) {
+  await page.evaluate(() => document.querySelectorAll('details.data-table').forEach((d) => (d.open = true)));
+  await waitFor('every table built', () =>
+    page.evaluate(() =>
+      Array.from(document.querySelectorAll('details.data-table')).every((d) => d.querySelector('.table-scroll')),
+    ),
+  );
+}
+
 /** The headline figure `label` (e.g. "P(miss)") as shown. */
 export async function figure(page, label) {
   const card = headline(page).locator('.metric', { has: page.locator('dt', { hasText: label }) });

@@ -158,6 +158,21 @@ test('a corrupted link shows a clear message and the default scenario', async ()
   await page.context().close();
 });
 
+// The page starts its workers before it builds itself and waits for them
+// to load (at most half a second): one whose engine cannot load must still
+// leave the whole page, and say what went wrong.
+test('a worker that cannot load leaves the page and says why', async () => {
+  const { page, errors } = await site.openPage('', { block: ['worker_bg.wasm'] });
+  await waitFor('the failure', async () => /worker/.test(await runStatus(page).innerText()));
+  assert.match(await runStatus(page).innerText(), /the simulation worker stopped/);
+  assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
+  assert.ok(await runButton(page).isEnabled(), 'the user can try again');
+  assert.equal(await cdf(page).count(), 0, 'no result appeared');
+  await screenshot(page, 'worker-blocked', { fullPage: false });
+  assert.ok(errors.length > 0 && errors.every((e) => /worker_bg\.wasm|worker/i.test(e)), errors.join('\n'));
+  await page.context().close();
+});
+
 test('an invalid input shows the engine message and blocks Run', async () => {
   const { page, errors } = await site.openPage();
   await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
@@ -257,8 +272,10 @@ test('a scenario too large for a link is kept, and the page says to export it', 
   await page.reload();
   await waitFor('the kept scenario', async () =>
     (await page.getByLabel('Scenario name').inputValue()) === 'Prompt lengths from a trace');
-  // (The reload aborts the old page's worker script, a blob: URL.)
-  assert.deepEqual(errors.filter((e) => !/^request failed: blob:.*ERR_ABORTED/.test(e)), []);
+  // (The reload aborts the old page's loading workers: their blob: script,
+  // worker.js or worker_bg.wasm, whichever is in flight.)
+  const aborted = /^request failed: (blob:|\S*\/worker(\.js|_bg\.wasm) ).*ERR_ABORTED/;
+  assert.deepEqual(errors.filter((e) => !aborted.test(e)), []);
   await page.context().close();
 });
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { distDir, screenshot, siteForFile } from '../lib/harness.mjs';
-import { figure, headline, runButton, runStatus, waitFor, waitForDone } from '../lib/page.mjs';
+import { figure, headline, openTables, runButton, runStatus, waitFor, waitForDone } from '../lib/page.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
@@ -64,7 +64,7 @@ test('on a phone the results come first and Run and Copy link stay on screen', a
 test('at 1280 px the money columns of the wide tables show without scrolling sideways', async () => {
   const { page, errors } = await site.openPage('', { viewport: LAPTOP });
   await waitForDone(page);
-  await page.evaluate(() => document.querySelectorAll('details.data-table').forEach((d) => (d.open = true)));
+  await openTables(page);
   const tables = await page.locator('.table-scroll').evaluateAll((scrolls) =>
     scrolls.map((scroll) => {
       const right = scroll.getBoundingClientRect().right;
