@@ -247,7 +247,7 @@ impl PlanDispatch {
 
     /// The search's decision while the rest of the plan runs (see
     /// [`PlanSession::provisional`]).
-    pub fn provisional(&self) -> Option<&PlanResult> {
+    pub fn provisional(&mut self) -> Option<&PlanResult> {
         self.session.provisional()
     }
 

@@ -536,12 +536,15 @@ impl AppState {
             return;
         }
         if self.provisional.with_untracked(Option::is_none) {
-            let provisional = self.planner.with_value(|planner| {
-                planner
-                    .as_ref()
-                    .and_then(PlanDispatch::provisional)
-                    .map(|plan| Box::new(plan.clone()))
-            });
+            let provisional = self
+                .planner
+                .try_update_value(|planner| {
+                    planner
+                        .as_mut()
+                        .and_then(PlanDispatch::provisional)
+                        .map(|plan| Box::new(plan.clone()))
+                })
+                .flatten();
             if provisional.is_some() {
                 self.provisional.set(provisional);
             }

@@ -65,8 +65,15 @@ fn compute_guess(runner: &mut Runner, case: usize) -> Option<u32> {
 pub(super) fn comparison(runner: &mut Runner, case: usize, replicas: u32) -> AnalyticComparison {
     let shared = runner.state.estimates_of(case);
     let c = &mut runner.state.cases[shared];
-    let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
-    let estimate = model.estimate(replicas);
+    let estimate = match c.estimates.get(&replicas) {
+        Some(estimate) => estimate.clone(),
+        None => {
+            let model = c.queue.get_or_insert_with(|| QueueModel::new(&c.scenario));
+            let estimate = model.estimate(replicas);
+            c.estimates.insert(replicas, estimate.clone());
+            estimate
+        }
+    };
     let runs = runner.runs(case, replicas, runner.replications());
     let mut rows = Vec::new();
     for (k, class) in estimate.classes.iter().enumerate() {

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::analytic::QueueModel;
+use crate::model::analytic::{QueueEstimate, QueueModel};
 use crate::model::scenario::Scenario;
 use crate::params::ScenarioParams;
 use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
@@ -44,6 +44,10 @@ pub(super) struct Case {
     pub scenario: Scenario,
     /// The two-stage estimate, built on first use.
     pub queue: Option<QueueModel>,
+    /// Its figures per fleet size, kept across passes: the provisional
+    /// pass and the last both compare the plan's fleet with it, and each
+    /// takes tens of milliseconds (the percentiles of every class).
+    pub estimates: BTreeMap<u32, QueueEstimate>,
     /// An earlier case of the same system but for its service discipline:
     /// this one takes its two-stage estimate and its unreachable check
     /// ([`PlanState::estimates_of`]), neither of which depends on the
@@ -310,6 +314,7 @@ impl<'a> Runner<'a> {
             multipliers,
             scenario,
             queue: None,
+            estimates: BTreeMap::new(),
             twin,
         });
         Ok(self.state.cases.len() - 1)

@@ -51,6 +51,11 @@ pub struct PlanSession {
     /// The search's result, once its runs are in (see
     /// [`PlanSession::provisional`]).
     provisional: Option<Box<PlanResult>>,
+    /// The full pass has got past the search: its runs are in.
+    searched: bool,
+    /// The simulations there were when a provisional pass last found none,
+    /// so that it is tried again only with more.
+    provisional_tried: Option<u64>,
 }
 
 /// What one [`PlanSession::poll`] found.
@@ -83,6 +88,8 @@ impl PlanSession {
             phase: String::new(),
             estimated: 1,
             provisional: None,
+            searched: false,
+            provisional_tried: None,
         }
     }
 
@@ -135,9 +142,7 @@ impl PlanSession {
                 Ok(PlanPoll::Done(result))
             }
             Err(jobs) => {
-                if searched {
-                    self.try_provisional();
-                }
+                self.searched |= searched;
                 Ok(PlanPoll::Jobs(jobs))
             }
         }
@@ -154,12 +159,18 @@ impl PlanSession {
     /// default scenario after 10 of 79 simulations). The complete plan can
     /// still buy more replicas than this one (when the service curve puts
     /// the operating point below the base load). `None` until then, and
-    /// once the plan is complete (its result supersedes it).
-    pub fn provisional(&self) -> Option<&PlanResult> {
-        match self.result {
-            Some(_) => None,
-            None => self.provisional.as_deref(),
+    /// once the plan is complete (its result supersedes it). Worked out on
+    /// the first call once the search's runs are in, not by the poll that
+    /// hands out the next jobs: a caller can start them first (on the
+    /// default scenario it takes tens of milliseconds).
+    pub fn provisional(&mut self) -> Option<&PlanResult> {
+        if self.result.is_some() {
+            return None;
         }
+        if self.searched {
+            self.try_provisional();
+        }
+        self.provisional.as_deref()
     }
 
     /// A pass of the search alone over the runs so far (once the full pass
@@ -169,9 +180,11 @@ impl PlanSession {
     /// so the plan is the same with or without it.
     fn try_provisional(&mut self) {
         let search_only = self.options.search_only();
-        if self.provisional.is_some() || search_only == self.options {
+        let tried = self.provisional_tried == Some(self.state.simulations);
+        if self.provisional.is_some() || tried || search_only == self.options {
             return;
         }
+        self.provisional_tried = Some(self.state.simulations);
         let pending = std::mem::take(&mut self.state.pending);
         let cases = self.state.cases.len();
         let mut runner = Runner::new(&self.scenario, &search_only, &mut self.state);

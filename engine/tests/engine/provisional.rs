@@ -94,3 +94,35 @@ fn a_search_only_session_has_nothing_provisional() {
     let (provisional, _) = drive(&mut session);
     assert!(provisional.iter().all(Option::is_none));
 }
+
+/// Worked out when first asked for, the provisional result is the same
+/// whether it is asked for before the next jobs run (as the page does,
+/// once it has handed them out) or after they are back.
+#[test]
+fn the_provisional_decision_does_not_depend_on_when_it_is_asked_for() {
+    let mut asked_early = PlanSession::new(scenario(), options());
+    let (early, _) = drive(&mut asked_early);
+    let early = early.into_iter().flatten().next().expect("provisional");
+    let mut asked_late = PlanSession::new(scenario(), options());
+    let late = loop {
+        match asked_late.poll().expect("plans") {
+            PlanPoll::Jobs(jobs) => {
+                for job in jobs {
+                    asked_late.submit(job.run(&mut |_| true).expect("runs"));
+                }
+                if asked_late.simulations() <= early.simulations {
+                    continue;
+                }
+                if let Some(late) = asked_late.provisional() {
+                    break late.clone();
+                }
+            }
+            PlanPoll::Done(_) => panic!("no provisional result before the plan was complete"),
+        }
+    };
+    assert!(late.simulations > early.simulations, "asked later");
+    let chosen = early.chosen.expect("a configuration meets the targets");
+    assert_eq!(late.chosen, early.chosen);
+    assert_eq!(late.configurations[chosen], early.configurations[chosen]);
+    assert_eq!(late.recommendation, early.recommendation);
+}
