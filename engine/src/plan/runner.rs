@@ -21,7 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::analytic::{QueueEstimate, QueueModel};
 use crate::model::scenario::Scenario;
-use crate::params::ScenarioParams;
 use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
 use crate::plan::cost::{self, CostBasis};
 use crate::plan::diagnose::{self, Unreachable};
@@ -299,11 +298,17 @@ impl<'a> Runner<'a> {
         {
             return Ok(i);
         }
-        let params = multipliers.apply(&self.configs[config].params);
-        let twin =
-            self.state.cases.iter().position(|c| {
-                c.twin.is_none() && same_but_discipline(c.scenario.params(), &params)
-            });
+        let mut params = multipliers.apply(&self.configs[config].params);
+        // Only cases of the same multipliers can be twins (a cheap test
+        // first: a trace's lengths make a scenario's comparison costly).
+        let discipline = params.engine.discipline;
+        let twin = self.state.cases.iter().position(|c| {
+            c.twin.is_none() && c.multipliers.same_system_as(&multipliers) && {
+                params.engine.discipline = c.scenario.params().engine.discipline;
+                *c.scenario.params() == params
+            }
+        });
+        params.engine.discipline = discipline;
         let scenario = Scenario::try_from(params).map_err(|error| PlanError::InvalidCase {
             case: format!("{label} ({})", self.configs[config].label),
             error,
@@ -578,12 +583,4 @@ impl<'a> Runner<'a> {
 /// A percentile of a class without requests is NaN in a report: no delay.
 fn no_data_is_zero(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x }
-}
-
-/// Whether `a` and `b` describe the same system but for the service
-/// discipline.
-fn same_but_discipline(a: &ScenarioParams, b: &ScenarioParams) -> bool {
-    let mut a = a.clone();
-    a.engine.discipline = b.engine.discipline;
-    a == *b
 }
