@@ -24,7 +24,7 @@ use crate::job::{
 };
 use crate::link;
 use crate::words;
-use crate::worker_client::{self, WorkerPool, pool_size};
+use crate::worker_client::{self, WorkerPool};
 
 mod currency;
 
@@ -216,8 +216,7 @@ impl AppState {
         browser::watch_color_scheme(move |is_dark| dark.set(is_dark));
         let width = state.window_width;
         browser::watch_width(move |w| width.set(w));
-        let pool = worker_client::take_started()
-            .unwrap_or_else(|| WorkerPool::start(pool_size(browser::hardware_concurrency())));
+        let pool = worker_client::page_pool();
         pool.listen(move |message| state.on_message(message));
         state.pool.set_value(Some(pool));
         state.sync_url();

@@ -319,17 +319,25 @@ thread_local! {
 }
 
 /// Starts the page's pool of workers (one per core, [`pool_size`]) before
-/// the page is built; the page takes it with [`take_started`]. Returns a
+/// the page is built; the page takes it with [`page_pool`]. Returns a
 /// handle on it, to wait for its workers ([`WorkerPool::when_loaded`]).
 pub fn start_early() -> WorkerPool {
-    let pool = WorkerPool::start(pool_size(crate::browser::hardware_concurrency()));
+    let pool = sized_pool();
     STARTED.with(|started| *started.borrow_mut() = Some(pool.clone()));
     pool
 }
 
-/// The pool [`start_early`] started, once.
-pub fn take_started() -> Option<WorkerPool> {
-    STARTED.with(|started| started.borrow_mut().take())
+/// The page's pool: the one [`start_early`] started (taken once), or a new
+/// one.
+pub fn page_pool() -> WorkerPool {
+    STARTED
+        .with(|started| started.borrow_mut().take())
+        .unwrap_or_else(sized_pool)
+}
+
+/// A pool of one worker per core the browser reports ([`pool_size`]).
+fn sized_pool() -> WorkerPool {
+    WorkerPool::start(pool_size(crate::browser::hardware_concurrency()))
 }
 
 /// Starts a worker that loads Trunk's worker build relative to the page. A
