@@ -3,7 +3,10 @@
 //! hard-coded).
 //!
 //! # Formula
-//! - weights \[B\] = parameters x bytes per weight (every expert of a MoE is resident);
+//! - weights \[B\] = parameters x bytes per weight (every expert of a MoE is
+//!   resident). A checkpoint that quantizes only its routed experts keeps
+//!   the rest in `moe.other_weight_dtype`, and block scales add
+//!   `moe.expert_scale_bits` to each expert weight ([`WeightBytes`]);
 //! - KV bytes per token (per replica) = 2 (K and V) x layers x max(kv_heads, TP)
 //!   x head_dim x bytes per KV element. With TP larger than the KV heads, each GPU
 //!   still holds one head, so heads are replicated. Under multi-head latent
@@ -48,6 +51,58 @@ const PEAK_BYTES_PER_LOGIT: f64 = 14.0;
 /// this engine took before, so such a scenario keeps its numbers \[GiB\].
 pub(crate) const FLAT_RESERVE_GIB: f64 = 2.0;
 
+/// The weights' bytes, all of them and the routed experts' share.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightBytes {
+    pub total: f64,
+    /// Parameters of the routed experts (every MoE layer's experts, each a
+    /// gated MLP of three `hidden x expert_intermediate_size` matrices),
+    /// `None` unless the model describes its experts.
+    pub routed_params: Option<f64>,
+    /// Bytes of the routed experts.
+    pub routed: f64,
+}
+
+impl WeightBytes {
+    /// `m`'s weights: parameters x the weight dtype's bytes, except that with
+    /// `moe.other_weight_dtype` only the routed experts are in the weight
+    /// dtype (plus `moe.expert_scale_bits` of block scale each) and the rest
+    /// in that dtype. gpt-oss-120b: 114.65 B expert parameters at 4.25 bits
+    /// and 2.13 B in BF16 make 65.2 GB, the published checkpoint's size.
+    pub fn of(m: &ModelParams) -> WeightBytes {
+        let params = m.params_b * 1e9;
+        let bytes = m.weight_dtype.bytes();
+        let routed_params = match (&m.moe, m.hidden_size) {
+            (Some(moe), Some(hidden)) if moe.experts > 0 => {
+                let layers = m.layers.saturating_sub(moe.dense_layers) as f64;
+                let per_expert = 3.0 * hidden as f64 * moe.expert_intermediate_size as f64;
+                Some((layers * moe.experts as f64 * per_expert).min(params))
+            }
+            _ => None,
+        };
+        let layout = m.moe.as_ref().and_then(|moe| {
+            let other = moe.other_weight_dtype.unwrap_or(m.weight_dtype).bytes();
+            let scale = moe.expert_scale_bits.unwrap_or(0.0) / 8.0;
+            (moe.other_weight_dtype.is_some() || scale > 0.0).then_some((other, scale))
+        });
+        match (routed_params, layout) {
+            (Some(routed), Some((other, scale))) => {
+                let experts = routed * (bytes + scale);
+                WeightBytes {
+                    total: experts + (params - routed) * other,
+                    routed_params,
+                    routed: experts,
+                }
+            }
+            _ => WeightBytes {
+                total: params * bytes,
+                routed_params,
+                routed: routed_params.unwrap_or(0.0) * bytes,
+            },
+        }
+    }
+}
+
 /// Where a replica's memory goes. All sizes are per replica \[bytes\].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryBudget {
@@ -88,7 +143,7 @@ impl MemoryBudget {
         let m = &params.model;
         let r = &params.replica;
         let tp = r.gpus_per_replica.max(1);
-        let weight_bytes = m.params_b * 1e9 * m.weight_dtype.bytes();
+        let weight_bytes = WeightBytes::of(m).total;
         let kv_bytes_per_token = match m.kv_latent_dim {
             Some(latent) => tp as f64 * m.layers as f64 * latent as f64 * m.kv_dtype.bytes(),
             None => {
@@ -323,6 +378,22 @@ fn check_shapes(m: &ModelParams, c: &mut Checker) {
                 );
             }
             within_layers(c, "dense_layers", e.dense_layers);
+            if (e.other_weight_dtype.is_some() || e.expert_scale_bits.is_some())
+                && m.hidden_size.is_none()
+            {
+                c.fail(
+                    "other_weight_dtype",
+                    "needs model.hidden_size: the experts' parameters, which alone take the weight dtype, are counted from it",
+                );
+            }
+            if let Some(bits) = e.expert_scale_bits
+                && !(0.0..=16.0).contains(&bits)
+            {
+                c.fail(
+                    "expert_scale_bits",
+                    format!("must be between 0 and 16 bits per weight, got {bits}"),
+                );
+            }
         });
     }
     if let Some(w) = &m.sliding_window {
@@ -346,227 +417,5 @@ fn check_shapes(m: &ModelParams, c: &mut Checker) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::scenario::Scenario;
-    use crate::params::Dtype;
-    use crate::params::presets;
-
-    fn params(model: &str, hardware: &str, tp: u32) -> ScenarioParams {
-        let mut p = ScenarioParams {
-            model: presets::model(model).unwrap(),
-            hardware: presets::hardware(hardware).unwrap(),
-            ..ScenarioParams::overnight_batch()
-        };
-        p.replica.gpus_per_replica = tp;
-        p
-    }
-
-    /// Each preset's KV bytes per token at TP 1, computed by hand from its
-    /// published config (BF16 KV cache, 2 bytes an element):
-    /// 2 (K and V) x layers x KV heads x head_dim x 2 B, or under latent
-    /// attention layers x (kv_lora_rank + rope dim) x 2 B.
-    const KV_BYTES_BY_HAND: [(&str, f64); 12] = [
-        ("llama-3.1-8b", 131_072.0),    // 2 x 32 x 8 x 128 x 2
-        ("llama-3.1-70b", 327_680.0),   // 2 x 80 x 8 x 128 x 2
-        ("llama-3.1-405b", 516_096.0),  // 2 x 126 x 8 x 128 x 2 (FP8 weights, BF16 KV)
-        ("mistral-7b", 131_072.0),      // 2 x 32 x 8 x 128 x 2
-        ("mixtral-8x7b", 131_072.0),    // 2 x 32 x 8 x 128 x 2 (experts hold no KV)
-        ("qwen2.5-7b", 57_344.0),       // 2 x 28 x 4 x 128 x 2
-        ("qwen2.5-72b", 327_680.0),     // 2 x 80 x 8 x 128 x 2
-        ("deepseek-v3", 70_272.0),      // 61 x (512 + 64) x 2
-        ("gpt-oss-120b", 73_728.0),     // 2 x 36 x 8 x 64 x 2 (windowed layers in full)
-        ("qwen3-235b-a22b", 192_512.0), // 2 x 94 x 4 x 128 x 2
-        ("qwen3-30b-a3b", 98_304.0),    // 2 x 48 x 4 x 128 x 2
-        ("llama-2-7b", 524_288.0),      // 2 x 32 x 32 x 128 x 2 (multi-head attention)
-    ];
-
-    #[test]
-    fn kv_bytes_per_token_of_every_preset_match_the_hand_computation() {
-        let ids: Vec<&str> = presets::models().iter().map(|m| m.id).collect();
-        let hand_ids: Vec<&str> = KV_BYTES_BY_HAND.iter().map(|(id, _)| *id).collect();
-        assert_eq!(
-            ids, hand_ids,
-            "every preset, and only presets, computed by hand"
-        );
-        for (id, bytes) in KV_BYTES_BY_HAND {
-            let computed = MemoryBudget::compute(&params(id, "h100-sxm", 1)).kv_bytes_per_token;
-            assert_eq!(computed, bytes, "{id}");
-        }
-    }
-
-    #[test]
-    fn kv_heads_are_replicated_and_latents_copied_under_tensor_parallelism() {
-        // Qwen2.5-7B at TP 8: its 4 KV heads are replicated to 8, one a GPU.
-        assert_eq!(
-            MemoryBudget::compute(&params("qwen2.5-7b", "h100-sxm", 8)).kv_bytes_per_token,
-            2.0 * 57_344.0
-        );
-        // DeepSeek-V3 MLA: 61 x (512 + 64) x 2 = 70,272 bytes per GPU, on each.
-        assert_eq!(
-            MemoryBudget::compute(&params("deepseek-v3", "h200-sxm", 8)).kv_bytes_per_token,
-            8.0 * 70_272.0
-        );
-    }
-
-    #[test]
-    fn fp8_kv_halves_the_footprint() {
-        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
-        p.model.kv_dtype = Dtype::Fp8;
-        assert_eq!(MemoryBudget::compute(&p).kv_bytes_per_token, 65_536.0);
-    }
-
-    #[test]
-    fn blocks_are_what_remains_after_weights_and_reserve() {
-        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
-        p.replica.runtime_reserve_gib = Some(2.0);
-        let b = MemoryBudget::compute(&p);
-        let pool = 79.19 * GIB * 0.9 - 8.03e9 * 2.0 - 2.0 * GIB;
-        assert!((b.kv_pool_bytes - pool).abs() < 1.0);
-        assert_eq!(b.total_blocks, (pool / (16.0 * 131_072.0)).floor() as u32);
-    }
-
-    /// vLLM 0.19 on one H100 (llm-d-planner's accuracy sweep, commit
-    /// d3121e05, accuracy/results/v0.19.0/logs; util 0.95, 1,024 sequences,
-    /// 8,192 tokens a step): per GPU, its logged activation peak plus
-    /// non-PyTorch memory, and for Llama-3.1-8B in BF16 the KV cache it
-    /// logged in tokens. The reserve comes within 0.2 GiB of each (NCCL
-    /// takes 2.06-2.21 GiB at TP 2-4, the fit 2.1), the cache within 0.5%
-    /// (the log's weights are 14.99 GiB, ours 14.96).
-    #[test]
-    fn the_profiled_reserve_is_what_vllm_logged() {
-        let logged = [
-            // (model, TP, activation peak + non-torch GiB, KV tokens)
-            ("llama-3.1-8b", 1, 1.89 + 0.25, Some(476_016.0)),
-            ("llama-3.1-8b", 2, 1.89 + 2.07, Some(1_044_688.0)),
-            ("llama-3.1-8b", 4, 1.89 + 2.13, Some(2_209_792.0)),
-            ("qwen2.5-7b", 1, 2.21 + 0.24, None),
-            ("llama-3.1-70b", 2, 1.96 + 2.10, None),
-            ("llama-3.1-70b", 4, 1.97 + 2.21, None),
-        ];
-        for (model, tp, reserve, tokens) in logged {
-            let mut p = params(model, "h100-sxm", tp);
-            p.replica.gpu_memory_utilization = 0.95;
-            p.engine.max_num_seqs = 1024;
-            p.engine.max_num_batched_tokens = 8192;
-            let profiled = MemoryBudget::profiled_reserve_gib(&p);
-            assert!(
-                (profiled - reserve).abs() < 0.2,
-                "{model} TP{tp}: {profiled} GiB"
-            );
-            if let Some(tokens) = tokens {
-                let ours = MemoryBudget::compute(&p).kv_capacity_tokens() as f64;
-                assert!(
-                    (ours / tokens - 1.0).abs() < 0.005,
-                    "{model} TP{tp}: {ours}"
-                );
-            }
-        }
-        // The sampler's rows are the sequence slots: a quarter of them, a
-        // quarter of the vocabulary's part.
-        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
-        p.engine.max_num_seqs = 256;
-        let expected = 0.25 + 0.18 + 14.0 * 256.0 * 128_256.0 / GIB;
-        assert!((MemoryBudget::profiled_reserve_gib(&p) - expected).abs() < 1e-12);
-        // A stated reserve wins; without a vocabulary the flat 2 GiB stays.
-        p.replica.runtime_reserve_gib = Some(3.5);
-        assert_eq!(MemoryBudget::reserve_gib(&p), 3.5);
-        p.model.vocab_size = None;
-        assert_eq!(MemoryBudget::profiled_reserve_gib(&p), 2.0);
-    }
-
-    #[test]
-    fn a_model_that_does_not_fit_says_by_how_much() {
-        let p = params("llama-3.1-70b", "h100-sxm", 1);
-        let e = Scenario::try_from(p).unwrap_err();
-        let msg = e
-            .for_field("model.params_b")
-            .expect("error on the parameter count");
-        assert!(msg.contains("does not fit"), "{msg}");
-        assert!(msg.contains("short by"), "{msg}");
-        assert!(
-            msg.contains("131.4 GiB"),
-            "weights of 70.55B bf16 should be 131.4 GiB: {msg}"
-        );
-    }
-
-    #[test]
-    fn zero_memory_is_a_field_error() {
-        let mut p = params("llama-3.1-8b", "h100-sxm", 1);
-        p.hardware.memory_gib = 0.0;
-        let e = Scenario::try_from(p).unwrap_err();
-        assert!(e.for_field("hardware.memory_gib").is_some(), "{e}");
-    }
-
-    #[test]
-    fn tensor_parallelism_must_match_kv_heads() {
-        let p = params("llama-3.1-8b", "h100-sxm", 3);
-        let e = Scenario::try_from(p).unwrap_err();
-        assert!(
-            e.for_field("replica.gpus_per_replica")
-                .unwrap()
-                .contains("KV heads (8)")
-        );
-    }
-
-    /// A scenario saved before the catalog gave architecture shapes, FP8
-    /// peaks and links (none of those keys in its JSON) still decodes, keeps
-    /// its memory budget to the byte, and is still recognised as its preset.
-    #[test]
-    fn a_scenario_saved_before_the_catalog_keeps_its_numbers_and_preset() {
-        // Saved then, its runtime reserve was a number (2 GiB by default).
-        let mut current = params("gpt-oss-120b", "h100-sxm", 1);
-        current.replica.runtime_reserve_gib = Some(2.0);
-        let mut json = serde_json::to_value(&current).unwrap();
-        // gpt-oss gives no dense MLP width nor latent attention: 4 model keys.
-        let model = json["model"].as_object_mut().unwrap();
-        let keys = [
-            "hidden_size",
-            "intermediate_size",
-            "vocab_size",
-            "moe",
-            "mla",
-            "sliding_window",
-        ];
-        assert_eq!(keys.iter().filter_map(|key| model.remove(*key)).count(), 4);
-        let hardware = json["hardware"].as_object_mut().unwrap();
-        for key in ["peak_fp8_tflops", "interconnect"] {
-            hardware.remove(key).unwrap();
-        }
-        let old: ScenarioParams = serde_json::from_value(json).unwrap();
-        assert_eq!(old.model.moe, None);
-        assert_eq!(MemoryBudget::compute(&old), MemoryBudget::compute(&current));
-        let preset_model = presets::model("gpt-oss-120b").unwrap();
-        let preset_hardware = presets::hardware("h100-sxm").unwrap();
-        assert!(presets::is_model_preset(&preset_model, &old.model));
-        assert!(presets::is_hardware_preset(&preset_hardware, &old.hardware));
-        let mut edited = old.model.clone();
-        edited.layers += 1;
-        assert!(!presets::is_model_preset(&preset_model, &edited));
-    }
-
-    #[test]
-    fn inconsistent_shapes_are_field_errors() {
-        let mut p = params("deepseek-v3", "h200-sxm", 8);
-        p.model.kv_latent_dim = Some(512);
-        let moe = p.model.moe.as_mut().unwrap();
-        moe.experts_per_token = 257;
-        moe.dense_layers = 62;
-        p.model.sliding_window = Some(crate::params::SlidingWindowParams {
-            window_tokens: 0,
-            layers: 61,
-        });
-        p.model.vocab_size = Some(0);
-        let e = Scenario::try_from(p).unwrap_err();
-        let reason = |field: &str| e.for_field(field).unwrap_or_else(|| panic!("{field}: {e}"));
-        assert!(reason("model.kv_latent_dim").contains("(576)"));
-        assert!(reason("model.moe.experts_per_token").contains("between 1 and experts (256)"));
-        assert!(reason("model.moe.dense_layers").contains("layers (61)"));
-        assert!(reason("model.sliding_window.window_tokens").contains("at least 1"));
-        assert!(reason("model.vocab_size").contains("at least 1"));
-        assert!(
-            e.for_field("model.sliding_window.layers").is_none(),
-            "61 of 61 is allowed: {e}"
-        );
-    }
-}
+#[path = "memory_tests.rs"]
+mod tests;

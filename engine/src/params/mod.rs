@@ -231,6 +231,18 @@ pub struct MoeParams {
     /// The first layers are dense (their MLP is `intermediate_size` wide).
     #[serde(default)]
     pub dense_layers: u32,
+    /// Precision of every weight outside the routed experts (attention,
+    /// router, shared experts, embeddings, LM head) when a checkpoint
+    /// quantizes its experts only, as gpt-oss keeps all but its MXFP4
+    /// experts in BF16; `None`: every weight is in the model's
+    /// `weight_dtype`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_weight_dtype: Option<Dtype>,
+    /// Bits of block scale stored per routed-expert weight, beyond the
+    /// weight dtype's own: MXFP4 keeps one 8-bit scale per 32 weights
+    /// (0.25, so 4.25 bits a weight). `None`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expert_scale_bits: Option<f64>,
 }
 
 /// Multi-head latent attention: queries and keys/values go through low-rank

@@ -56,7 +56,7 @@
 
 use super::DecodePiece;
 use crate::error::Checker;
-use crate::model::memory::MemoryBudget;
+use crate::model::memory::{MemoryBudget, WeightBytes};
 use crate::params::{Dtype, OperationsParams, ScenarioParams};
 
 /// Accelerator families, each with its default efficiencies. Told from the
@@ -276,16 +276,12 @@ impl WeightReads {
             return WeightReads::All;
         }
         let active = (m.active_params_b.unwrap_or(m.params_b) / m.params_b).min(1.0);
-        match (&m.moe, m.hidden_size) {
-            (Some(moe), Some(hidden)) if moe.experts > 0 => {
-                let layers = m.layers.saturating_sub(moe.dense_layers) as f64;
-                let per_expert = 3.0 * hidden as f64 * moe.expert_intermediate_size as f64;
-                let routed = layers * moe.experts as f64 * per_expert / (m.params_b * 1e9);
-                WeightReads::Experts {
-                    routed: routed.min(1.0),
-                    per_token: (moe.experts_per_token as f64 / moe.experts as f64).min(1.0),
-                }
-            }
+        let bytes = WeightBytes::of(m);
+        match (&m.moe, bytes.routed_params) {
+            (Some(moe), Some(_)) => WeightReads::Experts {
+                routed: (bytes.routed / bytes.total).min(1.0),
+                per_token: (moe.experts_per_token as f64 / moe.experts as f64).min(1.0),
+            },
             _ if active < 1.0 => WeightReads::Active(active),
             _ => WeightReads::All,
         }

@@ -55,6 +55,8 @@ fn routed(experts: u32, top_k: u32, width: u32) -> MoeParams {
         expert_intermediate_size: width,
         shared_experts: 0,
         dense_layers: 0,
+        other_weight_dtype: None,
+        expert_scale_bits: None,
     }
 }
 
@@ -115,7 +117,11 @@ fn gpt_oss_120b() -> ModelParams {
                 Dtype::Fp4,
             ),
             5.1,
-            routed(128, 4, 2880),
+            MoeParams {
+                other_weight_dtype: Some(Dtype::Bf16),
+                expert_scale_bits: Some(0.25),
+                ..routed(128, 4, 2880)
+            },
         )
     }
 }
@@ -249,6 +255,11 @@ pub fn models() -> Vec<ModelPreset> {
                     "36 layers, 64 heads, 8 KV heads, head_dim 64, hidden 2880, 128 experts of width 2880, top-4, vocabulary 201088, 128-token sliding window, MXFP4 expert weights; 117 B total (116.8 computed), 5.1 B active",
                     "openai/gpt-oss gpt_oss/torch/model.py ModelConfig and README.md @ 7b58334",
                     SHARED_FACTS,
+                ),
+                read(
+                    "only the MoE experts' linear weights in MXFP4: 32 FP4 values in 16 bytes plus a one-byte scale per block, 4.25 bits a weight; every other tensor in BF16 (65.2 GB in all)",
+                    "openai/gpt-oss README.md \"Precision format\" and gpt_oss/torch/weights.py @ 7b58334",
+                    "2026-11-27",
                 ),
                 read(
                     "the window on every other layer (even layers: 18 of 36)",
