@@ -67,8 +67,8 @@ impl WeightBytes {
     /// `m`'s weights: parameters x the weight dtype's bytes, except that with
     /// `moe.other_weight_dtype` only the routed experts are in the weight
     /// dtype (plus `moe.expert_scale_bits` of block scale each) and the rest
-    /// in that dtype. gpt-oss-120b: 114.65 B expert parameters at 4.25 bits
-    /// and 2.13 B in BF16 make 65.2 GB, the published checkpoint's size.
+    /// in that dtype. gpt-oss-120b: 114.66 B expert parameters at 4.25 bits
+    /// and 2.14 B in BF16 make 65.2 GB (60.7 GiB).
     pub fn of(m: &ModelParams) -> WeightBytes {
         let params = m.params_b * 1e9;
         let bytes = m.weight_dtype.bytes();

@@ -205,7 +205,7 @@ fn a_scenario_saved_before_the_catalog_keeps_its_numbers_and_preset() {
 /// gpt-oss keeps only its experts in MXFP4 (4 bits and a one-byte scale
 /// per 32 weights: 4.25 bits) and every other tensor in BF16: 36 x 128
 /// x 3 x 2,880^2 = 114,661,785,600 expert parameters at 0.53125 bytes and
-/// the other 2.138e9 at 2 make 65.19 GB, the checkpoint's 65.2 GB. A
+/// the other 2.138e9 at 2 make 65.19 GB. A
 /// mixture of experts without that layout keeps parameters x bytes.
 #[test]
 fn a_checkpoint_that_quantizes_only_its_experts_weighs_what_it_stores() {
@@ -217,7 +217,6 @@ fn a_checkpoint_that_quantizes_only_its_experts_weighs_what_it_stores() {
         "{}",
         gpt_oss.weight_bytes
     );
-    assert!((gpt_oss.weight_bytes / 65.2e9 - 1.0).abs() < 0.001);
     let layout = WeightBytes::of(&presets::model("gpt-oss-120b").unwrap());
     assert_eq!(layout.routed_params, Some(experts));
     assert!((layout.routed - experts * 4.25 / 8.0).abs() < 1.0);
