@@ -4,9 +4,9 @@
 //! No DOM; tested natively.
 
 use sojourn_engine::presets;
-use sojourn_engine::{ClassParams, DistParams, ScenarioParams, Shape};
+use sojourn_engine::{ClassParams, DistParams, ModelParams, ScenarioParams, Shape, WeightBytes};
 
-use crate::format::input_text;
+use crate::format::{format_gib, format_number, input_text};
 
 mod lengths;
 mod load;
@@ -477,6 +477,29 @@ pub fn enum_parse<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
 /// A typical value of a distribution (its median or mean).
 pub fn typical_value(dist: &DistParams) -> f64 {
     typical(&dist.shape)
+}
+
+/// What the weight precision covers when a checkpoint quantizes only its
+/// routed experts (gpt-oss): the experts' parameters and bits, the rest's
+/// precision, and the weights in all. `None` for a model whose weights
+/// share one precision.
+pub fn expert_layout_note(model: &ModelParams) -> Option<String> {
+    let moe = model.moe.as_ref()?;
+    if moe.other_weight_dtype.is_none() && moe.expert_scale_bits.is_none() {
+        return None;
+    }
+    let bytes = WeightBytes::of(model);
+    let experts = bytes.routed_params?;
+    let bits = model.weight_dtype.bytes() * 8.0 + moe.expert_scale_bits.unwrap_or(0.0);
+    let rest = moe.other_weight_dtype.unwrap_or(model.weight_dtype);
+    Some(format!(
+        "The weight precision is the routed experts' only: {:.1} B parameters at {} bits a weight with their block scales; the other {:.1} B are {}. Weights: {} in all.",
+        experts / 1e9,
+        format_number(bits, 3),
+        (model.params_b * 1e9 - experts).max(0.0) / 1e9,
+        enum_text(&rest),
+        format_gib(bytes.total),
+    ))
 }
 
 /// The sequence length (prompt + output) of a typical request, weighted by

@@ -76,6 +76,7 @@ pub use model::dist::{CorrelatedLogNormals, JointLengths, PairTable, preview_len
 pub use model::step_time::{DecodePiece, Efficiencies, Family, Operations, Roofline, Table};
 pub use model::{
     Class, Dist, DistSummary, Fit, Load, MemoryBudget, Scenario, StepShape, StepTimeModel,
+    WeightBytes,
 };
 
 // The simulator and its report.

@@ -7,8 +7,8 @@ use sojourn_engine::presets;
 use sojourn_engine::{Dtype, Fit, MemoryBudget, ScenarioParams};
 
 use crate::form::{
-    SourceLine, enum_text, hardware_preset_id, hardware_sources, model_preset_id, model_sources,
-    typical_seq_tokens,
+    SourceLine, enum_text, expert_layout_note, hardware_preset_id, hardware_sources,
+    model_preset_id, model_sources, typical_seq_tokens,
 };
 use crate::format::format_gib;
 use crate::help;
@@ -82,9 +82,16 @@ pub fn ModelPanel(state: AppState) -> impl IntoView {
         ),
     ];
     let sources = Memo::new(move |_| state.params.with(model_sources));
+    let layout_note = move || {
+        state
+            .params
+            .with(|p| expert_layout_note(&p.model))
+            .map(|note| view! { <p class="panel-note">{note}</p> })
+    };
     view! {
         <Panel id="model" title="Model">
             <div class="grid">{fields(state, rows)}</div>
+            {layout_note}
             <Sources lines=sources />
         </Panel>
     }

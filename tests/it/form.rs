@@ -3,13 +3,14 @@
 use sojourn_app::charts::log_correlation;
 use sojourn_app::form::{
     LOAD_KINDS, NO_THINK, convert_shape, dist_preview, duration_echo, duration_text,
-    duration_words, lengths_kind, lengths_preview, load_kind, load_requests, new_class, pairs_csv,
-    parse_count, parse_duration_s, parse_list, parse_number, set_lengths_kind, set_load_kind,
-    set_think_kind, shape_kind, think, think_kind, typical_seq_tokens,
+    duration_words, expert_layout_note, lengths_kind, lengths_preview, load_kind, load_requests,
+    new_class, pairs_csv, parse_count, parse_duration_s, parse_list, parse_number,
+    set_lengths_kind, set_load_kind, set_think_kind, shape_kind, think, think_kind,
+    typical_seq_tokens,
 };
 use sojourn_engine::{
     ClassParams, DistParams, LengthsParams, LoadParams, Scenario, ScenarioParams, Shape,
-    lengths_from_csv,
+    lengths_from_csv, presets,
 };
 
 #[test]
@@ -245,4 +246,24 @@ fn a_duration_box_echoes_what_it_read() {
     assert_eq!(duration_words(176_461.5), "2 d 1 h 1 min 1.5 s");
     assert_eq!(duration_words(0.0), "0 s");
     assert_eq!(duration_words(3600.1), "1 h 0.1 s");
+}
+
+/// gpt-oss's weight precision menu says "fp4", yet its weights are not
+/// 116.8 B x 0.5 bytes: the model panel says what the precision covers.
+/// Models whose weights share one precision get no note.
+#[test]
+fn a_quantized_experts_model_says_what_its_weight_precision_covers() {
+    let gpt_oss = presets::model("gpt-oss-120b").expect("preset");
+    let note = expert_layout_note(&gpt_oss).expect("gpt-oss quantizes its experts only");
+    for part in [
+        "114.7 B parameters at 4.25 bits",
+        "the other 2.1 B are bf16",
+        "60.7 GiB in all",
+    ] {
+        assert!(note.contains(part), "{part}: {note}");
+    }
+    for id in ["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3"] {
+        let model = presets::model(id).expect("preset");
+        assert_eq!(expert_layout_note(&model), None, "{id}");
+    }
 }

@@ -16,6 +16,6 @@ pub mod step_time;
 
 pub use dist::{Dist, DistSummary};
 pub use load::Load;
-pub use memory::{Fit, MemoryBudget};
+pub use memory::{Fit, MemoryBudget, WeightBytes};
 pub use scenario::{Class, Scenario};
 pub use step_time::{StepShape, StepTimeModel};
