@@ -490,12 +490,18 @@ pub fn expert_layout_note(model: &ModelParams) -> Option<String> {
     }
     let bytes = WeightBytes::of(model);
     let experts = bytes.routed_params?;
-    let bits = model.weight_dtype.bytes() * 8.0 + moe.expert_scale_bits.unwrap_or(0.0);
+    let scale = moe.expert_scale_bits.unwrap_or(0.0);
+    let bits = model.weight_dtype.bytes() * 8.0 + scale;
     let rest = moe.other_weight_dtype.unwrap_or(model.weight_dtype);
     Some(format!(
-        "The weight precision is the routed experts' only: {:.1} B parameters at {} bits a weight with their block scales; the other {:.1} B are {}. Weights: {} in all.",
+        "The weight precision is the routed experts' only: {:.1} B parameters at {} bits a weight{}; the other {:.1} B are {}. Weights: {} in all.",
         experts / 1e9,
         format_number(bits, 3),
+        if scale > 0.0 {
+            " with their block scales"
+        } else {
+            ""
+        },
         (model.params_b * 1e9 - experts).max(0.0) / 1e9,
         enum_text(&rest),
         format_gib(bytes.total),

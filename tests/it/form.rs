@@ -262,6 +262,12 @@ fn a_quantized_experts_model_says_what_its_weight_precision_covers() {
     ] {
         assert!(note.contains(part), "{part}: {note}");
     }
+    let mut unscaled = gpt_oss.clone();
+    if let Some(moe) = unscaled.moe.as_mut() {
+        moe.expert_scale_bits = None;
+    }
+    let note = expert_layout_note(&unscaled).expect("still its experts only");
+    assert!(note.contains("at 4 bits a weight; the other"), "{note}");
     for id in ["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3"] {
         let model = presets::model(id).expect("preset");
         assert_eq!(expert_layout_note(&model), None, "{id}");
