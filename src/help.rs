@@ -114,6 +114,7 @@ pub const OPS_PER_SEQUENCE: &str = "Attention kernel cost per decoding sequence 
 pub const OPS_INTERCONNECT: &str = "Share of the intra-node link's bandwidth a tensor-parallel all-reduce reaches (two per layer). Empty: the family's default.";
 pub const OPS_ALLREDUCE_LATENCY: &str =
     "Fixed cost of one all-reduce, in seconds. Empty: the family's default.";
+pub const OPS_CUDA_GRAPHS: &str = "Engines replay small steps as captured CUDA graphs, each made for a fixed number of tokens, so such a step runs padded up to the next captured size (1, 2, 4, multiples of 8, then of 16 from 256): its linear layers and all-reduces compute the padding. vLLM V1 pads every step of at most 512 tokens (2 x max sequences, at most 512), V0 only decode-only steps of at most 256; TensorRT-LLM's engines and vLLM's enforce-eager mode do not pad.";
 pub const LOAD: &str = "How the class sends: an open stream of batches over the horizon, a fixed number of requests, all at time 0 (offline benchmarks), or closed-loop clients that send again when their request returns.";
 pub const LOAD_REQUESTS: &str =
     "Requests the class sends in all; the run lasts until they are served.";

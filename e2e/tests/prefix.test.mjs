@@ -1,7 +1,9 @@
-// Prefix caching as a user meets it: an old link (written before the
-// setting) runs without it; turning it on under the serving panel's
-// Advanced re-runs the scenario with fewer requests preempted, and the
-// link carries the setting to whoever opens it next.
+// Engine settings under the serving panel's Advanced, as a user meets
+// them. Prefix caching: an old link (written before the setting) runs
+// without it; turning it on re-runs the scenario with fewer requests
+// preempted, and the link carries the setting to whoever opens it next.
+// CUDA graphs: the per-operation step model pads small steps as vLLM V1
+// does unless told otherwise, and the choice travels in the link.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -50,6 +52,36 @@ test('prefix caching: off in an old link, on at a click, fewer requests preempte
   await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
   assert.equal(await waitFor('the shared run', () => preemptedShare(next.page)), withIt);
   assert.equal(await (await prefixCaching(next.page)).inputValue(), 'on');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(next.errors, []);
+  await next.page.context().close();
+  await page.context().close();
+});
+
+test('CUDA graphs: vLLM V1 padding by default, turned off at a click, and the link keeps it', async () => {
+  // The per-operation step model (the page's own default; the golden
+  // scenario predates it).
+  const scenario = quickScenario();
+  scenario.step_time = { kind: 'operations' };
+  const { page, errors } = await site.openPage(linkQuery(scenario));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
+  const menu = page.getByLabel('CUDA graphs', { exact: true });
+  assert.equal(await menu.inputValue(), 'piecewise', 'vLLM V1 pads unless told otherwise');
+
+  const linkBefore = page.url();
+  await menu.selectOption('off');
+  await waitFor('the link to follow the edit', async () => page.url() !== linkBefore);
+  await waitFor('the re-run', async () => !/Simulating/.test(await runStatus(page).innerText()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await menu.scrollIntoViewIfNeeded();
+  await screenshot(page, 'cuda-graphs-off');
+
+  const shared = page.url();
+  const next = await site.openPage(shared.slice(shared.indexOf('?')));
+  await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await next.page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
+  assert.equal(await next.page.getByLabel('CUDA graphs', { exact: true }).inputValue(), 'off');
   assert.deepEqual(errors, []);
   assert.deepEqual(next.errors, []);
   await next.page.context().close();

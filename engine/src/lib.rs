@@ -48,10 +48,10 @@ pub use params::trace::{
     replay_classes as replay_trace_classes,
 };
 pub use params::{
-    ClassParams, ClusterParams, Discipline, DistParams, Dtype, EngineParams, FORMAT_VERSION,
-    HardwareParams, Interconnect, InterconnectParams, LoadParams, MlaParams, ModelParams,
-    MoeParams, OperationsParams, ReplicaParams, Router, RunParams, ScenarioParams, Schedule, Shape,
-    SlidingWindowParams, StepTimeParams, presets, scenario_params_from_json,
+    ClassParams, ClusterParams, CudaGraphs, Discipline, DistParams, Dtype, EngineParams,
+    FORMAT_VERSION, HardwareParams, Interconnect, InterconnectParams, LoadParams, MlaParams,
+    ModelParams, MoeParams, OperationsParams, ReplicaParams, Router, RunParams, ScenarioParams,
+    Schedule, Shape, SlidingWindowParams, StepTimeParams, presets, scenario_params_from_json,
 };
 pub use params::{CsvError, LengthsParams, lengths_from_csv};
 

@@ -26,7 +26,7 @@ pub enum Prepared {
     /// The per-operation model fitted to measured step times.
     Fit(Box<FitResult>),
     /// A measured grid, checked, to use as the step-time model.
-    Table(StepTimeParams),
+    Table(Box<StepTimeParams>),
 }
 
 /// Reads `text` (CSV or JSON) and fits `params`' per-operation model to
@@ -44,7 +44,7 @@ pub fn prepare(params: &ScenarioParams, text: &str) -> Result<Prepared, String> 
             let mut checked = params.clone();
             checked.step_time = table.clone();
             Scenario::try_from(checked)
-                .map(|_| Prepared::Table(table))
+                .map(|_| Prepared::Table(Box::new(table)))
                 .map_err(|e| format!("The table is not usable: {e}"))
         }
         steps => fit(params, &steps).map(|result| Prepared::Fit(Box::new(result))),
@@ -56,7 +56,7 @@ impl Prepared {
     pub fn apply(&self, params: &mut ScenarioParams) {
         match self {
             Prepared::Fit(result) => result.apply(params),
-            Prepared::Table(table) => params.step_time = table.clone(),
+            Prepared::Table(table) => params.step_time = (**table).clone(),
         }
     }
 

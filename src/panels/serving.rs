@@ -3,7 +3,7 @@
 //! "Advanced".
 
 use leptos::prelude::*;
-use sojourn_engine::{OperationsParams, StepTimeParams};
+use sojourn_engine::{CudaGraphs, OperationsParams, StepTimeParams};
 
 use crate::help;
 use crate::panels::at::{At, at};
@@ -345,6 +345,16 @@ fn operations_slot<'a>(
     })
 }
 
+/// The menu value of an engine's CUDA graphs.
+fn graphs_name(graphs: &CudaGraphs) -> &'static str {
+    match graphs {
+        CudaGraphs::Piecewise => "piecewise",
+        CudaGraphs::DecodeOnly => "decode_only",
+        CudaGraphs::DecodeBatchSizes(_) => "decode_batch_sizes",
+        CudaGraphs::Off => "off",
+    }
+}
+
 /// The per-operation model's boxes.
 fn operations_fields(state: AppState) -> impl IntoView {
     let rows = OPERATIONS
@@ -363,6 +373,41 @@ fn operations_fields(state: AppState) -> impl IntoView {
                 .reads_as(reads)
                 .placeholder("accelerator's default")
         })
+        .chain([menu(
+            At::new(
+                "step_time.cuda_graphs",
+                |p| match &p.step_time {
+                    StepTimeParams::Operations(o) => Some(graphs_name(&o.cuda_graphs).to_string()),
+                    _ => None,
+                },
+                |p, name: String| {
+                    if let StepTimeParams::Operations(o) = &mut p.step_time {
+                        match name.as_str() {
+                            "piecewise" => o.cuda_graphs = CudaGraphs::Piecewise,
+                            "decode_only" => o.cuda_graphs = CudaGraphs::DecodeOnly,
+                            "off" => o.cuda_graphs = CudaGraphs::Off,
+                            // The file's own sizes stay as they are.
+                            _ => {}
+                        }
+                    }
+                },
+            ),
+            "CUDA graphs",
+            help::OPS_CUDA_GRAPHS,
+            |p| {
+                let mut choices = vec![
+                    ("piecewise", "vLLM V1: steps up to 512 tokens"),
+                    ("decode_only", "vLLM V0: decode-only steps"),
+                    ("off", "None: eager, TensorRT engines"),
+                ];
+                if let StepTimeParams::Operations(o) = &p.step_time
+                    && matches!(o.cuda_graphs, CudaGraphs::DecodeBatchSizes(_))
+                {
+                    choices.push(("decode_batch_sizes", "Decode-only steps, the file's sizes"));
+                }
+                options(&choices)
+            },
+        )])
         .collect();
     fields(state, rows)
 }
@@ -437,6 +482,28 @@ pub fn SimulationPanel(state: AppState) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The CUDA-graph menu's values are the names a scenario file writes.
+    #[test]
+    fn the_cuda_graph_menu_names_what_files_write() {
+        for graphs in [
+            CudaGraphs::Piecewise,
+            CudaGraphs::DecodeOnly,
+            CudaGraphs::Off,
+        ] {
+            let written = serde_json::to_value(&graphs).expect("json");
+            assert_eq!(written, graphs_name(&graphs), "{graphs:?}");
+        }
+        let listed = serde_json::to_value(CudaGraphs::DecodeBatchSizes(vec![1, 8])).expect("json");
+        assert_eq!(
+            listed
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>()),
+            Some(vec![
+                graphs_name(&CudaGraphs::DecodeBatchSizes(vec![])).to_string()
+            ])
+        );
+    }
 
     // The boxes of a step-time model read and write its numbers by name:
     // every name the menu's model shows must reach a number of that model.

@@ -27,7 +27,8 @@ use serde::Deserialize;
 use crate::model::memory::{FLAT_RESERVE_GIB, MemoryBudget};
 use crate::model::scenario::Scenario;
 use crate::params::{
-    ClassParams, DistParams, Dtype, LoadParams, ScenarioParams, Schedule, StepTimeParams, presets,
+    ClassParams, CudaGraphs, DistParams, Dtype, LoadParams, ScenarioParams, Schedule,
+    StepTimeParams, presets,
 };
 use crate::report::Report;
 use crate::sim::{RunOptions, Simulation};
@@ -115,6 +116,30 @@ impl EngineName {
     /// its V0 engine. vLLM V0 (prefix caching off by default), an unstated
     /// version and other engines replay without it (TensorRT-LLM's
     /// replays never preempt).
+    /// The CUDA graphs the engine pads its steps to: vLLM V1's piecewise
+    /// graphs (a V1 engine named as such, or [`Self::is_vllm_v1`]), else
+    /// vLLM V0's decode-only ones; TensorRT-LLM's PyTorch backend pads
+    /// decode-only steps to the batch sizes of the perf overview's
+    /// `llm_options.yml` (`cuda_graph_config`, `enable_padding: true`);
+    /// its static-batch and MLPerf engines (TensorRT engines built for
+    /// their batch) and NIM (its TensorRT-LLM engines; the source does not
+    /// say) run each step at its own size.
+    fn cuda_graphs(&self) -> CudaGraphs {
+        let name = self.name.as_str();
+        if name.starts_with("TensorRT-LLM") && name.contains("PyTorch backend") {
+            let sizes = [
+                1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096, 8192,
+            ];
+            CudaGraphs::DecodeBatchSizes(sizes.to_vec())
+        } else if name.starts_with("TensorRT-LLM") || name.starts_with("NVIDIA NIM") {
+            CudaGraphs::Off
+        } else if name.contains("V1 engine") || self.is_vllm_v1() {
+            CudaGraphs::Piecewise
+        } else {
+            CudaGraphs::DecodeOnly
+        }
+    }
+
     fn is_vllm_v1(&self) -> bool {
         let version: Vec<u32> = (self.version.split(|c: char| !c.is_ascii_digit()))
             .take(2)
@@ -292,6 +317,9 @@ impl Point {
             p.engine.schedule = Schedule::PrefillFirst;
         }
         p.engine.prefix_caching = stated.prefix_caching.unwrap_or(stated.is_vllm_v1());
+        if let StepTimeParams::Operations(ops) = &mut p.step_time {
+            ops.cuda_graphs = stated.cuda_graphs();
+        }
         if trt {
             // TensorRT-LLM sizes its KV cache from the memory free after its
             // engine is built, not by vLLM's profiling pass (whose sampler
@@ -533,5 +561,35 @@ mod tests {
         assert!(!engine("vLLM (V0 engine)", "0.10.0", None).is_vllm_v1());
         assert!(!engine("vLLM", "0.10.0", Some(false)).is_vllm_v1());
         assert!(!engine("TensorRT-LLM", "0.19", None).is_vllm_v1());
+    }
+
+    #[test]
+    fn each_engine_pads_to_its_own_graphs() {
+        let graphs = |name, version, chunked| engine(name, version, chunked).cuda_graphs();
+        assert_eq!(graphs("vLLM", "0.11.0", None), CudaGraphs::Piecewise);
+        let v1 = "vLLM (benchmark_throughput.py, V1 engine, LLM class)";
+        assert_eq!(
+            graphs(v1, "main of January 2025", None),
+            CudaGraphs::Piecewise
+        );
+        assert_eq!(
+            graphs("vLLM", "0.10.0", Some(false)),
+            CudaGraphs::DecodeOnly
+        );
+        assert_eq!(
+            graphs("vLLM (ROCm)", "0.4.3+rocm614", None),
+            CudaGraphs::DecodeOnly
+        );
+        let v0 = "vLLM (ROCm, benchmark_throughput.py, V0 engine)";
+        assert_eq!(graphs(v0, "0.10.0", None), CudaGraphs::DecodeOnly);
+        let trt = "TensorRT-LLM (gptSessionBenchmark, static batching)";
+        assert_eq!(graphs(trt, "0.6.1", None), CudaGraphs::Off);
+        let pytorch = "TensorRT-LLM (trtllm-bench throughput, PyTorch backend)";
+        let CudaGraphs::DecodeBatchSizes(sizes) = graphs(pytorch, "0.19", None) else {
+            panic!("the PyTorch backend pads decode batches");
+        };
+        assert_eq!(sizes[9..], [384, 512, 1024, 2048, 4096, 8192]);
+        let nim = "NVIDIA NIM (Llama-3.3-70b-Instruct container), measured with AIPerf";
+        assert_eq!(graphs(nim, "1.8.0", None), CudaGraphs::Off);
     }
 }

@@ -22,7 +22,7 @@ pub use lengths::{CsvError, LengthsParams, lengths_from_csv};
 pub use load::LoadParams;
 pub use parse::scenario_params_from_json;
 pub use plan::{PlanParams, PricingParams};
-pub use step_time::{OperationsParams, StepTimeParams};
+pub use step_time::{CudaGraphs, OperationsParams, StepTimeParams};
 
 /// The scenario format version written by this build. Older versions keep
 /// decoding: fields added later have defaults.

@@ -86,11 +86,54 @@ pub struct OperationsParams {
     /// Fixed cost of one all-reduce \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allreduce_latency_s: Option<f64>,
+    /// Which steps run as captured CUDA graphs, padded to the captured
+    /// sizes (vLLM V1's piecewise graphs unless said otherwise; left out of
+    /// the JSON then, so files written before it read as before).
+    #[serde(skip_serializing_if = "CudaGraphs::is_piecewise")]
+    pub cuda_graphs: CudaGraphs,
     /// What these values were fitted to, when a fit set them (`sojourn
     /// calibrate`, the page's "Fit to my measurements"): kept so whoever
     /// opens the scenario sees the evidence. The engine never reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitRecord>,
+}
+
+/// Which steps an engine runs as captured CUDA graphs. A graph is captured
+/// for a fixed number of tokens, so a step that runs one runs padded up to
+/// the next captured size: its linear layers and all-reduces compute the
+/// padding too (its attention, KV writes and sampling do not).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CudaGraphs {
+    /// vLLM V1 (its default, `cudagraph_mode` piecewise or full-and-
+    /// piecewise): every step of at most the largest captured size. vLLM
+    /// captures 1, 2, 4, multiples of 8 to 248 and of 16 from 256, up to
+    /// the most of `2 x max_num_seqs`, 512 and the token budget
+    /// (`vllm/config/vllm.py`, `VllmConfig._set_cudagraph_sizes`, and
+    /// `pad_for_cudagraph`); longer steps run eagerly, unpadded.
+    #[default]
+    Piecewise,
+    /// vLLM V0: decode-only steps of up to the size `max_num_seqs` pads to,
+    /// at most 256, in sizes 1, 2, 4 and multiples of 8 (V0's
+    /// `_BATCH_SIZES_TO_CAPTURE`); steps with a prefill run eagerly. (V0
+    /// also ran a decode batch eagerly when one of its sequences was longer
+    /// than `max_seq_len_to_capture`, 8,192 tokens by default: not modelled.)
+    DecodeOnly,
+    /// Decode-only steps padded to the next of these batch sizes, as
+    /// TensorRT-LLM's PyTorch backend does with `cuda_graph_config:
+    /// enable_padding`: sizes beyond the largest pure-decode batch (the
+    /// fewer of `max_num_seqs` and the token budget) are dropped, and that
+    /// batch is captured in their place.
+    DecodeBatchSizes(Vec<u32>),
+    /// No padding: an engine run eagerly (vLLM's `enforce_eager`), or one
+    /// whose steps run at their own size (TensorRT-LLM's TensorRT engines).
+    Off,
+}
+
+impl CudaGraphs {
+    pub fn is_piecewise(&self) -> bool {
+        *self == CudaGraphs::Piecewise
+    }
 }
 
 /// The record of a fit: the data it was fitted to and each point's error.

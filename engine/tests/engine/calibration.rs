@@ -133,9 +133,8 @@ fn tensorrt_llm_replays_reserve_whole_sequences_and_never_preempt() {
 /// requests of one length at once against a KV cache of about ten, where
 /// the replay swings by half with 1% more or less cache (recomputation
 /// after preemption; docs/calibration.md, "The KV cache's knife edge").
-const BEYOND_35: [&str; 9] = [
+const BEYOND_35: [&str; 8] = [
     "trtllm061-llama2-70b-a100-fp16-tp4-bs240-128-2048",
-    "gpustack-qwen3-14b-h100-bf16-sharegpt-offline",
     "gpustack-qwen3-14b-h100-bf16-sharegpt-offline",
     "gpustack-qwen3-14b-h100-bf16-2000-100-offline",
     "gpustack-qwen3-14b-h100-bf16-4000-200-offline",

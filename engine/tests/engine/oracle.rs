@@ -5,9 +5,10 @@
 
 use proptest::prelude::*;
 use sojourn_engine::{
-    ClassParams, ClusterParams, Discipline, DistParams, EngineKind, EngineParams, HardwareParams,
-    LengthsParams, LoadParams, OperationsParams, ReplicaParams, Report, Router, RunOptions,
-    RunParams, Scenario, ScenarioParams, Schedule, Shape, StepTimeParams, TracedRequest, simulate,
+    ClassParams, ClusterParams, CudaGraphs, Discipline, DistParams, EngineKind, EngineParams,
+    HardwareParams, LengthsParams, LoadParams, OperationsParams, ReplicaParams, Report, Router,
+    RunOptions, RunParams, Scenario, ScenarioParams, Schedule, Shape, StepTimeParams,
+    TracedRequest, simulate,
 };
 
 use crate::support::{hardware_for_blocks, tiny_model};
@@ -290,13 +291,19 @@ fn step_time() -> impl Strategy<Value = StepTimeParams> {
         },
     );
     // The per-operation model with random efficiencies and costs (its decode
-    // pieces are what the fast engine sums).
+    // pieces are what the fast engine sums), its steps padded to CUDA
+    // graphs as vLLM V1 or V0 would, or not at all.
     let operations = (
         (0.2..1.0f64, 0.2..1.0f64, 0.2..1.0f64, 0.1..1.0f64),
         (0.0..1e-4f64, 0.0..3e-3f64),
+        prop::sample::select(vec![
+            CudaGraphs::Piecewise,
+            CudaGraphs::DecodeOnly,
+            CudaGraphs::Off,
+        ]),
     )
         .prop_map(
-            |((gemm, weights, attention, kv), (per_sequence, overhead))| {
+            |((gemm, weights, attention, kv), (per_sequence, overhead), cuda_graphs)| {
                 StepTimeParams::Operations(OperationsParams {
                     gemm_efficiency: Some(gemm),
                     weight_bandwidth_efficiency: Some(weights),
@@ -304,6 +311,7 @@ fn step_time() -> impl Strategy<Value = StepTimeParams> {
                     kv_bandwidth_efficiency: Some(kv),
                     per_sequence_s: Some(per_sequence),
                     overhead_s: Some(overhead),
+                    cuda_graphs,
                     ..OperationsParams::default()
                 })
             },

@@ -168,7 +168,12 @@ impl StepTimeModel {
             StepTimeParams::Operations(ops) => {
                 let family = Family::of(&params.hardware.name);
                 let efficiencies = Efficiencies::resolve(ops, family, check);
-                StepTimeModel::Operations(Operations::of(params, family, efficiencies))
+                StepTimeModel::Operations(Operations::of(
+                    params,
+                    family,
+                    efficiencies,
+                    &ops.cuda_graphs,
+                ))
             }
             StepTimeParams::Table {
                 batch_tokens,

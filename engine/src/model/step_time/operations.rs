@@ -44,6 +44,13 @@
 //! - all-reduces: two per layer of the step's activations (`tokens x hidden
 //!   x 2 bytes`), each `latency + 2 (tp - 1) / tp x bytes / (link x
 //!   interconnect)`, a ring over the intra-node link.
+//! - CUDA graphs ([`CudaGraphs`]): a step the engine runs as a captured
+//!   graph runs padded up to the next captured size, so its linear layers
+//!   and all-reduces count `padded(tokens)` tokens; its weight reads, LM
+//!   head, attention and KV writes count the real ones (the padding's KV
+//!   slots are skipped and only real tokens are sampled). vLLM V1 pads
+//!   every step of at most its largest captured size (at most 512 tokens),
+//!   V0 only decode-only steps (at most 256).
 //!
 //! Every efficiency is a parameter of the scenario; those left out take the
 //! default of the accelerator's family ([`Family`]), fitted in
@@ -57,7 +64,7 @@
 use super::DecodePiece;
 use crate::error::Checker;
 use crate::model::memory::{MemoryBudget, WeightBytes};
-use crate::params::{Dtype, OperationsParams, ScenarioParams};
+use crate::params::{CudaGraphs, Dtype, EngineParams, OperationsParams, ScenarioParams};
 
 /// Accelerator families, each with its default efficiencies. Told from the
 /// accelerator's name (`H100`, `H200`, `GH200`: Hopper; `B100`, `B200`,
@@ -254,6 +261,66 @@ pub struct Operations {
     allreduce_s_per_token: f64,
     /// All-reduce seconds per step (latencies).
     allreduce_s: f64,
+    /// The steps that run padded, and to what.
+    graphs: GraphSizes,
+}
+
+/// The steps an engine runs as captured CUDA graphs, and the sizes they pad to.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct GraphSizes {
+    /// The captured sizes, ascending (empty: none).
+    sizes: Vec<u64>,
+    /// Only decode-only steps run as graphs (vLLM V0, TensorRT-LLM).
+    decode_only: bool,
+}
+
+impl GraphSizes {
+    /// The sizes `graphs` captures under `engine`'s limits.
+    fn of(graphs: &CudaGraphs, engine: &EngineParams) -> GraphSizes {
+        let seqs = u64::from(engine.max_num_seqs);
+        let budget = u64::from(engine.max_num_batched_tokens);
+        // vLLM's sizes up to `largest`: 1, 2, 4, multiples of 8 below 256,
+        // multiples of 16 from 256.
+        let vllm = |largest: u64| {
+            let small = [1, 2, 4].into_iter().filter(|&s| s <= largest);
+            let eights = (8..256).step_by(8).take_while(|&s| s <= largest);
+            let sixteens = (256..=largest).step_by(16);
+            small.chain(eights).chain(sixteens).collect::<Vec<u64>>()
+        };
+        let (sizes, decode_only) = match graphs {
+            CudaGraphs::Off => (Vec::new(), false),
+            CudaGraphs::Piecewise => (vllm((2 * seqs).min(512).min(budget)), false),
+            // V0 captures the size `max_num_seqs` pads to, at most 256.
+            CudaGraphs::DecodeOnly => {
+                let v0 = vllm(256);
+                let top = v0.iter().copied().find(|&s| s >= seqs).unwrap_or(256);
+                (v0.into_iter().filter(|&s| s <= top).collect(), true)
+            }
+            CudaGraphs::DecodeBatchSizes(listed) => {
+                let most = seqs.min(budget);
+                let mut sizes: Vec<u64> = listed.iter().map(|&s| u64::from(s)).collect();
+                sizes.sort_unstable();
+                sizes.dedup();
+                let beyond = sizes.iter().any(|&s| s > most);
+                sizes.retain(|&s| s >= 1 && s <= most);
+                if beyond && sizes.last() != Some(&most) {
+                    sizes.push(most);
+                }
+                (sizes, true)
+            }
+        };
+        GraphSizes { sizes, decode_only }
+    }
+
+    /// The size a step of `tokens` tokens (decode-only or not) runs at: the
+    /// next captured size, or its own beyond the largest.
+    pub(super) fn padded(&self, tokens: u64, decode_only_step: bool) -> u64 {
+        if tokens == 0 || (self.decode_only && !decode_only_step) {
+            return tokens;
+        }
+        let next = self.sizes.partition_point(|&s| s < tokens);
+        self.sizes.get(next).copied().unwrap_or(tokens)
+    }
 }
 
 /// Which share of the weights a step of some tokens reads.
@@ -302,7 +369,12 @@ impl WeightReads {
 
 impl Operations {
     /// The constants of `params`' model on its hardware with efficiencies `e`.
-    pub(super) fn of(params: &ScenarioParams, family: Family, e: Efficiencies) -> Operations {
+    pub(super) fn of(
+        params: &ScenarioParams,
+        family: Family,
+        e: Efficiencies,
+        graphs: &CudaGraphs,
+    ) -> Operations {
         let m = &params.model;
         let h = &params.hardware;
         let memory = MemoryBudget::compute(params);
@@ -337,6 +409,7 @@ impl Operations {
             family,
             efficiencies: e,
             overhead_s: e.overhead_s,
+            graphs: GraphSizes::of(graphs, &params.engine),
             linear_s_per_token: 2.0 * linear_params / (weight_peak * e.gemm),
             head_s_per_sample: 2.0 * embeddings / (weight_peak * e.gemm),
             weights_s: memory.weight_bytes / (bandwidth * e.weights),
@@ -375,19 +448,20 @@ impl Operations {
 
     /// Everything of a step but its attention: the overhead, the linear
     /// layers and LM head, KV writes and all-reduces, for `tokens` tokens of
-    /// which `samples` are sampled.
-    fn fixed_s(&self, tokens: u64, samples: u64) -> f64 {
+    /// which `samples` are sampled, the step decode-only or not.
+    fn fixed_s(&self, tokens: u64, samples: u64, decode_only: bool) -> f64 {
         if tokens == 0 {
             return self.overhead_s;
         }
         let t = tokens as f64;
-        let linear = (self.linear_s_per_token * t).max(self.weights_read_s(tokens));
+        let computed = self.graphs.padded(tokens, decode_only) as f64;
+        let linear = (self.linear_s_per_token * computed).max(self.weights_read_s(tokens));
         self.overhead_s
             + linear
             + self.head_s_per_sample * samples as f64
             + self.kv_write_s_per_token * t
             + self.allreduce_s
-            + self.allreduce_s_per_token * t
+            + self.allreduce_s_per_token * computed
     }
 
     /// Seconds of attention over `pairs` (query, key) pairs reading
@@ -403,7 +477,7 @@ impl Operations {
     pub(super) fn step_s(&self, shape: &super::StepShape) -> f64 {
         let tokens = shape.tokens();
         let samples = shape.decode_seqs + shape.prefill_seqs;
-        self.fixed_s(tokens, samples)
+        self.fixed_s(tokens, samples, shape.prefill_tokens == 0)
             + self.attention_s(shape.prefill_attention_pairs, shape.prefill_kv_tokens)
             + self.attention_s(shape.decode_kv_tokens as f64, shape.decode_kv_tokens)
             + self.per_sequence_s * shape.decode_seqs as f64
@@ -414,7 +488,7 @@ impl Operations {
     /// attention is `K` times the larger slope.
     pub(super) fn decode_piece(&self, decode_seqs: u64) -> DecodePiece {
         DecodePiece {
-            base_s: self.fixed_s(decode_seqs, decode_seqs)
+            base_s: self.fixed_s(decode_seqs, decode_seqs, true)
                 + self.per_sequence_s * decode_seqs as f64,
             slope_s_per_token: self.attention_s_per_pair.max(self.kv_read_s_per_token),
             valid_below: None,

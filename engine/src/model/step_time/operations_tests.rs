@@ -2,7 +2,7 @@ use super::*;
 use crate::model::scenario::Scenario;
 use crate::model::step_time::tests::{check_pieces, decode_shape};
 use crate::model::step_time::{StepShape, StepTimeModel};
-use crate::params::{ModelParams, StepTimeParams, presets};
+use crate::params::{CudaGraphs, EngineParams, ModelParams, StepTimeParams, presets};
 
 /// Llama-3.1-8B (preset) on one H100 SXM (preset) under the operations
 /// model with its Hopper defaults unless `edit` changes them.
@@ -211,4 +211,139 @@ fn decode_pieces_are_exact_and_scaling_scales_every_term() {
     shape.add_prefill(500, 512);
     let (a, b) = (model.step_s(&shape), scaled.step_s(&shape));
     assert!((b - 1.5 * a).abs() < 1e-12 * a, "{b} vs 1.5 x {a}");
+}
+
+/// vLLM's captured sizes (`vllm/config/vllm.py`, `_set_cudagraph_sizes`):
+/// V1 captures 1, 2, 4, multiples of 8 to 248 and of 16 from 256, up to
+/// the most of 2 x `max_num_seqs`, 512 and the token budget; V0 captures
+/// up to the size `max_num_seqs` pads to, at most 256. TensorRT-LLM's
+/// listed sizes stop at the largest pure-decode batch, captured instead.
+#[test]
+fn captured_sizes_follow_the_engines_rules() {
+    let engine = |seqs: u32, budget: u32| EngineParams {
+        max_num_seqs: seqs,
+        max_num_batched_tokens: budget,
+        ..EngineParams::default()
+    };
+    let largest = |graphs: CudaGraphs, seqs, budget| {
+        let sizes = GraphSizes::of(&graphs, &engine(seqs, budget)).sizes;
+        sizes.last().copied().unwrap_or(0)
+    };
+    assert_eq!(largest(CudaGraphs::Piecewise, 256, 8192), 512);
+    assert_eq!(largest(CudaGraphs::Piecewise, 1024, 8192), 512);
+    assert_eq!(largest(CudaGraphs::Piecewise, 100, 8192), 200);
+    assert_eq!(largest(CudaGraphs::Piecewise, 130, 8192), 256);
+    assert_eq!(largest(CudaGraphs::Piecewise, 150, 8192), 288);
+    assert_eq!(largest(CudaGraphs::Piecewise, 256, 100), 96);
+    assert_eq!(largest(CudaGraphs::Piecewise, 3, 8192), 4);
+    assert_eq!(largest(CudaGraphs::Piecewise, 1, 8192), 2);
+    assert_eq!(largest(CudaGraphs::DecodeOnly, 1024, 8192), 256);
+    assert_eq!(largest(CudaGraphs::DecodeOnly, 100, 8192), 104);
+    assert_eq!(largest(CudaGraphs::Off, 256, 8192), 0);
+    let trt = || {
+        CudaGraphs::DecodeBatchSizes(vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048])
+    };
+    assert_eq!(largest(trt(), 700, 8192), 700);
+    assert_eq!(largest(trt(), 8192, 600), 600);
+    assert_eq!(largest(trt(), 8192, 8192), 2048);
+
+    let v1 = GraphSizes::of(&CudaGraphs::Piecewise, &engine(256, 8192));
+    let pads: Vec<u64> = [0, 1, 2, 3, 5, 9, 248, 249, 256, 257, 500, 512, 513, 4000]
+        .iter()
+        .map(|&t| v1.padded(t, false))
+        .collect();
+    assert_eq!(
+        pads,
+        [0, 1, 2, 4, 8, 16, 248, 256, 256, 272, 512, 512, 513, 4000]
+    );
+    let v0 = GraphSizes::of(&CudaGraphs::DecodeOnly, &engine(1024, 8192));
+    assert_eq!(v0.padded(250, true), 256);
+    assert_eq!(
+        v0.padded(250, false),
+        250,
+        "a step with a prefill runs eagerly"
+    );
+    assert_eq!(v0.padded(257, true), 257, "beyond 256 V0 runs eagerly");
+    let trt = GraphSizes::of(&trt(), &engine(700, 8192));
+    let pads: Vec<u64> = [3, 100, 385, 513, 700]
+        .iter()
+        .map(|&t| trt.padded(t, true))
+        .collect();
+    assert_eq!(pads, [4, 128, 512, 700, 700]);
+    assert_eq!(
+        trt.padded(100, false),
+        100,
+        "a step with a prefill runs eagerly"
+    );
+}
+
+/// A padded step computes its linear layers and all-reduces on the padded
+/// tokens and everything else on the real ones. Llama-3.1-8B on two H100s
+/// (tensor parallel, so the all-reduces count), Hopper defaults: 250
+/// decodes of 2,001 tokens each run as 256 (compute-bound there: 256 x
+/// 2 x 6.98e9 FLOP at 55% of 2 x 989.4 TFLOP/s is 3.3 ms against 3.0 ms
+/// of weights); 600 decodes (beyond 512) and the same 250 with the graphs
+/// off run as they are.
+#[test]
+fn a_captured_step_computes_its_padding_and_nothing_else() {
+    let tp2 = |graphs: CudaGraphs| {
+        h100_8b(move |p| {
+            p.replica.gpus_per_replica = 2;
+            p.step_time = StepTimeParams::Operations(OperationsParams {
+                cuda_graphs: graphs,
+                ..OperationsParams::default()
+            });
+        })
+    };
+    let (padded, off) = (tp2(CudaGraphs::Piecewise), tp2(CudaGraphs::Off));
+    let o = ops(&off);
+    let e = o.efficiencies;
+    let (flops, bw) = (2.0 * 989.4e12, 2.0 * 3350e9);
+    let emb = 128_256.0 * 4096.0;
+    let linear_s = 2.0 * (8.03e9 - 2.0 * emb) / (flops * e.gemm);
+    let weights_s = 8.03e9 * 2.0 / (bw * e.weights);
+    let by_hand = |n: f64, computed: f64| {
+        let kv = n * 2001.0;
+        e.overhead_s
+            + (computed * linear_s).max(weights_s)
+            + n * 2.0 * emb / (flops * e.gemm)
+            + n * 131_072.0 / (bw * e.weights)
+            + o.allreduce_s
+            + computed * o.allreduce_s_per_token
+            + (kv * o.attention_s_per_pair).max(kv * 131_072.0 / (bw * e.kv))
+            + n * e.per_sequence_s
+    };
+    for (n, computed_padded) in [(250u64, 256.0), (600, 600.0), (1, 1.0)] {
+        let shape = decode_shape(n, n * 2001);
+        let (t, t_off) = (padded.step_s(&shape), off.step_s(&shape));
+        let (want, want_off) = (
+            by_hand(n as f64, computed_padded),
+            by_hand(n as f64, n as f64),
+        );
+        assert!((t - want).abs() < 1e-12, "n={n}: {t} vs {want}");
+        assert!(
+            (t_off - want_off).abs() < 1e-12,
+            "n={n}: {t_off} vs {want_off}"
+        );
+    }
+    assert!(
+        padded.step_s(&decode_shape(250, 250 * 2001)) > off.step_s(&decode_shape(250, 250 * 2001)),
+        "250 sequences are compute-bound here, so the padding costs time"
+    );
+    // A mixed step of 200 prompt tokens and 100 decodes (300 tokens) pads
+    // to 304 under V1's piecewise graphs; V0's run it eagerly.
+    let mut mixed = decode_shape(100, 100 * 2001);
+    mixed.add_prefill(0, 200);
+    let v0 = tp2(CudaGraphs::DecodeOnly);
+    let extra = padded.step_s(&mixed) - v0.step_s(&mixed);
+    let by_hand = (304.0 * linear_s).max(weights_s) - (300.0 * linear_s).max(weights_s)
+        + 4.0 * o.allreduce_s_per_token;
+    assert!((extra - by_hand).abs() < 1e-12, "{extra} vs {by_hand}");
+    assert_eq!(v0.step_s(&mixed), off.step_s(&mixed));
+    // Decode pieces stay exact across every padded size.
+    for model in [&padded, &v0] {
+        for n in [3, 9, 250, 257, 300, 600] {
+            check_pieces(model, n, n, 50_000_000);
+        }
+    }
 }
