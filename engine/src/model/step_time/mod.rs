@@ -28,7 +28,7 @@
 //! measured table in `table.rs`.
 
 use crate::error::Checker;
-use crate::params::{ScenarioParams, StepTimeParams};
+use crate::params::{CudaGraphs, ScenarioParams, StepTimeParams};
 
 mod operations;
 mod roofline;
@@ -168,6 +168,14 @@ impl StepTimeModel {
             StepTimeParams::Operations(ops) => {
                 let family = Family::of(&params.hardware.name);
                 let efficiencies = Efficiencies::resolve(ops, family, check);
+                if let CudaGraphs::DecodeBatchSizes(sizes) = &ops.cuda_graphs
+                    && (sizes.is_empty() || sizes.contains(&0))
+                {
+                    check.fail(
+                        "cuda_graphs.decode_batch_sizes",
+                        "must list batch sizes of at least 1 each (for no padding, choose \"off\")",
+                    );
+                }
                 StepTimeModel::Operations(Operations::of(
                     params,
                     family,

@@ -50,7 +50,8 @@
 //!   head, attention and KV writes count the real ones (the padding's KV
 //!   slots are skipped and only real tokens are sampled). vLLM V1 pads
 //!   every step of at most its largest captured size (at most 512 tokens),
-//!   V0 only decode-only steps (at most 256).
+//!   V0 only decode-only steps (at most 256), TensorRT-LLM's PyTorch
+//!   backend decode-only steps to its listed batch sizes.
 //!
 //! Every efficiency is a parameter of the scenario; those left out take the
 //! default of the accelerator's family ([`Family`]), fitted in
@@ -265,11 +266,18 @@ pub struct Operations {
     graphs: GraphSizes,
 }
 
+/// Steps of up to this many tokens find their padded size in a table.
+const LOOKUP_TOKENS: u64 = 16_384;
+
 /// The steps an engine runs as captured CUDA graphs, and the sizes they pad to.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct GraphSizes {
     /// The captured sizes, ascending (empty: none).
     sizes: Vec<u64>,
+    /// The size each step of 0 to [`LOOKUP_TOKENS`] tokens (at most the
+    /// largest captured size) runs at: a lookup, where a search would cost
+    /// a step a few percent of its time.
+    padded: Vec<u64>,
     /// Only decode-only steps run as graphs (vLLM V0, TensorRT-LLM).
     decode_only: bool,
 }
@@ -309,17 +317,43 @@ impl GraphSizes {
                 (sizes, true)
             }
         };
-        GraphSizes { sizes, decode_only }
+        let padded = match sizes.last() {
+            None => Vec::new(),
+            Some(&largest) => (0..=largest.min(LOOKUP_TOKENS))
+                .map(|t| Self::search(&sizes, t))
+                .collect(),
+        };
+        GraphSizes {
+            sizes,
+            padded,
+            decode_only,
+        }
     }
 
     /// The size a step of `tokens` tokens (decode-only or not) runs at: the
     /// next captured size, or its own beyond the largest.
+    #[inline]
     pub(super) fn padded(&self, tokens: u64, decode_only_step: bool) -> u64 {
-        if tokens == 0 || (self.decode_only && !decode_only_step) {
+        if self.decode_only && !decode_only_step {
             return tokens;
         }
-        let next = self.sizes.partition_point(|&s| s < tokens);
-        self.sizes.get(next).copied().unwrap_or(tokens)
+        match usize::try_from(tokens)
+            .ok()
+            .and_then(|t| self.padded.get(t))
+        {
+            Some(&padded) => padded,
+            None => Self::search(&self.sizes, tokens),
+        }
+    }
+
+    /// The smallest of `sizes` of at least `tokens` (`tokens` itself
+    /// beyond the largest, and 0 for an empty step).
+    fn search(sizes: &[u64], tokens: u64) -> u64 {
+        if tokens == 0 {
+            return 0;
+        }
+        let next = sizes.partition_point(|&s| s < tokens);
+        sizes.get(next).copied().unwrap_or(tokens)
     }
 }
 
@@ -449,6 +483,7 @@ impl Operations {
     /// Everything of a step but its attention: the overhead, the linear
     /// layers and LM head, KV writes and all-reduces, for `tokens` tokens of
     /// which `samples` are sampled, the step decode-only or not.
+    #[inline]
     fn fixed_s(&self, tokens: u64, samples: u64, decode_only: bool) -> f64 {
         if tokens == 0 {
             return self.overhead_s;

@@ -144,6 +144,16 @@ fn edited_efficiencies_replace_the_defaults_and_bad_ones_are_refused() {
         .expect_err("gemm 1.5 refused")
         .to_string();
     assert!(err.contains("step_time.gemm_efficiency"), "{err}");
+    for sizes in [vec![], vec![0, 8]] {
+        let mut p = ScenarioParams::overnight_batch();
+        p.step_time = StepTimeParams::Operations(OperationsParams {
+            cuda_graphs: CudaGraphs::DecodeBatchSizes(sizes),
+            ..OperationsParams::default()
+        });
+        let err = Scenario::try_from(p).expect_err("refused");
+        let reason = err.for_field("step_time.cuda_graphs.decode_batch_sizes");
+        assert!(reason.is_some_and(|r| r.contains("at least 1")), "{err}");
+    }
 }
 
 /// `x` to the `n`th power by repeated multiplication (not the code's
@@ -275,6 +285,15 @@ fn captured_sizes_follow_the_engines_rules() {
         100,
         "a step with a prefill runs eagerly"
     );
+    // Beyond the lookup table the sizes are searched.
+    let huge = CudaGraphs::DecodeBatchSizes(vec![8, 100_000, 1_000_000]);
+    let huge = GraphSizes::of(&huge, &engine(4_000_000, 4_000_000));
+    assert_eq!(huge.padded.len(), 16_385);
+    let pads: Vec<u64> = [5, 9, 16_384, 16_385, 100_001, 2_000_000]
+        .iter()
+        .map(|&t| huge.padded(t, true))
+        .collect();
+    assert_eq!(pads, [8, 100_000, 100_000, 100_000, 1_000_000, 2_000_000]);
 }
 
 /// A padded step computes its linear layers and all-reduces on the padded
