@@ -110,12 +110,6 @@ pub struct EngineName {
 }
 
 impl EngineName {
-    /// Whether the point ran vLLM's V1 engine (the default from 0.8 on,
-    /// with prefix caching on by default, so a preempted request keeps its
-    /// cached blocks): a vLLM of a stated version 0.8 or later, not run on
-    /// its V0 engine. vLLM V0 (prefix caching off by default), an unstated
-    /// version and other engines replay without it (TensorRT-LLM's
-    /// replays never preempt).
     /// The CUDA graphs the engine pads its steps to: vLLM V1's piecewise
     /// graphs (a V1 engine named as such, or [`Self::is_vllm_v1`]), else
     /// vLLM V0's decode-only ones; TensorRT-LLM's PyTorch backend pads
@@ -140,6 +134,12 @@ impl EngineName {
         }
     }
 
+    /// Whether the point ran vLLM's V1 engine (the default from 0.8 on,
+    /// with prefix caching on by default, so a preempted request keeps its
+    /// cached blocks): a vLLM of a stated version 0.8 or later, not run on
+    /// its V0 engine. vLLM V0 (prefix caching off by default), an unstated
+    /// version and other engines replay without it (TensorRT-LLM's
+    /// replays never preempt).
     fn is_vllm_v1(&self) -> bool {
         let version: Vec<u32> = (self.version.split(|c: char| !c.is_ascii_digit()))
             .take(2)
