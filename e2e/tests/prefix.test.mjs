@@ -20,10 +20,10 @@ async function preemptedShare(page) {
   return match ? Number(match[1]) : null;
 }
 
-/** The prefix-caching menu, under the serving panel's Advanced. */
-async function prefixCaching(page) {
+/** The menu called `label` under the serving panel's Advanced, opened. */
+async function advancedMenu(page, label) {
   await page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
-  const menu = page.getByLabel('Prefix caching', { exact: true });
+  const menu = page.getByLabel(label, { exact: true });
   await menu.waitFor();
   return menu;
 }
@@ -32,7 +32,7 @@ test('prefix caching: off in an old link, on at a click, fewer requests preempte
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
   await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
   const without = await waitFor('the preemption warning', () => preemptedShare(page));
-  const menu = await prefixCaching(page);
+  const menu = await advancedMenu(page, 'Prefix caching');
   assert.equal(await menu.inputValue(), 'off', 'a link written before the setting runs without it');
 
   const linkBefore = page.url();
@@ -51,7 +51,7 @@ test('prefix caching: off in an old link, on at a click, fewer requests preempte
   const next = await site.openPage(shared.slice(shared.indexOf('?')));
   await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
   assert.equal(await waitFor('the shared run', () => preemptedShare(next.page)), withIt);
-  assert.equal(await (await prefixCaching(next.page)).inputValue(), 'on');
+  assert.equal(await (await advancedMenu(next.page, 'Prefix caching')).inputValue(), 'on');
   assert.deepEqual(errors, []);
   assert.deepEqual(next.errors, []);
   await next.page.context().close();
@@ -65,8 +65,7 @@ test('CUDA graphs: vLLM V1 padding by default, turned off at a click, and the li
   scenario.step_time = { kind: 'operations' };
   const { page, errors } = await site.openPage(linkQuery(scenario));
   await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
-  await page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
-  const menu = page.getByLabel('CUDA graphs', { exact: true });
+  const menu = await advancedMenu(page, 'CUDA graphs');
   assert.equal(await menu.inputValue(), 'piecewise', 'vLLM V1 pads unless told otherwise');
 
   const linkBefore = page.url();
@@ -80,8 +79,7 @@ test('CUDA graphs: vLLM V1 padding by default, turned off at a click, and the li
   const shared = page.url();
   const next = await site.openPage(shared.slice(shared.indexOf('?')));
   await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
-  await next.page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
-  assert.equal(await next.page.getByLabel('CUDA graphs', { exact: true }).inputValue(), 'off');
+  assert.equal(await (await advancedMenu(next.page, 'CUDA graphs')).inputValue(), 'off');
   assert.deepEqual(errors, []);
   assert.deepEqual(next.errors, []);
   await next.page.context().close();
