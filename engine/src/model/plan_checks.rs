@@ -3,7 +3,8 @@
 
 use crate::error::{Checker, ScenarioError, show};
 use crate::model::analytic::fastest_service;
-use crate::model::scenario::{Class, MAX_REPLICAS, Scenario};
+use crate::model::memory::MemoryBudget;
+use crate::model::scenario::{Class, MAX_REPLICAS, Scenario, check_engine};
 use crate::model::step_time::StepTimeModel;
 use crate::params::plan::{
     Multipliers, PricingParams, SensitivityInput, TargetParams, resolve_candidates,
@@ -123,7 +124,7 @@ pub(crate) fn check_plan(
                 ),
             );
         }
-        c.at("search", |c| check_search(params, c));
+        c.at("search", |c| check_search(params, built.is_some(), c));
         check_count(c, "max_replicas", plan.max_replicas, MAX_REPLICAS);
         if c.positive("max_busy_fraction", plan.max_busy_fraction) && plan.max_busy_fraction > 1.0
         {
@@ -139,8 +140,10 @@ pub(crate) fn check_plan(
 }
 
 /// The search dimensions: each list non-empty, without repeats, with valid
-/// values, and the whole space within [`MAX_CONFIGURATIONS`].
-fn check_search(params: &ScenarioParams, check: &mut Checker) {
+/// values, and the whole space within [`MAX_CONFIGURATIONS`]; when the rest
+/// of the scenario is valid (`valid`), every sequence limit and token
+/// budget the space pairs must make a valid engine on every candidate.
+fn check_search(params: &ScenarioParams, valid: bool, check: &mut Checker) {
     let search = &params.plan.search;
     fn list<T: PartialEq>(check: &mut Checker, field: &str, values: Option<&Vec<T>>) {
         let Some(values) = values else { return };
@@ -186,6 +189,84 @@ fn check_search(params: &ScenarioParams, check: &mut Checker) {
                 candidates * settings
             ),
         );
+    } else if valid && !check.has_errors() {
+        check_engine_pairs(params, check);
+    }
+}
+
+/// Every (max_num_seqs, max_num_batched_tokens) pair of the space on every
+/// candidate checked as the engine and memory checks of a scenario would
+/// (a token budget below the sequences, a sampler's activation peak the
+/// accelerator cannot hold), so that a plan never stops at a case that is
+/// not a valid scenario. Each listed value is reported once, with the pair
+/// and the candidate it failed on. At most [`MAX_CONFIGURATIONS`] cheap
+/// checks: no step-time model or class is built.
+fn check_engine_pairs(params: &ScenarioParams, check: &mut Checker) {
+    let search = &params.plan.search;
+    if search.max_num_seqs.is_none() && search.max_num_batched_tokens.is_none() {
+        return;
+    }
+    let own = (
+        params.engine.max_num_seqs,
+        params.engine.max_num_batched_tokens,
+    );
+    let seqs = search.max_num_seqs.clone().unwrap_or_else(|| vec![own.0]);
+    let budgets = search
+        .max_num_batched_tokens
+        .clone()
+        .unwrap_or_else(|| vec![own.1]);
+    let engine_errors = |p: &ScenarioParams| {
+        let mut c = Checker::new();
+        check_engine(p, &mut c);
+        MemoryBudget::derive(p, &mut c);
+        c.finish().err()
+    };
+    // A candidate invalid with the scenario's own engine says so under
+    // `plan.candidates`; its pairs would only repeat that.
+    let candidates: Vec<_> = resolve_candidates(params)
+        .into_iter()
+        .filter(|r| engine_errors(&r.params).is_none())
+        .collect();
+    let mut reported = (vec![false; seqs.len()], vec![false; budgets.len()]);
+    for (i, &s) in seqs.iter().enumerate() {
+        for (j, &b) in budgets.iter().enumerate() {
+            if (s, b) == own || reported.0[i] || reported.1[j] {
+                continue;
+            }
+            for r in &candidates {
+                let mut p = r.params.clone();
+                p.engine.max_num_seqs = s;
+                p.engine.max_num_batched_tokens = b;
+                let Some(e) = engine_errors(&p) else { continue };
+                let (field, value) = if search.max_num_seqs.is_some() && s != own.0 {
+                    reported.0[i] = true;
+                    (
+                        format!("max_num_seqs[{i}]"),
+                        format!("{s} sequences with a token budget of {b}"),
+                    )
+                } else {
+                    reported.1[j] = true;
+                    (
+                        format!("max_num_batched_tokens[{j}]"),
+                        format!("a token budget of {b} with {s} sequences"),
+                    )
+                };
+                let on = if params.plan.candidates.is_some() {
+                    format!(" on {}", r.name)
+                } else {
+                    String::new()
+                };
+                let first = &e.errors[0];
+                check.fail(
+                    &field,
+                    format!(
+                        "{value}{on} is not a valid engine: {}: {}",
+                        first.field, first.reason
+                    ),
+                );
+                break;
+            }
+        }
     }
 }
 

@@ -369,7 +369,7 @@ fn check_class(class: &ClassParams, check: &mut Checker) -> Option<Class> {
     })
 }
 
-fn check_engine(params: &ScenarioParams, check: &mut Checker) {
+pub(crate) fn check_engine(params: &ScenarioParams, check: &mut Checker) {
     let e = &params.engine;
     check.at("engine", |c| {
         c.at_least("max_num_seqs", e.max_num_seqs as u64, 1);

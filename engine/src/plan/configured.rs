@@ -12,16 +12,21 @@ use crate::plan::runner::{Halt, Runner};
 
 /// The configured fleet decided, or why the plan does not judge it: the
 /// scenario's own hardware (with its parallelism and step-time model) is
-/// not among the plan's candidates, so no configuration of the space is the
-/// scenario as it stands; or a target no fleet can meet rules it out
+/// not among the plan's candidates, or `plan.search` leaves out its own
+/// settings, so no configuration of the space is the scenario as it
+/// stands; or a target no fleet can meet rules it out
 /// without a run, as it rules out every fleet.
 pub(super) fn configured_fleet(
     runner: &mut Runner,
 ) -> Result<Result<ConfiguredFleet, String>, Halt> {
     let Some(config) = own_configuration(runner) else {
-        return Ok(Err(
-            "its hardware is not among the plan's candidates".to_string()
-        ));
+        let own_hardware = own_candidate(runner).is_some();
+        return Ok(Err(if own_hardware {
+            "the plan's search leaves out its own engine or cluster settings"
+        } else {
+            "its hardware is not among the plan's candidates"
+        }
+        .to_string()));
     };
     let case = runner.case(config, Multipliers::BASE, "configured fleet")?;
     if runner.unreachable(case).is_some() {
@@ -44,13 +49,18 @@ pub(super) fn configured_fleet(
 /// The configuration that is the scenario itself: its own settings on a
 /// candidate whose parameters are the scenario's own.
 fn own_configuration(runner: &Runner) -> Option<usize> {
-    let own = ScenarioParams {
-        plan: PlanParams::default(),
-        ..runner.base.params().clone()
-    };
-    let candidate = runner.candidates.iter().position(|c| c.params == own)?;
+    let candidate = own_candidate(runner)?;
     runner
         .configs
         .iter()
         .position(|c| c.baseline && c.candidate == candidate)
+}
+
+/// The candidate whose parameters are the scenario's own.
+fn own_candidate(runner: &Runner) -> Option<usize> {
+    let own = ScenarioParams {
+        plan: PlanParams::default(),
+        ..runner.base.params().clone()
+    };
+    runner.candidates.iter().position(|c| c.params == own)
 }

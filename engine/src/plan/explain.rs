@@ -373,6 +373,65 @@ pub(super) fn explain(
     };
 }
 
+/// The explanation when `plan.search` leaves the scenario's own settings
+/// out of the space: the chosen fleet, and which of its own values the
+/// search left out (so no fleet with them was searched to compare with).
+pub(super) fn explain_without_baseline(runner: &Runner, result: &mut PlanResult, chosen: usize) {
+    let params = runner.base.params();
+    let search = &params.plan.search;
+    let own = Setting::of(params);
+    let mut out: Vec<String> = Vec::new();
+    let mut note = |listed: Option<bool>, what: String| {
+        if listed == Some(false) {
+            out.push(what);
+        }
+    };
+    note(
+        search
+            .disciplines
+            .as_ref()
+            .map(|v| v.contains(&own.discipline)),
+        format!("discipline ({})", discipline_label(own.discipline)),
+    );
+    note(
+        search
+            .max_num_seqs
+            .as_ref()
+            .map(|v| v.contains(&own.max_num_seqs)),
+        format!("max_num_seqs ({})", own.max_num_seqs),
+    );
+    note(
+        search
+            .max_num_batched_tokens
+            .as_ref()
+            .map(|v| v.contains(&own.max_num_batched_tokens)),
+        format!("token budget ({})", own.max_num_batched_tokens),
+    );
+    note(
+        search
+            .max_waiting
+            .as_ref()
+            .map(|v| v.contains(&own.max_waiting)),
+        match own.max_waiting {
+            Some(m) => format!("admission limit ({m})"),
+            None => "admission limit (none)".to_string(),
+        },
+    );
+    note(
+        search.routers.as_ref().map(|v| v.contains(&own.router)),
+        format!("router ({})", router_label(own.router)),
+    );
+    let n = result.configurations[chosen].search.found.unwrap_or(0);
+    result.baseline = None;
+    result.explanation = format!(
+        "{} + {} replicas of {} meet every target. The search leaves out the scenario's own {}, so no fleet with its own settings was searched to compare with.",
+        n,
+        runner.reserve_replicas(),
+        runner.configs[chosen].label,
+        out.join(" and ")
+    );
+}
+
 /// "Priority scheduling", "Earliest deadline first scheduling with
 /// max_num_seqs 128", "H200 SXM x1": what the chosen configuration changes.
 fn describe_change(runner: &Runner, chosen: usize, own: &Setting) -> String {

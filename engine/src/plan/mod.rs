@@ -390,7 +390,9 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
                 && runner.configs[c].candidate == runner.configs[chosen].candidate
         })
         .collect();
-    let baseline = if own.contains(&chosen) || runner.decision_only {
+    // Empty when `plan.search` pins a dimension away from the scenario's
+    // own value: then there is no baseline to compare with.
+    let baseline = if own.contains(&chosen) || own.is_empty() || runner.decision_only {
         None
     } else {
         branches.take(explore::explore(runner, &own, Multipliers::BASE, EXPECTED))?
@@ -401,6 +403,9 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         None if own.contains(&chosen) => Some(best_of(&base)),
         None => None,
     };
+    if own.is_empty() && !runner.decision_only {
+        explain::explain_without_baseline(runner, &mut result, chosen);
+    }
     // Low and high demand re-planned on the chosen configuration (the
     // hardware and settings the plan buys): the fleet each needs.
     let demand_cases = if runner.options.scenarios {

@@ -323,3 +323,78 @@ fn cases_are_re_planned_and_named_by_demand() {
     );
     assert!((high / low - 1.2 / 0.8).abs() < 1e-9, "{low} {high}");
 }
+
+/// A search pinned away from the scenario's own settings (only shortest
+/// input first, where the scenario runs FCFS) has no baseline to compare
+/// with: the plan still plans, says what the search left out, and says why
+/// the configured fleet is not judged. (It stopped with "the search space
+/// has no configuration" before.)
+#[test]
+fn a_search_that_leaves_out_the_scenarios_own_settings_plans_and_says_so() {
+    let mut p = grid_scenario();
+    p.plan.search.disciplines = Some(vec![Discipline::ShortestInputFirst]);
+    let options = PlanOptions {
+        threads: 1,
+        ..PlanOptions::default()
+    };
+    let result = plan(&valid(p), &options).expect("plans");
+    let chosen = result.chosen.expect("a plan");
+    assert_eq!(
+        result.configurations[chosen].discipline,
+        Discipline::ShortestInputFirst
+    );
+    assert_eq!(result.baseline, None);
+    assert!(
+        result.explanation.contains("meet every target")
+            && result
+                .explanation
+                .contains("leaves out the scenario's own discipline (first come, first served)"),
+        "{}",
+        result.explanation
+    );
+    assert_eq!(
+        result.configured_not_judged.as_deref(),
+        Some("the plan's search leaves out its own engine or cluster settings")
+    );
+}
+
+/// Every sequence limit and token budget the space pairs is checked as an
+/// engine on every candidate when the scenario is validated, naming the
+/// listed value: a plan never stops at a case that is not a valid scenario.
+#[test]
+fn search_values_that_make_no_valid_engine_are_refused_by_name() {
+    let reason = |p: ScenarioParams, field: &str| {
+        let e = Scenario::try_from(p).unwrap_err();
+        e.for_field(field)
+            .unwrap_or_else(|| panic!("no error for {field}: {e}"))
+            .to_string()
+    };
+    // More sequences than the token budget (8,192) lets decode each step.
+    let mut p = ScenarioParams::overnight_batch();
+    p.plan.search.max_num_seqs = Some(vec![128, 10_000]);
+    let r = reason(p, "plan.search.max_num_seqs[1]");
+    assert!(
+        r.contains("10000 sequences with a token budget of 8192")
+            && r.contains("engine.max_num_batched_tokens: must be at least max_num_seqs"),
+        "{r}"
+    );
+    // A budget below the scenario's own 256 sequences.
+    let mut p = ScenarioParams::overnight_batch();
+    p.plan.search.max_num_batched_tokens = Some(vec![8192, 128]);
+    let r = reason(p, "plan.search.max_num_batched_tokens[1]");
+    assert!(
+        r.contains("a token budget of 128 with 256 sequences"),
+        "{r}"
+    );
+    // A sampler's activation peak for 100,000 rows does not fit an H100.
+    let mut p = ScenarioParams::overnight_batch();
+    p.plan.search.max_num_seqs = Some(vec![100_000]);
+    p.plan.search.max_num_batched_tokens = Some(vec![100_000]);
+    let r = reason(p, "plan.search.max_num_seqs[0]");
+    assert!(r.contains("does not fit"), "{r}");
+    // A grid whose every pair is valid passes.
+    let mut p = ScenarioParams::overnight_batch();
+    p.plan.search.max_num_seqs = Some(vec![64, 256]);
+    p.plan.search.max_num_batched_tokens = Some(vec![2048, 8192]);
+    Scenario::try_from(p).expect("every pair is a valid engine");
+}
