@@ -82,6 +82,14 @@ pub const WARM_IDLE: &str =
     "Warm idle replicas for bursts and rollouts, costed apart from steady demand.";
 pub const TARGETS: &str = "SLA targets: the planned fleet must meet every one. A miss-probability target bounds P(sojourn > class deadline); percentile targets bound a percentile of sojourn, TTFT or TPOT.";
 pub const CANDIDATES: &str = "Hardware and parallelism options to compare; the planner picks the cheapest that meets every target. Off: the configured hardware alone.";
+pub const SEARCH_SPACE: &str = "Every hardware option is searched over replicas with each combination of the settings below; the plan buys the cheapest that meets every target. Pin a setting to plan faster, open one to let the plan choose it.";
+pub const SEARCH_DISCIPLINES: &str = "A discipline the plan compares. Leaving out the scenario's own leaves the plan no fleet with its own settings to compare its choice with, and the configured fleet is then not judged.";
+pub const SEARCH_MAX_NUM_SEQS: &str = "Values of the most sequences per step to compare, separated by commas (64, 256, 1024). Empty: the scenario's own. Each must fit the token budgets and the accelerator's memory.";
+pub const SEARCH_TOKEN_BUDGETS: &str = "Per-step token budgets to compare, separated by commas (2048, 8192). Empty: the scenario's own. Each must be at least every sequence limit compared.";
+pub const SEARCH_QUEUE_BOUNDS: &str = "Queue bounds per replica (admission limits) to compare, separated by commas; none is no bound (none, 500). Empty: the scenario's own.";
+pub const SEARCH_ROUTERS: &str =
+    "A router the plan compares. None ticked but the scenario's own: the router is not searched.";
+pub const MIN_REPLICATIONS: &str = "Seeds every decided fleet starts with; the plan doubles them, up to Replications, only while a target is uncertain.";
 pub const MULTIPLIERS: &str =
     "Best and worst cases as multipliers on the base: 1 is unchanged, 1.3 is 30% more.";
 pub const SENSITIVITY: &str = "Each input is lowered and raised by this fraction in turn, one at a time, and the change in cost per success and P(miss) is measured.";

@@ -27,6 +27,7 @@ use crate::words;
 use crate::worker_client::{self, WorkerPool};
 
 mod currency;
+mod messages;
 
 /// How long the page waits after the last edit before it runs \[ms\].
 pub const DEBOUNCE: Duration = Duration::from_millis(300);
@@ -268,42 +269,6 @@ impl AppState {
             let handle = set_timeout_with_handle(move || self.start(), DEBOUNCE).ok();
             self.debounce.set_value(handle);
         });
-    }
-
-    /// Why Run is disabled, or `None` when the scenario can run.
-    pub fn blocked_reason(&self) -> Option<String> {
-        let unparsed = self.unparsed.with(|u| {
-            u.iter()
-                .next()
-                .map(|(field, reason)| self.params.with(|p| words::message(field, reason, Some(p))))
-        });
-        if let Some(reason) = unparsed {
-            return Some(format!("Fix the inputs first ({reason})."));
-        }
-        self.validation.with(|v| {
-            v.as_ref().map(|error| {
-                let first = error
-                    .errors
-                    .first()
-                    .map(|e| self.params.with(|p| words::field_message(e, Some(p))))
-                    .unwrap_or_default();
-                match error.errors.len() {
-                    1 => format!("Fix the scenario first ({first})."),
-                    n => format!("Fix the scenario first: {n} problems, e.g. {first}."),
-                }
-            })
-        })
-    }
-
-    /// The message for the field at `path`: text that is not a number, or the engine's.
-    pub fn field_error(&self, path: &str) -> Option<String> {
-        if let Some(message) = self.unparsed.with(|u| u.get(path).cloned()) {
-            return Some(message);
-        }
-        self.validation.with(|v| {
-            v.as_ref()
-                .and_then(|e| e.for_field(path).map(str::to_string))
-        })
     }
 
     /// Starts a job for the current scenario if it is valid, superseding

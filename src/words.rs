@@ -307,7 +307,7 @@ fn plan_words(path: &[Segment]) -> Vec<String> {
         }
         ("sensitivity", _) => within("Sensitivity", SENSITIVITY),
         ("service_curve", _) => within("Service curve", SERVICE_CURVE),
-        ("search", _) => within("Capacity search", &[]),
+        ("search", _) => within("What the plan compares", SEARCH),
         _ => {
             let mut words = vec!["Capacity plan".to_string()];
             words.extend(labelled(path, PLAN));
@@ -491,8 +491,17 @@ const SERVICE_CURVE: &[(&str, &str)] = &[
     ("headroom_fraction", "headroom below the knee"),
 ];
 
+const SEARCH: &[(&str, &str)] = &[
+    ("disciplines", "disciplines"),
+    ("max_num_seqs", "sequence limits compared"),
+    ("max_num_batched_tokens", "token budgets compared"),
+    ("max_waiting", "queue bounds compared"),
+    ("routers", "routers"),
+];
+
 const PLAN: &[(&str, &str)] = &[
     ("replications", "replications"),
+    ("min_replications", "replications to start with"),
     ("max_replicas", "largest fleet searched"),
     ("max_busy_fraction", "most busy time"),
     ("decision", "decide targets by"),

@@ -1,7 +1,8 @@
 //! Form fields: a label, a box, its unit, a short explanation shown on
 //! hover and on keyboard focus, and the engine's message when the value is
 //! invalid. A panel lists its fields as [`Field`]s, each made by [`number`],
-//! [`list`], [`text`], [`menu`], [`choice`] or [`check`] from the [`At`] of
+//! [`list`], [`counts`], [`limits`], [`text`], [`menu`], [`choice`] or
+//! [`check`] from the [`At`] of
 //! the one value it edits (which names the engine's field path for the
 //! field's id and message), and draws them with [`fields`].
 
@@ -14,15 +15,17 @@ use serde::de::DeserializeOwned;
 use sojourn_engine::ScenarioParams;
 
 use crate::form::{
-    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, duration_text, enum_parse, enum_text, list_text,
-    parse_count, parse_duration_s, parse_list, parse_number,
+    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, counts_text, duration_text, enum_parse, enum_text,
+    list_text, parse_count, parse_counts, parse_duration_s, parse_list, parse_number,
 };
 use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};
 use crate::state::AppState;
 
+mod boxes;
 mod frame;
 
+use boxes::{Look, check_box, menu_box, text_box};
 use frame::{Frame, Ids, echo_line, framed};
 
 /// How a box reads and shows its number.
@@ -106,6 +109,13 @@ enum Control {
         get: Reader<Vec<f64>>,
         set: Writer<Vec<f64>>,
     },
+    /// Whole numbers typed as a list ("64, 256"), "none" for no limit
+    /// where `none_allowed`; empty is `None`.
+    Counts {
+        none_allowed: bool,
+        get: Reader<Option<Vec<Option<u32>>>>,
+        set: Writer<Option<Vec<Option<u32>>>>,
+    },
     /// Free text (names, dates, labels).
     Text {
         get: Reader<String>,
@@ -150,6 +160,41 @@ pub fn number<T: Number>(
 pub fn list(at: At<Vec<f64>>, label: impl Into<String>, unit: &str, help: &'static str) -> Field {
     let get = or_default(at.get);
     Field::new(at.path, label, help, Control::List { get, set: at.set }).unit(unit)
+}
+
+/// Whole numbers typed as a list ("64, 256"), or left empty (`None`, the
+/// default the placeholder names).
+pub fn counts(
+    at: At<Option<Vec<u32>>>,
+    label: impl Into<String>,
+    unit: &str,
+    help: &'static str,
+) -> Field {
+    let at = at.map(
+        |values| values.map(|v| v.into_iter().map(Some).collect()),
+        |values: Option<Vec<Option<u32>>>| Some(values.map(|v| v.into_iter().flatten().collect())),
+    );
+    let control = Control::Counts {
+        none_allowed: false,
+        get: or_default(at.get),
+        set: at.set,
+    };
+    Field::new(at.path, label, help, control).unit(unit)
+}
+
+/// Like [`counts`], with "none" for an entry without a limit.
+pub fn limits(
+    at: At<Option<Vec<Option<u32>>>>,
+    label: impl Into<String>,
+    unit: &str,
+    help: &'static str,
+) -> Field {
+    let control = Control::Counts {
+        none_allowed: true,
+        get: or_default(at.get),
+        set: at.set,
+    };
+    Field::new(at.path, label, help, control).unit(unit)
 }
 
 /// A free-text box.
@@ -254,7 +299,8 @@ impl Field {
             control,
         } = self;
         let ids = Ids::of(&path);
-        let error = error_of(state, &path);
+        let listed = matches!(control, Control::List { .. } | Control::Counts { .. });
+        let error = error_of(state, &path, listed);
         let mut echo = None;
         let (class, control) = match control {
             Control::Number {
@@ -306,6 +352,27 @@ impl Field {
                     text_box(&ids, error, look, move || text.get(), on_input),
                 )
             }
+            Control::Counts {
+                none_allowed,
+                get,
+                set,
+            } => {
+                let typed = Typed {
+                    show: counts_text,
+                    parse: move |text: &str| parse_counts(text, none_allowed),
+                };
+                let look = Look {
+                    inputmode: None,
+                    spellcheck: Some("false"),
+                    placeholder: Some(placeholder),
+                    echo: false,
+                };
+                let (text, on_input) = typed.wire(state, path, get, set);
+                (
+                    "field wide",
+                    text_box(&ids, error, look, move || text.get(), on_input),
+                )
+            }
             Control::Text { get, set } => {
                 let look = Look {
                     inputmode: None,
@@ -349,10 +416,17 @@ pub fn fields(state: AppState, list: Vec<Field>) -> AnyView {
 /// What to say when a list box holds something other than numbers.
 const NOT_A_LIST: &str = "enter numbers separated by commas";
 
-/// The engine's (or the parser's) message for `path`, as it changes.
-fn error_of(state: AppState, path: &str) -> Memo<Option<String>> {
+/// The engine's (or the parser's) message for `path`, as it changes; for a
+/// list box (`listed`) also the engine's message for one of its entries.
+fn error_of(state: AppState, path: &str, listed: bool) -> Memo<Option<String>> {
     let path = path.to_string();
-    Memo::new(move |_| state.field_error(&path))
+    Memo::new(move |_| {
+        if listed {
+            state.list_error(&path)
+        } else {
+            state.field_error(&path)
+        }
+    })
 }
 
 /// How a box whose text must parse shows and reads a value of type `T`.
@@ -415,114 +489,6 @@ where
         };
         (text, on_input)
     }
-}
-
-/// The attributes in which text boxes differ (`None`: left out).
-struct Look {
-    inputmode: Option<&'static str>,
-    spellcheck: Option<&'static str>,
-    placeholder: Option<String>,
-    /// The box has an echo line (a duration), which describes it too.
-    echo: bool,
-}
-
-/// A text box showing `value`, with its state for screen readers.
-fn text_box(
-    ids: &Ids,
-    error: Memo<Option<String>>,
-    look: Look,
-    value: impl Fn() -> String + Send + Sync + 'static,
-    on_input: impl Fn(leptos::ev::Event) + 'static,
-) -> AnyView {
-    let described_by = if look.echo {
-        format!("{} {}", ids.described_by(), ids.echo)
-    } else {
-        ids.described_by()
-    };
-    view! {
-        <input
-            id=ids.control.clone()
-            type="text"
-            inputmode=look.inputmode
-            autocomplete="off"
-            spellcheck=look.spellcheck
-            placeholder=look.placeholder
-            prop:value=value
-            on:input=on_input
-            aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
-            aria-describedby=described_by
-        />
-    }
-    .into_any()
-}
-
-/// A drop-down whose options may change with the scenario.
-fn menu_box(
-    state: AppState,
-    ids: &Ids,
-    options: Reader<Vec<(String, String)>>,
-    get: Reader<String>,
-    set: Writer<String>,
-) -> AnyView {
-    let options = Memo::new(move |_| state.params.with(|p| options(p)));
-    let current = Memo::new(move |_| state.params.with(|p| get(p)));
-    view! {
-        <select
-            id=ids.control.clone()
-            on:change=move |event| {
-                let value = event_target_value(&event);
-                state.params.update(|p| set(p, value));
-            }
-            aria-describedby=ids.described_by()
-        >
-            {move || {
-                let selected = current.get();
-                options
-                    .get()
-                    .into_iter()
-                    .map(|(value, text)| {
-                        let is_selected = value == selected;
-                        view! {
-                            <option value=value selected=is_selected>
-                                {text}
-                            </option>
-                        }
-                    })
-                    .collect_view()
-            }}
-        </select>
-    }
-    .into_any()
-}
-
-/// A checkbox, its label after it; it has no message of its own.
-fn check_box(
-    state: AppState,
-    ids: Ids,
-    label: String,
-    help: &'static str,
-    get: Reader<bool>,
-    set: Writer<bool>,
-) -> AnyView {
-    view! {
-        <div class="field check">
-            <input
-                id=ids.control.clone()
-                type="checkbox"
-                prop:checked=move || state.params.with(|p| get(p))
-                on:change=move |event| {
-                    let checked = event_target_checked(&event);
-                    state.params.update(|p| set(p, checked));
-                }
-                aria-describedby=ids.help.clone()
-            />
-            <label for=ids.control>{label}</label>
-            <span class="tip" role="tooltip" id=ids.help>
-                {help}
-            </span>
-        </div>
-    }
-    .into_any()
 }
 
 /// A free-text field as a component (the scenario's name, above the panels).

@@ -49,7 +49,7 @@ pub const CHECKLIST: [(&str, &str); 8] = [
     ),
     (
         "What Goodput operating point meets p95/p99 SLOs?",
-        "SLA targets; the plan's service curve with its knee, SLA limit and operating point.",
+        "SLA targets and what the plan compares (hardware, disciplines, engine settings); the plan's service curve with its knee, SLA limit and operating point.",
     ),
     (
         "How much reserve covers failure, rollout, and burst?",

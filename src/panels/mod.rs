@@ -10,6 +10,7 @@ pub mod load;
 pub mod model;
 pub mod plan;
 pub mod results;
+pub mod search;
 pub mod serving;
 pub mod toolbar;
 pub mod workload;

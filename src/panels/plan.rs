@@ -11,6 +11,7 @@ use crate::form::{enum_parse, enum_text, hardware_preset_id};
 use crate::help;
 use crate::panels::at::{At, Item, at};
 use crate::panels::fields::{Field, check, choice, fields, list, menu, number, options, text};
+use crate::panels::search::SearchSpace;
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
 use crate::state::AppState;
 
@@ -100,6 +101,7 @@ pub fn TargetsPanel(state: AppState) -> impl IntoView {
                 add_label="Add target"
             />
             <Candidates state />
+            <SearchSpace state />
         </Panel>
     }
 }
@@ -430,6 +432,12 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                 "Replications",
                 "seeds",
                 help::REPLICATIONS,
+            ),
+            number(
+                at!(plan.min_replications),
+                "Replications to start with",
+                "seeds",
+                help::MIN_REPLICATIONS,
             ),
             number(
                 at!(plan.max_replicas),

@@ -3,8 +3,9 @@
 //! "Advanced".
 
 use leptos::prelude::*;
-use sojourn_engine::{CudaGraphs, OperationsParams, StepTimeParams};
+use sojourn_engine::{CudaGraphs, Discipline, OperationsParams, Router, StepTimeParams};
 
+use crate::form::enum_text;
 use crate::help;
 use crate::panels::at::{At, at};
 use crate::panels::calibration::FitMeasurements;
@@ -12,16 +13,35 @@ use crate::panels::fields::{Kind, choice, fields, menu, number, options};
 use crate::panels::{LazyDetails, Panel};
 use crate::state::AppState;
 
+/// The service disciplines in words, in the planner's order.
+pub const DISCIPLINES: [(Discipline, &str); 4] = [
+    (Discipline::Fcfs, "First come, first served"),
+    (Discipline::Priority, "Priority"),
+    (Discipline::ShortestInputFirst, "Shortest input first"),
+    (Discipline::EarliestDeadlineFirst, "Earliest deadline first"),
+];
+
+/// The routers in words.
+pub const ROUTERS: [(Router, &str); 3] = [
+    (Router::JoinShortestQueue, "Join shortest queue"),
+    (Router::LeastKvLoad, "Least KV load"),
+    (Router::RoundRobin, "Round robin"),
+];
+
+/// Menu options for an enum's (value, words) pairs.
+fn labelled_options<T: serde::Serialize>(values: &[(T, &str)]) -> Vec<(String, String)> {
+    values
+        .iter()
+        .map(|(value, label)| (enum_text(value), label.to_string()))
+        .collect()
+}
+
 #[component]
 pub fn ServingPanel(state: AppState) -> impl IntoView {
     let rows = vec![
         number(at!(cluster.replicas), "Replicas", "", help::REPLICAS),
         choice(at!(cluster.router), "Router", help::ROUTER, |_| {
-            options(&[
-                ("join_shortest_queue", "Join shortest queue"),
-                ("least_kv_load", "Least KV load"),
-                ("round_robin", "Round robin"),
-            ])
+            labelled_options(&ROUTERS)
         }),
         number(
             at!(engine.max_num_seqs),
@@ -45,14 +65,7 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
             at!(engine.discipline),
             "Queue discipline",
             help::DISCIPLINE,
-            |_| {
-                options(&[
-                    ("fcfs", "First come, first served"),
-                    ("priority", "Priority"),
-                    ("shortest_input_first", "Shortest input first"),
-                    ("earliest_deadline_first", "Earliest deadline first"),
-                ])
-            },
+            |_| labelled_options(&DISCIPLINES),
         ),
         number(
             at!(engine.max_waiting),

@@ -206,7 +206,14 @@ fn an_unknown_path_still_reads_with_every_part_kept() {
         words("model.moe.experts"),
         "Model, mixture of experts, experts"
     );
-    assert_eq!(words("plan.search.replicas"), "Capacity search, replicas");
+    assert_eq!(
+        words("plan.search.replicas"),
+        "What the plan compares, replicas"
+    );
+    assert_eq!(
+        words("plan.search.max_num_seqs[1]"),
+        "What the plan compares, sequence limits compared, entry 2"
+    );
     assert_eq!(
         message("", "expected value at line 1", None),
         "expected value at line 1"

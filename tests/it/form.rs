@@ -273,3 +273,40 @@ fn a_quantized_experts_model_says_what_its_weight_precision_covers() {
         assert_eq!(expert_layout_note(&model), None, "{id}");
     }
 }
+
+/// The search's lists of whole numbers: commas, semicolons or spaces
+/// between values, "none" for no limit where a limit may be absent, empty
+/// for the scenario's own; "1,024" is refused rather than read as 1 and 24
+/// (or as 1024), and so is anything that is not a whole number a u32 holds.
+#[test]
+fn count_lists_read_values_and_refuse_ambiguous_commas() {
+    use sojourn_app::form::{AMBIGUOUS_COMMA, NOT_COUNTS, NOT_LIMITS, counts_text, parse_counts};
+    assert_eq!(
+        parse_counts("64, 256 ;1024", false),
+        Ok(Some(vec![Some(64), Some(256), Some(1024)]))
+    );
+    assert_eq!(parse_counts("  ", false), Ok(None));
+    assert_eq!(
+        parse_counts("None, 500", true),
+        Ok(Some(vec![None, Some(500)]))
+    );
+    assert_eq!(parse_counts("none", false), Err(NOT_COUNTS));
+    assert_eq!(parse_counts("many", true), Err(NOT_LIMITS));
+    for typed in ["1.5", "-3", "5000000000", "1.024"] {
+        assert_eq!(parse_counts(typed, false), Err(NOT_COUNTS), "{typed}");
+    }
+    for typed in ["1,024", "64,256", "8,192, 16,384"] {
+        assert_eq!(parse_counts(typed, false), Err(AMBIGUOUS_COMMA), "{typed}");
+    }
+    assert_eq!(
+        parse_counts("64,2560", false),
+        Ok(Some(vec![Some(64), Some(2560)]))
+    );
+    assert_eq!(counts_text(&Some(vec![None, Some(500)])), "none, 500");
+    assert_eq!(counts_text(&None), "");
+    let shown = counts_text(&Some(vec![Some(64), Some(1024)]));
+    assert_eq!(
+        parse_counts(&shown, false),
+        Ok(Some(vec![Some(64), Some(1024)]))
+    );
+}

@@ -495,6 +495,20 @@ fn the_verdict_names_both_fleets_and_what_they_cost() {
     );
     assert!(line.contains(" of 3 targets met"), "{line}");
     assert!(line.ends_with("(one simulation)."), "{line}");
+    // A plan of these inputs that did not judge it: the table says why,
+    // in the plan's words.
+    let mut unjudged = result.clone();
+    unjudged.configured = None;
+    unjudged.configured_not_judged =
+        Some("the plan's search leaves out its own engine or cluster settings".into());
+    let table = sojourn_engine::verdict_table(&base, Some(&unjudged), true);
+    assert!(
+        table.title.starts_with(
+            "Targets: the configured fleet (2 replicas, one simulation: the plan's search leaves out its own engine or cluster settings)"
+        ),
+        "{}",
+        table.title
+    );
     // Every target, the configured fleet's verdict from its run (the plan
     // taken as one of earlier inputs), the plan's fleet's from the plan
     // (which meets every one).

@@ -115,16 +115,14 @@ pub fn verdict_table(
 /// simulation", saying why when the plan could not judge it.
 fn configured_reading(run: &RunSummary, plan: Option<&PlanResult>) -> String {
     let replicas = counted(run.report.replicas.into(), "replica");
-    match plan.map(|p| p.configured.as_ref()) {
-        Some(Some(c)) => format!(
+    match plan.map(|p| (p.configured.as_ref(), p.configured_not_judged.as_deref())) {
+        Some((Some(c), _)) => format!(
             "{}, {}",
             counted(c.replicas.into(), "replica"),
             counted(c.evaluation.replications.into(), "replication")
         ),
-        Some(None) => {
-            format!("{replicas}, one simulation: its hardware is not among the plan's candidates")
-        }
-        None => format!("{replicas}, one simulation"),
+        Some((None, Some(reason))) => format!("{replicas}, one simulation: {reason}"),
+        Some((None, None)) | None => format!("{replicas}, one simulation"),
     }
 }
 
