@@ -94,6 +94,17 @@ test('the default plan names a discipline, explains it, draws the frontier and r
     /^Covering high demand takes \d+ \+ \d+ replicas of .+: \$[\d,]+ per month at the expected prices, /,
   );
   assert.match(await plan.locator('.plan-reading').innerText(), /^On the fixed fleet/);
+
+  // The choice beside the scenario's own settings, item by item.
+  const alternatives = page.locator('#table-alternative-costs');
+  await alternatives.locator('summary').click();
+  const items = await tableRows(alternatives.locator('table'));
+  assert.equal(items[0].item, 'configuration');
+  assert.match(items[0].chosen, /, (priority|SIF|EDF)$/);
+  assert.match(items[0]['alternative 1'], /, FCFS$/);
+  const total = items.find((r) => r.item === 'total [USD per month]');
+  const usd = (text) => Number(text.replace(/[$,]/g, ''));
+  assert.ok(usd(total.chosen) < usd(total['alternative 1']), JSON.stringify(total));
   assert.deepEqual(errors, []);
   await page.context().close();
 });

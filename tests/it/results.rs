@@ -9,9 +9,9 @@ use sojourn_app::results::{
     replanned_table, run_figures, search_effort_line, sensitivity_reading,
 };
 use sojourn_engine::{
-    Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult, RunOptions, RunParams,
-    RunSummary, Scenario, ScenarioParams, SensitivityInput, TargetParams, Verdict, class_table,
-    discipline_label, plan, simulate,
+    COMPARED_CONFIGURATIONS, Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult,
+    RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput, TargetParams,
+    Verdict, alternatives_cost_table, class_table, discipline_label, plan, simulate,
 };
 
 fn run(price: Option<f64>) -> RunSummary {
@@ -567,4 +567,82 @@ fn the_verdict_names_both_fleets_and_what_they_cost() {
         "{}",
         plan.detail
     );
+}
+
+/// The chosen configuration beside the others that meet every target,
+/// item by item, each at its smallest such fleet: the totals are the
+/// searches' own, the others cheapest first, one column per configuration
+/// up to five, and the title says how many more the results file holds.
+#[test]
+fn alternatives_cost_table_sets_the_choice_beside_the_others_that_meet() {
+    let (_, result) = planned();
+    let table = alternatives_cost_table(result).expect("a chosen configuration");
+    let chosen = result.chosen.expect("a plan");
+    let month = |i: usize| {
+        result.configurations[i]
+            .search
+            .cost
+            .as_ref()
+            .and_then(|c| c.fleet.usd_per_month)
+            .expect("priced")
+    };
+    let mut others: Vec<usize> = (0..result.configurations.len())
+        .filter(|&i| i != chosen && result.configurations[i].search.found.is_some())
+        .collect();
+    assert!(
+        !others.is_empty(),
+        "the scenario's own settings meet on a larger fleet"
+    );
+    others.sort_by(|&a, &b| month(a).total_cmp(&month(b)));
+    let shown: Vec<usize> = std::iter::once(chosen).chain(others).collect();
+    assert_eq!(table.headers()[..3], ["item", "chosen", "alternative 1"]);
+    assert_eq!(table.columns.len(), shown.len() + 1);
+    assert_eq!(table.rows[0][0].text, "configuration");
+    let row = |item: &str| {
+        table
+            .rows
+            .iter()
+            .find(|r| r[0].text == item)
+            .unwrap_or_else(|| panic!("no row {item}"))
+    };
+    for (k, &i) in shown.iter().enumerate() {
+        let c = &result.configurations[i];
+        assert_eq!(table.rows[0][k + 1].text, c.name);
+        let cost = c.search.cost.as_ref().expect("costed");
+        assert_eq!(
+            row("total [USD per month]")[k + 1].value,
+            sojourn_engine::CellValue::Number(month(i))
+        );
+        assert_eq!(
+            row("steady + reserve replicas")[k + 1].text,
+            format!(
+                "{} + {}",
+                cost.fleet.steady_replicas, cost.fleet.reserve_replicas
+            )
+        );
+    }
+    assert!(
+        !table.title.contains("more in the results file"),
+        "{}",
+        table.title
+    );
+
+    // Seven others: five columns, and the title counts the rest.
+    let mut many = result.clone();
+    let other = shown[1];
+    many.configurations = std::iter::repeat_n(result.configurations[other].clone(), 7)
+        .chain(std::iter::once(result.configurations[chosen].clone()))
+        .collect();
+    many.chosen = Some(7);
+    let table = alternatives_cost_table(&many).expect("a chosen configuration");
+    assert_eq!(table.columns.len(), COMPARED_CONFIGURATIONS + 1);
+    assert!(
+        table
+            .title
+            .ends_with("; 3 configurations more in the results file"),
+        "{}",
+        table.title
+    );
+    many.chosen = None;
+    assert_eq!(alternatives_cost_table(&many), None);
 }

@@ -14,7 +14,7 @@ use crate::format::{counted, format_usd};
 use crate::params::plan::DecisionRule;
 use crate::plan::cost::HOURS_PER_MONTH;
 use crate::plan::evaluate::{CheckMetric, Evaluation, TargetCheck, Verdict};
-use crate::plan::{PlanResult, Recommendation};
+use crate::plan::{CostSummary, PlanResult, Recommendation};
 
 /// Months in a year, for annual budgets.
 const MONTHS_PER_YEAR: f64 = 12.0;
@@ -299,4 +299,122 @@ pub fn cases_budget_table(plan: &PlanResult) -> DataTable {
         table.rows.push(row);
     }
     table
+}
+
+/// Configurations [`alternatives_cost_table`] sets side by side: the chosen
+/// one and the four cheapest others that meet every target (the rest are in
+/// the plan's JSON).
+pub const COMPARED_CONFIGURATIONS: usize = 5;
+
+/// The chosen configuration beside the others whose search found a fleet
+/// meeting every target (the runner-ups, and the scenario's own settings
+/// when the "why" searched them), each at its smallest such fleet under
+/// expected demand, item by item: what a finance partner compares before
+/// taking the choice. One column per configuration (the chosen first, then
+/// the others cheapest first, at most [`COMPARED_CONFIGURATIONS`]), named
+/// in the first row; USD per month except the unit costs. `None` without a
+/// chosen configuration.
+pub fn alternatives_cost_table(plan: &PlanResult) -> Option<DataTable> {
+    let chosen = plan.chosen?;
+    let month_of = |i: usize| {
+        let search = &plan.configurations[i].search;
+        search
+            .cost
+            .as_ref()
+            .filter(|_| search.found.is_some())
+            .and_then(|c| c.fleet.usd_per_month)
+            .unwrap_or(f64::INFINITY)
+    };
+    let mut others: Vec<usize> = (0..plan.configurations.len())
+        .filter(|&i| i != chosen && plan.configurations[i].search.found.is_some())
+        .collect();
+    others.sort_by(|&a, &b| month_of(a).total_cmp(&month_of(b)).then(a.cmp(&b)));
+    let more = others.len().saturating_sub(COMPARED_CONFIGURATIONS - 1);
+    others.truncate(COMPARED_CONFIGURATIONS - 1);
+    let shown: Vec<usize> = std::iter::once(chosen).chain(others).collect();
+    let mut title = "Cost of the chosen configuration and the others that meet every target, each at its smallest such fleet (expected demand)".to_string();
+    if more > 0 {
+        title.push_str(&format!(
+            "; {} more in the results file",
+            counted(more as u64, "configuration")
+        ));
+    }
+    const HEADERS: [&str; COMPARED_CONFIGURATIONS + 1] = [
+        "item",
+        "chosen",
+        "alternative 1",
+        "alternative 2",
+        "alternative 3",
+        "alternative 4",
+    ];
+    let mut table = DataTable::new("alternative-costs", title, &HEADERS[..=shown.len()]);
+    let mut names = vec![Cell::text("configuration")];
+    names.extend(
+        shown
+            .iter()
+            .map(|&i| Cell::text(&plan.configurations[i].name)),
+    );
+    table.rows.push(names);
+    let costs: Vec<_> = shown
+        .iter()
+        .map(|&i| {
+            let search = &plan.configurations[i].search;
+            search.cost.as_ref().filter(|_| search.found.is_some())
+        })
+        .collect();
+    let mut row = |item: &str, cell: &dyn Fn(&CostSummary) -> Cell| {
+        let mut cells = vec![Cell::text(item)];
+        cells.extend(costs.iter().map(|c| c.map_or_else(Cell::empty, cell)));
+        table.rows.push(cells);
+    };
+    let month = |usd: Option<f64>, c: &CostSummary| usd_cell(per_month(usd, c.fleet.window_h));
+    row("steady + reserve replicas", &|c| {
+        Cell::text(format!(
+            "{} + {}",
+            c.fleet.steady_replicas, c.fleet.reserve_replicas
+        ))
+    });
+    row("GPUs", &|c| count_cell(c.fleet.gpus.into()));
+    row("steady replicas [USD per month]", &|c| {
+        month(c.fleet.usd_steady, c)
+    });
+    row("reserve replicas [USD per month]", &|c| {
+        month(c.fleet.usd_reserve, c)
+    });
+    row("fixed costs [USD per month]", &|c| {
+        month(c.fleet.usd_fixed, c)
+    });
+    row("total [USD per month]", &|c| {
+        usd_cell(c.fleet.usd_per_month)
+    });
+    row("per successful request [USD]", &|c| {
+        usd_cell(c.units.usd_per_success)
+    });
+    row("per successful request, 95% interval [USD]", &|c| {
+        c.usd_per_success_ci95
+            .map_or_else(Cell::empty, |[low, high]| {
+                Cell::text(format!("{} – {}", format_usd(low), format_usd(high)))
+            })
+    });
+    row("per request [USD]", &|c| usd_cell(c.units.usd_per_request));
+    row("per million prompt tokens [USD]", &|c| {
+        usd_cell(c.units.usd_per_million_prompt_tokens)
+    });
+    row("per million output tokens [USD]", &|c| {
+        usd_cell(c.units.usd_per_million_output_tokens)
+    });
+    row("of which failed work [USD per month]", &|c| {
+        month(c.units.usd_failed_work, c)
+    });
+    row(
+        "of which recomputation after preemption [USD per month]",
+        &|c| month(c.units.usd_recomputation, c),
+    );
+    row("of which idle steady capacity [USD per month]", &|c| {
+        month(c.units.usd_idle, c)
+    });
+    row("GPU-hours per successful request", &|c| {
+        gpu_hours_cell(c.units.gpu_hours_per_success)
+    });
+    Some(table)
 }

@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use sojourn_engine::{
-    DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, analytic_table, bench_plan,
-    budget_table, capacity_searches, cases_table, checks_table, class_intervals_table,
-    configurations_table, counted, curve_table, decision_label, format_multiple, format_number,
-    format_or_missing, format_percent, format_usd, plan_with_progress, recommendation_details,
-    sensitivity_table, verdict_counts,
+    DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, alternatives_cost_table,
+    analytic_table, bench_plan, budget_table, capacity_searches, cases_table, checks_table,
+    class_intervals_table, configurations_table, counted, curve_table, decision_label,
+    format_multiple, format_number, format_or_missing, format_percent, format_usd,
+    plan_with_progress, recommendation_details, sensitivity_table, verdict_counts,
 };
 
 use crate::args::PlanArgs;
@@ -144,6 +144,10 @@ fn plan_summary(r: &PlanResult) -> String {
     if !r.explanation.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "Why: {}", r.explanation);
+    }
+    // The choice beside the others that meet, when there are any.
+    if let Some(table) = alternatives_cost_table(r).filter(|t| t.columns.len() > 2) {
+        section(&mut out, &table);
     }
     write_configured(&mut out, r);
     if let Some(reason) = &r.unattainable {
