@@ -124,7 +124,7 @@ pub use present::summary::RunSummary;
 pub use present::table::{Cell, CellValue, Column, DataTable};
 pub use present::verdict::{
     COMPARED_CONFIGURATIONS, alternatives_cost_table, cases_budget_table, decision_rule_short,
-    plan_budget_table, plan_unit_costs_table, verdict_counts, verdict_table,
+    frontier_cost_table, plan_budget_table, plan_unit_costs_table, verdict_counts, verdict_table,
 };
 
 // Benchmarks shared by the CLI's `bench` command and the performance log.

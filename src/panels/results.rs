@@ -13,7 +13,7 @@ mod verdict;
 use leptos::prelude::*;
 use sojourn_engine::{
     Case, DataTable, PlanResult, RunSummary, alternatives_cost_table, analytic_table, cases_table,
-    class_table, curve_table, explored_table, sensitivity_table, series_table,
+    class_table, curve_table, explored_table, frontier_cost_table, sensitivity_table, series_table,
 };
 
 use crate::browser;
@@ -512,6 +512,8 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                         .map(|plan| {
                             view! {
                                 <TableView table=explored_table(&plan) />
+                                {frontier_cost_table(&plan)
+                                    .map(|t| view! { <TableView table=t /> })}
                                 {alternatives_cost_table(&plan)
                                     .map(|t| view! { <TableView table=t /> })}
                                 {curve_table(&plan).map(|t| view! { <TableView table=t /> })}

@@ -11,7 +11,8 @@ use sojourn_app::results::{
 use sojourn_engine::{
     COMPARED_CONFIGURATIONS, Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult,
     RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput, TargetParams,
-    Verdict, alternatives_cost_table, class_table, discipline_label, plan, simulate,
+    Verdict, alternatives_cost_table, class_table, discipline_label, frontier_cost_table, plan,
+    simulate,
 };
 
 fn run(price: Option<f64>) -> RunSummary {
@@ -598,13 +599,7 @@ fn alternatives_cost_table_sets_the_choice_beside_the_others_that_meet() {
     assert_eq!(table.headers()[..3], ["item", "chosen", "alternative 1"]);
     assert_eq!(table.columns.len(), shown.len() + 1);
     assert_eq!(table.rows[0][0].text, "configuration");
-    let row = |item: &str| {
-        table
-            .rows
-            .iter()
-            .find(|r| r[0].text == item)
-            .unwrap_or_else(|| panic!("no row {item}"))
-    };
+    let row = |item: &str| item_row(&table, item);
     for (k, &i) in shown.iter().enumerate() {
         let c = &result.configurations[i];
         assert_eq!(table.rows[0][k + 1].text, c.name);
@@ -645,4 +640,54 @@ fn alternatives_cost_table_sets_the_choice_beside_the_others_that_meet() {
     );
     many.chosen = None;
     assert_eq!(alternatives_cost_table(&many), None);
+}
+
+/// The frontier's fleets carry their full cost (the other explored fleets
+/// do not), and the frontier's table sets them side by side, cheapest
+/// first, with the targets each meets and its worst class's P(miss).
+#[test]
+fn frontier_fleets_carry_their_full_cost_side_by_side() {
+    let (_, result) = planned();
+    assert!(result.explored.iter().any(|p| p.on_frontier));
+    for p in &result.explored {
+        assert_eq!(p.cost.is_some(), p.on_frontier, "{p:?}");
+        if let Some(cost) = &p.cost {
+            assert_eq!(cost.fleet.steady_replicas, p.replicas);
+            assert_eq!(cost.fleet.usd_per_month, p.usd_per_month);
+            assert_eq!(cost.replications, p.replications);
+        }
+    }
+    let table = frontier_cost_table(result).expect("a frontier");
+    let mut frontier: Vec<_> = result.explored.iter().filter(|p| p.on_frontier).collect();
+    frontier.sort_by(|a, b| {
+        a.usd_per_month
+            .unwrap()
+            .total_cmp(&b.usd_per_month.unwrap())
+    });
+    frontier.truncate(COMPARED_CONFIGURATIONS);
+    assert_eq!(table.columns.len(), frontier.len() + 1);
+    let row = |item: &str| item_row(&table, item);
+    for (k, p) in frontier.iter().enumerate() {
+        assert_eq!(
+            row("configuration")[k + 1].text,
+            result.configurations[p.configuration].name
+        );
+        assert_eq!(row("targets")[k + 1].text, p.verdict.label());
+        assert_eq!(
+            row("total [USD per month]")[k + 1].value,
+            sojourn_engine::CellValue::Number(p.usd_per_month.unwrap())
+        );
+    }
+    let mut none = result.clone();
+    none.explored.clear();
+    assert_eq!(frontier_cost_table(&none), None);
+}
+
+/// The row of a transposed table whose first cell is `item`.
+fn item_row<'a>(table: &'a sojourn_engine::DataTable, item: &str) -> &'a [sojourn_engine::Cell] {
+    table
+        .rows
+        .iter()
+        .find(|r| r[0].text == item)
+        .unwrap_or_else(|| panic!("no row {item}"))
 }

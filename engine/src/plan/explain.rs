@@ -172,6 +172,7 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
     let min = runner.min_replications();
     let reserve = runner.reserve_replicas();
     let mut out: Vec<ExploredPoint> = Vec::new();
+    let mut cases = Vec::new();
     for (&c, search) in base.configs.iter().zip(&base.searches) {
         let Ok(case) = runner.case(c, Multipliers::BASE, "expected demand") else {
             continue;
@@ -205,8 +206,13 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
                 replications: e.replications,
                 verdict: e.verdict,
                 on_frontier: false,
+                cost: None,
             });
+            cases.push(case);
         }
+    }
+    for (p, &case) in out.iter_mut().zip(&cases) {
+        p.cost = Some(runner.cost_summary(case, p.replicas, p.replications));
     }
     mark_frontier(&mut out);
     out
@@ -214,7 +220,8 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
 
 /// Marks the points no other point beats on both cost and P(miss) (upper
 /// bound): sorted by cost, a point is on the frontier when its P(miss) is
-/// below every cheaper point's.
+/// below every cheaper point's. Only the frontier keeps its full cost (more
+/// points only take points off the frontier, so none needs it back).
 fn mark_frontier(points: &mut [ExploredPoint]) {
     for p in points.iter_mut() {
         p.on_frontier = false;
@@ -232,6 +239,9 @@ fn mark_frontier(points: &mut [ExploredPoint]) {
             points[i].on_frontier = true;
             lowest = points[i].p_miss_upper;
         }
+    }
+    for p in points.iter_mut().filter(|p| !p.on_frontier) {
+        p.cost = None;
     }
 }
 

@@ -188,6 +188,10 @@ pub struct ExploredPoint {
     /// No other explored point is both cheaper (or as cheap) and less likely
     /// to miss.
     pub on_frontier: bool,
+    /// The fleet's full cost over its replications, for the points on the
+    /// frontier (absent for the others).
+    #[serde(default)]
+    pub cost: Option<CostSummary>,
 }
 
 /// What the search did against a plain one.

@@ -14,7 +14,7 @@ use crate::format::{counted, format_usd};
 use crate::params::plan::DecisionRule;
 use crate::plan::cost::HOURS_PER_MONTH;
 use crate::plan::evaluate::{CheckMetric, Evaluation, TargetCheck, Verdict};
-use crate::plan::{CostSummary, PlanResult, Recommendation};
+use crate::plan::{CostSummary, ExploredPoint, PlanResult, Recommendation};
 
 /// Months in a year, for annual budgets.
 const MONTHS_PER_YEAR: f64 = 12.0;
@@ -362,6 +362,64 @@ pub fn alternatives_cost_table(plan: &PlanResult) -> Option<DataTable> {
             search.cost.as_ref().filter(|_| search.found.is_some())
         })
         .collect();
+    cost_rows(&mut table, &costs);
+    Some(table)
+}
+
+/// The fleets on the cost versus P(miss) frontier, cheapest first, item by
+/// item: which targets each meets, its worst class's P(miss) and the full
+/// cost over its replications (at most [`COMPARED_CONFIGURATIONS`]; the
+/// rest are in the plan's JSON). `None` when no point is on the frontier.
+pub fn frontier_cost_table(plan: &PlanResult) -> Option<DataTable> {
+    let mut points: Vec<_> = plan.explored.iter().filter(|p| p.on_frontier).collect();
+    if points.is_empty() {
+        return None;
+    }
+    points.sort_by(|a, b| {
+        let usd = |p: &ExploredPoint| p.usd_per_month.unwrap_or(p.total_gpus as f64);
+        usd(a).total_cmp(&usd(b))
+    });
+    let more = points.len().saturating_sub(COMPARED_CONFIGURATIONS);
+    points.truncate(COMPARED_CONFIGURATIONS);
+    let mut title =
+        "Cost of the fleets on the cost against P(miss) frontier, cheapest first (expected demand)"
+            .to_string();
+    if more > 0 {
+        title.push_str(&format!(
+            "; {} more in the results file",
+            counted(more as u64, "fleet")
+        ));
+    }
+    const HEADERS: [&str; COMPARED_CONFIGURATIONS + 1] = [
+        "item", "fleet 1", "fleet 2", "fleet 3", "fleet 4", "fleet 5",
+    ];
+    let mut table = DataTable::new("frontier-costs", title, &HEADERS[..=points.len()]);
+    let mut push = |item: &str, cell: &dyn Fn(&ExploredPoint) -> Cell| {
+        let mut cells = vec![Cell::text(item)];
+        cells.extend(points.iter().map(|p| cell(p)));
+        table.rows.push(cells);
+    };
+    push("configuration", &|p| {
+        Cell::text(
+            plan.configurations
+                .get(p.configuration)
+                .map_or(crate::format::MISSING, |c| c.name.as_str()),
+        )
+    });
+    push("targets", &|p| Cell::text(p.verdict.label()));
+    push("worst class P(miss)", &|p| percent_cell(p.p_miss));
+    push("worst class P(miss), upper bound", &|p| {
+        percent_cell(p.p_miss_upper)
+    });
+    push("replications", &|p| count_cell(p.replications.into()));
+    let costs: Vec<_> = points.iter().map(|p| p.cost.as_ref()).collect();
+    cost_rows(&mut table, &costs);
+    Some(table)
+}
+
+/// A cost comparison's rows, one column per fleet (`None`: not priced):
+/// replicas, GPUs, the budget per month and the unit costs.
+fn cost_rows(table: &mut DataTable, costs: &[Option<&CostSummary>]) {
     let mut row = |item: &str, cell: &dyn Fn(&CostSummary) -> Cell| {
         let mut cells = vec![Cell::text(item)];
         cells.extend(costs.iter().map(|c| c.map_or_else(Cell::empty, cell)));
@@ -416,5 +474,4 @@ pub fn alternatives_cost_table(plan: &PlanResult) -> Option<DataTable> {
     row("GPU-hours per successful request", &|c| {
         gpu_hours_cell(c.units.gpu_hours_per_success)
     });
-    Some(table)
 }
