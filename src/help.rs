@@ -90,6 +90,8 @@ pub const SEARCH_QUEUE_BOUNDS: &str = "Queue bounds per replica (admission limit
 pub const SEARCH_ROUTERS: &str =
     "A router the plan compares. None ticked but the scenario's own: the router is not searched.";
 pub const MIN_REPLICATIONS: &str = "Seeds every decided fleet starts with; the plan doubles them, up to Replications, only while a target is uncertain.";
+pub const CURVE_REPLICATIONS: &str = "Seeds per service-curve point. Empty: each point is decided like a fleet (replications to start with, doubled while a target is uncertain).";
+pub const SENSITIVITY_INPUTS: &str = "An input the sensitivity analysis lowers and raises in turn. Untick inputs you are sure of to plan faster; none ticked skips the analysis.";
 pub const MULTIPLIERS: &str =
     "Best and worst cases as multipliers on the base: 1 is unchanged, 1.3 is 30% more.";
 pub const SENSITIVITY: &str = "Each input is lowered and raised by this fraction in turn, one at a time, and the change in cost per success and P(miss) is measured.";

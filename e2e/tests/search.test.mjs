@@ -7,7 +7,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
-import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdf, runButton, runStatus, verdict, waitFor } from '../lib/page.mjs';
+import {
+  PLAN_TIMEOUT_MS,
+  RESULT_TIMEOUT_MS,
+  cdf,
+  runButton,
+  runStatus,
+  tableRows,
+  verdict,
+  waitFor,
+} from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const site = siteForFile();
@@ -109,6 +118,26 @@ test('engine settings compared are typed as lists, and a list that cannot run is
   await planOfTheseInputs(page);
   const configurations = await page.locator('#table-configurations').innerText();
   assert.match(configurations, /max_num_seqs 64/, configurations);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('the sensitivity analysis varies only the inputs ticked', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  const cases = page.getByRole('region', { name: 'Best and worst cases' });
+  await cases.getByText('Advanced: search, replications, sensitivity, service curve').click();
+  // The quick scenario varies arrival rate, output tokens and price.
+  const box = (input) => cases.getByRole('checkbox', { name: input, exact: true });
+  assert.ok(await box('price').isChecked());
+  assert.equal(await box('step time').isChecked(), false);
+  await box('price').uncheck();
+  await box('step time').check();
+  await planOfTheseInputs(page);
+  const table = page.locator('#table-sensitivity');
+  await table.locator('summary').click();
+  const inputs = (await tableRows(table.locator('table'))).map((r) => r.input);
+  assert.deepEqual([...inputs].sort(), ['arrival rate', 'output tokens', 'step time']);
   assert.deepEqual(errors, []);
   await page.context().close();
 });

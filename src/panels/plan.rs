@@ -418,6 +418,28 @@ fn multiplier_at(which: &'static str, input: SensitivityInput) -> At<f64> {
     )
 }
 
+/// Whether the sensitivity analysis varies `input`, as a checkbox: the list
+/// is rewritten in the planner's order (none ticked skips the analysis).
+fn sensitivity_input(input: SensitivityInput) -> At<bool> {
+    At::new(
+        format!("plan.sensitivity.inputs.{}", enum_text(&input)),
+        move |p| Some(p.plan.sensitivity.inputs.contains(&input)),
+        move |p, ticked| {
+            let current = p.plan.sensitivity.inputs.clone();
+            p.plan.sensitivity.inputs = SensitivityInput::ALL
+                .into_iter()
+                .filter(|i| {
+                    if *i == input {
+                        ticked
+                    } else {
+                        current.contains(i)
+                    }
+                })
+                .collect();
+        },
+    )
+}
+
 #[component]
 pub fn CasesPanel(state: AppState) -> impl IntoView {
     let cell = move |which: &'static str, case: &str, input: SensitivityInput| {
@@ -489,8 +511,30 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                 help::HEADROOM,
             )
             .percent(),
+            number(
+                at!(plan.service_curve.replications),
+                "Service-curve replications",
+                "seeds",
+                help::CURVE_REPLICATIONS,
+            )
+            .placeholder("decided like a fleet"),
         ];
-        view! { <div class="grid">{fields(state, rows)}</div> }
+        let inputs = SensitivityInput::ALL
+            .into_iter()
+            .map(|input| {
+                check(
+                    sensitivity_input(input),
+                    input.label(),
+                    help::SENSITIVITY_INPUTS,
+                )
+            })
+            .collect();
+        view! {
+            <div class="grid">{fields(state, rows)}</div>
+            <p class="panel-note">"Inputs the sensitivity analysis varies"</p>
+            <div class="grid checks">{fields(state, inputs)}</div>
+            <FieldMessage state path="plan.sensitivity.inputs" />
+        }
     };
     view! {
         <Panel id="cases" title="Best and worst cases">
@@ -522,5 +566,34 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
                 {advanced()}
             </LazyDetails>
         </Panel>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sojourn_engine::Scenario;
+
+    use super::*;
+
+    /// Unticking an input drops it from the list in the planner's order,
+    /// ticking puts it back in its place; none ticked is a valid scenario
+    /// that skips the analysis.
+    #[test]
+    fn sensitivity_checkboxes_rewrite_the_inputs_in_order() {
+        let mut p = ScenarioParams::overnight_batch();
+        assert_eq!(p.plan.sensitivity.inputs, SensitivityInput::ALL.to_vec());
+        let price = sensitivity_input(SensitivityInput::Price);
+        assert_eq!(price.path, "plan.sensitivity.inputs.price");
+        (price.set)(&mut p, false);
+        assert_eq!((price.get)(&p), Some(false));
+        assert_eq!(p.plan.sensitivity.inputs.len(), 6);
+        assert!(!p.plan.sensitivity.inputs.contains(&SensitivityInput::Price));
+        (price.set)(&mut p, true);
+        assert_eq!(p.plan.sensitivity.inputs, SensitivityInput::ALL.to_vec());
+        for input in SensitivityInput::ALL {
+            (sensitivity_input(input).set)(&mut p, false);
+        }
+        assert!(p.plan.sensitivity.inputs.is_empty());
+        Scenario::try_from(p).expect("no input to vary is valid");
     }
 }
