@@ -11,7 +11,7 @@ use crate::form::{enum_parse, enum_text, hardware_preset_id};
 use crate::help;
 use crate::panels::at::{At, Item, at};
 use crate::panels::fields::{Field, check, choice, fields, list, menu, number, options, text};
-use crate::panels::search::SearchSpace;
+use crate::panels::search::{SearchSpace, toggled};
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
 use crate::state::AppState;
 
@@ -425,17 +425,8 @@ fn sensitivity_input(input: SensitivityInput) -> At<bool> {
         format!("plan.sensitivity.inputs.{}", enum_text(&input)),
         move |p| Some(p.plan.sensitivity.inputs.contains(&input)),
         move |p, ticked| {
-            let current = p.plan.sensitivity.inputs.clone();
-            p.plan.sensitivity.inputs = SensitivityInput::ALL
-                .into_iter()
-                .filter(|i| {
-                    if *i == input {
-                        ticked
-                    } else {
-                        current.contains(i)
-                    }
-                })
-                .collect();
+            let current = &p.plan.sensitivity.inputs;
+            p.plan.sensitivity.inputs = toggled(SensitivityInput::ALL, current, input, ticked);
         },
     )
 }

@@ -46,17 +46,7 @@ impl<T: Copy + PartialEq + serde::Serialize + Send + Sync + 'static> Dimension<T
             },
             move |p, ticked| {
                 let current = listed(p).clone().unwrap_or_else(|| default(p));
-                let next: Vec<T> = order
-                    .iter()
-                    .map(|(v, _)| *v)
-                    .filter(|v| {
-                        if *v == value {
-                            ticked
-                        } else {
-                            current.contains(v)
-                        }
-                    })
-                    .collect();
+                let next = toggled(order.iter().map(|(v, _)| *v), &current, value, ticked);
                 let mut as_default = default(p);
                 as_default.sort_by_key(|v| order.iter().position(|(o, _)| o == v));
                 *listed_mut(p) = (next != as_default).then_some(next);
@@ -76,6 +66,25 @@ impl<T: Copy + PartialEq + serde::Serialize + Send + Sync + 'static> Dimension<T
             <FieldMessage state path=self.path />
         }
     }
+}
+
+/// `current` with `value` ticked in or out, in the order `order` gives.
+pub(crate) fn toggled<T: Copy + PartialEq>(
+    order: impl IntoIterator<Item = T>,
+    current: &[T],
+    value: T,
+    ticked: bool,
+) -> Vec<T> {
+    order
+        .into_iter()
+        .filter(|v| {
+            if *v == value {
+                ticked
+            } else {
+                current.contains(v)
+            }
+        })
+        .collect()
 }
 
 const SEARCHED_DISCIPLINES: Dimension<sojourn_engine::Discipline> = Dimension {
