@@ -211,10 +211,14 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
             cases.push(case);
         }
     }
-    for (p, &case) in out.iter_mut().zip(&cases) {
-        p.cost = Some(runner.cost_summary(case, p.replicas, p.replications));
-    }
+    // Only the frontier is priced: a point dominated here stays dominated
+    // when the baseline's points join (`merge_baseline`).
     mark_frontier(&mut out);
+    for (p, &case) in out.iter_mut().zip(&cases) {
+        if p.on_frontier {
+            p.cost = Some(runner.cost_summary(case, p.replicas, p.replications));
+        }
+    }
     out
 }
 
@@ -388,51 +392,39 @@ pub(super) fn explain(
 /// search left out (so no fleet with them was searched to compare with).
 pub(super) fn explain_without_baseline(runner: &Runner, result: &mut PlanResult, chosen: usize) {
     let params = runner.base.params();
-    let search = &params.plan.search;
     let own = Setting::of(params);
-    let mut out: Vec<String> = Vec::new();
-    let mut note = |listed: Option<bool>, what: String| {
-        if listed == Some(false) {
-            out.push(what);
-        }
-    };
-    note(
-        search
-            .disciplines
-            .as_ref()
-            .map(|v| v.contains(&own.discipline)),
-        format!("discipline ({})", discipline_label(own.discipline)),
-    );
-    note(
-        search
-            .max_num_seqs
-            .as_ref()
-            .map(|v| v.contains(&own.max_num_seqs)),
-        format!("max_num_seqs ({})", own.max_num_seqs),
-    );
-    note(
-        search
-            .max_num_batched_tokens
-            .as_ref()
-            .map(|v| v.contains(&own.max_num_batched_tokens)),
-        format!("token budget ({})", own.max_num_batched_tokens),
-    );
-    note(
-        search
-            .max_waiting
-            .as_ref()
-            .map(|v| v.contains(&own.max_waiting)),
-        match own.max_waiting {
-            Some(m) => format!("admission limit ({m})"),
-            None => "admission limit (none)".to_string(),
-        },
-    );
-    note(
-        search.routers.as_ref().map(|v| v.contains(&own.router)),
-        format!("router ({})", router_label(own.router)),
-    );
+    let settings = params.plan.search.settings(params);
+    // A dimension is left out when no setting of the space has its own value.
+    let left_out = |same: &dyn Fn(&Setting) -> bool| !settings.iter().any(same);
+    let waiting = own
+        .max_waiting
+        .map_or("none".to_string(), |m| m.to_string());
+    let out: Vec<String> = [
+        (
+            left_out(&|s| s.discipline == own.discipline),
+            format!("discipline ({})", discipline_label(own.discipline)),
+        ),
+        (
+            left_out(&|s| s.max_num_seqs == own.max_num_seqs),
+            format!("max_num_seqs ({})", own.max_num_seqs),
+        ),
+        (
+            left_out(&|s| s.max_num_batched_tokens == own.max_num_batched_tokens),
+            format!("token budget ({})", own.max_num_batched_tokens),
+        ),
+        (
+            left_out(&|s| s.max_waiting == own.max_waiting),
+            format!("admission limit ({waiting})"),
+        ),
+        (
+            left_out(&|s| s.router == own.router),
+            format!("router ({})", router_label(own.router)),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(out, what)| out.then_some(what))
+    .collect();
     let n = result.configurations[chosen].search.found.unwrap_or(0);
-    result.baseline = None;
     result.explanation = format!(
         "{} + {} replicas of {} meet every target. The search leaves out the scenario's own {}, so no fleet with its own settings was searched to compare with.",
         n,
