@@ -174,12 +174,7 @@ pub fn counts(
         |values| values.map(|v| v.into_iter().map(Some).collect()),
         |values: Option<Vec<Option<u32>>>| Some(values.map(|v| v.into_iter().flatten().collect())),
     );
-    let control = Control::Counts {
-        none_allowed: false,
-        get: or_default(at.get),
-        set: at.set,
-    };
-    Field::new(at.path, label, help, control).unit(unit)
+    count_list(at, false, label, help).unit(unit)
 }
 
 /// Like [`counts`], with "none" for an entry without a limit.
@@ -189,12 +184,21 @@ pub fn limits(
     unit: &str,
     help: &'static str,
 ) -> Field {
+    count_list(at, true, label, help).unit(unit)
+}
+
+fn count_list(
+    at: At<Option<Vec<Option<u32>>>>,
+    none_allowed: bool,
+    label: impl Into<String>,
+    help: &'static str,
+) -> Field {
     let control = Control::Counts {
-        none_allowed: true,
+        none_allowed,
         get: or_default(at.get),
         set: at.set,
     };
-    Field::new(at.path, label, help, control).unit(unit)
+    Field::new(at.path, label, help, control)
 }
 
 /// A free-text box.
