@@ -275,8 +275,17 @@ impl MemoryBudget {
         let h = &params.hardware;
         check.at("hardware", |c| {
             c.positive("memory_gib", h.memory_gib);
-            c.positive("bandwidth_gb_s", h.bandwidth_gb_s);
-            c.positive("peak_tflops", h.peak_tflops);
+            c.rate("bandwidth_gb_s", h.bandwidth_gb_s);
+            c.rate("peak_tflops", h.peak_tflops);
+            if let Some(fp8) = h.peak_fp8_tflops {
+                c.rate("peak_fp8_tflops", fp8);
+            }
+            if let Some(fp4) = h.peak_fp4_tflops {
+                c.rate("peak_fp4_tflops", fp4);
+            }
+            if let Some(link) = &h.interconnect {
+                c.at("interconnect", |c| c.rate("gb_s", link.gb_s));
+            }
         });
         let r = &params.replica;
         check.at("replica", |c| {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::FieldError;
 use crate::params::dist::{DistParams, Shape};
-use crate::params::{ClassParams, DAY_S, LoadParams};
+use crate::params::{ClassParams, DAY_S, LoadParams, MAX_HORIZON_S};
 
 /// One request of a trace.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -141,6 +141,15 @@ pub(crate) fn check_traced(r: &TracedRequest) -> Result<(), (&'static str, Strin
         return Err((
             "arrival_s",
             format!("must be a time of 0 s or more, got {}", r.arrival_s),
+        ));
+    }
+    if r.arrival_s > MAX_HORIZON_S {
+        return Err((
+            "arrival_s",
+            format!(
+                "must be at most one year ({MAX_HORIZON_S} s) after the trace's start, got {}",
+                r.arrival_s
+            ),
         ));
     }
     if r.input_tokens == 0 {

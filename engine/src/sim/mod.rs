@@ -37,6 +37,7 @@ use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, Router, Schedule};
 use crate::serde_float::NonFinite;
+use crate::sim::closed_loop::ReplicaOrder;
 use crate::sim::rules::{BlockSize, Pool};
 pub(crate) use crate::sim::state::Time;
 use crate::sim::state::{Active, ReqId};
@@ -46,7 +47,8 @@ pub use batch::StepCounters;
 pub(crate) use batch::StepHistogram;
 pub(crate) use options::max_series_points;
 pub use options::{
-    BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
+    BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, RunError, RunOptions, check_run_budget,
+    run_bytes_estimate,
 };
 pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
 
@@ -241,7 +243,11 @@ struct Cluster<'s, R: Replica> {
     next_sample_s: f64,
     end_s: f64,
     now_s: f64,
+    /// When the latest request so far arrived \[s\].
+    last_arrival_s: f64,
     max_requests: u64,
+    /// The run's memory budget \[bytes\] ([`RunOptions::max_bytes`]).
+    max_bytes: u64,
     /// The most series points this run takes
     /// ([`crate::model::scenario::MAX_SERIES_POINTS`], fewer with many
     /// replicas: [`crate::model::scenario::MAX_REPLICA_SAMPLES`]).
@@ -259,6 +265,9 @@ struct Cluster<'s, R: Replica> {
     closed_timeouts: BinaryHeap<Reverse<(Time, ReqId)>>,
     /// Scratch list of returned closed-loop requests (kept for its allocation).
     returned: Vec<ReqId>,
+    /// With closed loops, the busy replicas by their next step; touched
+    /// only then.
+    order: ReplicaOrder,
 }
 
 impl<'s, R: Replica> Cluster<'s, R> {
@@ -293,7 +302,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
             // until every request is done.
             end_s: scenario.params().run.horizon_s + drain_s,
             now_s: 0.0,
+            last_arrival_s: 0.0,
             max_requests: options.max_requests,
+            max_bytes: options.max_bytes,
             max_series_points: max_series_points(n),
             drain_step_s: if drain_s.is_finite() {
                 interval_s.max(drain_s / DRAIN_UNITS)
@@ -306,6 +317,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             reactive: closed_classes != 0,
             closed_timeouts: BinaryHeap::new(),
             returned: Vec::new(),
+            order: ReplicaOrder::new(if closed_classes != 0 { n } else { 0 }),
         })
     }
 
@@ -316,10 +328,22 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 simulated_s: self.now_s,
             });
         }
-        if self.ctx.records.len() as u64 > self.max_requests {
+        // The estimates checked before the run bound it in expectation;
+        // these bound what it holds, whatever it turns out to send.
+        let sent = self.ctx.records.len() as u64;
+        if sent > self.max_requests {
             return Err(RunError::TooManyRequests {
-                expected: self.ctx.records.len() as f64,
+                expected: sent as f64,
                 cap: self.max_requests,
+                advice: options::fewer_requests(self.scenario),
+            });
+        }
+        if sent as f64 * BYTES_PER_REQUEST > self.max_bytes as f64 {
+            return Err(RunError::TooMuchMemory {
+                estimated_bytes: sent as f64 * BYTES_PER_REQUEST,
+                expected_requests: sent as f64,
+                cap_bytes: self.max_bytes,
+                advice: options::fewer_requests(self.scenario),
             });
         }
         Ok(())
@@ -357,6 +381,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
             let at = self.next_sample_s;
             let upto = self.steps_before(at);
             let (mut waiting, mut running, mut blocks) = (0, 0, 0u64);
+            if self.reactive {
+                self.order.touch_all();
+            }
             for r in &mut self.replicas {
                 r.advance_until(upto, &mut self.ctx);
                 r.sync(&mut self.ctx);
@@ -382,6 +409,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
 
     fn deliver(&mut self, spec: RequestSpec) {
         let t = spec.arrival_s;
+        self.last_arrival_s = self.last_arrival_s.max(t);
         let upto = self.steps_before(t);
         let class = &self.scenario.classes()[spec.class as usize];
         let id = self.ctx.records.len() as ReqId;
@@ -398,6 +426,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 c
             }
             Router::JoinShortestQueue | Router::LeastKvLoad => {
+                if self.reactive {
+                    self.order.touch_all();
+                }
                 let by_kv = self.scenario.params().cluster.router == Router::LeastKvLoad;
                 // One pass: each replica is brought up to `t` and weighed;
                 // the first of the least loaded wins.
@@ -418,6 +449,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 best.2
             }
         };
+        if self.reactive {
+            self.order.touch(chosen);
+        }
         let replica = &mut self.replicas[chosen];
         replica.advance_until(upto, &mut self.ctx);
         self.ctx.records[id as usize].replica = chosen as u16;
@@ -467,8 +501,14 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 None => {
                     // Drain: a series interval (or a 1/10,000th of the
                     // drain, if longer) per unit of work, until the end or
-                    // until the fleet has nothing left to do.
-                    let t = (self.now_s + self.drain_step_s).min(self.end_s);
+                    // until the fleet has nothing left to do. Once the
+                    // series is full, the step doubles at every unit, so
+                    // that a drain of any length (a counted run's is
+                    // open-ended) takes a bounded number of units; and a
+                    // step always moves the time on, however far out.
+                    let t = (self.now_s + self.drain_step_s)
+                        .max(self.now_s.next_up())
+                        .min(self.end_s);
                     self.sample_until(t);
                     let mut idle = true;
                     for r in &mut self.replicas {
@@ -476,6 +516,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
                         idle &= !r.is_busy();
                     }
                     self.now_s = t;
+                    if self.series.len() >= self.max_series_points {
+                        self.drain_step_s *= 2.0;
+                    }
                     if t >= self.end_s || idle {
                         self.close();
                     }
@@ -497,15 +540,16 @@ impl<'s, R: Replica> Cluster<'s, R> {
     }
 
     /// Ends the run: what is still in the system is unfinished. A run whose
-    /// end was open (a fixed count) ends at the later of the horizon and
-    /// its last step.
+    /// end was open (a fixed count) ends at the latest of the horizon, its
+    /// last step and its last arrival (a refused request ends where it
+    /// arrives, and no request ends after the run).
     fn close(&mut self) {
         if !self.end_s.is_finite() {
             let last_s = self
                 .replicas
                 .iter()
                 .map(|r| r.clock_s())
-                .fold(0.0, f64::max);
+                .fold(self.last_arrival_s, f64::max);
             self.end_s = last_s.max(self.scenario.params().run.horizon_s);
         }
         for r in &mut self.replicas {
@@ -521,14 +565,16 @@ impl<'s, R: Replica> Cluster<'s, R> {
         // Busy time up to the end of the run: a step that started before the
         // end but finishes after it (the replica is busy from its start to
         // its clock) counts only up to the end, so that the busy fraction
-        // is at most 1.
+        // is at most 1. (`max` and `min`, not `clamp`: they never panic,
+        // and a NaN from an overflowing clock becomes 0.)
         let end_s = self.end_s;
         let busy: Vec<f64> = self
             .replicas
             .iter()
             .map(|r| {
                 let clock = r.clock_s();
-                (r.busy_s() - (clock - end_s).max(0.0)).clamp(0.0, clock.min(end_s))
+                let within = clock.min(end_s).max(0.0);
+                (r.busy_s() - (clock - end_s).max(0.0)).max(0.0).min(within)
             })
             .collect();
         let active_until_s = self
