@@ -4,8 +4,8 @@
 /**
  * The most one wait may take [ms]. A wait follows the work: it ends as soon
  * as its condition holds, fails at once with the page's own message when
- * the page reports a failed run or plan, and otherwise lasts as long as the
- * page takes, up to this limit. Generous: on a loaded 2-core machine what
+ * the page reports a failed run (or a failed plan, for a wait on the plan),
+ * and otherwise lasts as long as the page takes, up to this limit. Generous: on a loaded 2-core machine what
  * takes a second on a quiet one can take minutes. (Playwright's own waits,
  * its clicks and reads, get the same limit: `harness.mjs`.)
  */
@@ -22,32 +22,33 @@ export const VERDICTS = ['met', 'not met', 'uncertain'];
 
 /**
  * What the page says went wrong, or null: a failed run (the run status,
- * which also says when a worker could not load) or a failed plan. Runs in
- * the page.
+ * which also says when a worker could not load) or, when `plan` is true, a
+ * failed plan (a plan may fail where the run does not: the planner refuses
+ * classes that are not open streams). Runs in the page.
  */
-export const pageTrouble = () => {
+export const pageTrouble = (plan) => {
   const status = document.querySelector('[role="status"][aria-label="Run status"]')?.textContent.trim() ?? '';
   if (status.startsWith('The run failed')) return status;
-  const plan = document.querySelector('#verdict-plan .verdict-fleet')?.textContent.trim() ?? '';
-  if (plan.startsWith('The plan failed')) return plan;
+  const verdict = document.querySelector('#verdict-plan .verdict-fleet')?.textContent.trim() ?? '';
+  if (plan && verdict.startsWith('The plan failed')) return verdict;
   return null;
 };
 
 /** The page's trouble, or null (also while a reload has no document yet). */
-const troubleOf = (page) => page.evaluate(pageTrouble).catch(() => null);
+const troubleOf = (page, plan) => page.evaluate(pageTrouble, plan).catch(() => null);
 
 /**
  * Polls `condition` (async) until it returns a truthy value, which it
- * returns. Fails at once when the page reports trouble (unless the
- * condition, read again, holds: a test may wait for the failure itself),
- * and after `limitMs`.
+ * returns. Fails at once when the page reports trouble (a failed run; a
+ * failed plan too when `plan` is true), unless the condition, read again,
+ * holds (a test may wait for the failure itself), and after `limitMs`.
  */
-export async function waitFor(page, what, condition, { limitMs = WAIT_LIMIT_MS } = {}) {
+export async function waitFor(page, what, condition, { limitMs = WAIT_LIMIT_MS, plan = false } = {}) {
   const started = Date.now();
   for (;;) {
     const value = await condition();
     if (value) return value;
-    const trouble = await troubleOf(page);
+    const trouble = await troubleOf(page, plan);
     if (trouble !== null) {
       const now = await condition();
       if (now) return now;
@@ -91,24 +92,28 @@ export async function figure(page, label) {
 }
 
 /** Waits for the run and the plan to finish ("Done."). */
-export async function waitForDone(page, options) {
-  await waitFor(page, 'the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', options);
+export async function waitForDone(page, { limitMs } = {}) {
+  await waitFor(page, 'the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', {
+    limitMs,
+    plan: true,
+  });
 }
 
 /**
  * The first truthy value of `probe`, a function run in the page every
  * 20 ms: measured there, so polling adds no delay. Fails at once with the
- * page's message when it reports trouble first, and after `limitMs`.
+ * page's message when it reports trouble first (as `waitFor`), and after
+ * `limitMs`.
  */
-export async function inPageWhen(page, probe, { limitMs = WAIT_LIMIT_MS } = {}) {
+export async function inPageWhen(page, probe, { limitMs = WAIT_LIMIT_MS, plan = false } = {}) {
   const handle = await page.waitForFunction(
-    ([probeSource, troubleSource]) => {
+    ([probeSource, troubleSource, withPlan]) => {
       const value = new Function(`return (${probeSource})()`)();
       if (value) return { value };
-      const trouble = new Function(`return (${troubleSource})()`)();
+      const trouble = new Function(`return (${troubleSource})`)()(withPlan);
       return trouble !== null && { trouble };
     },
-    [probe.toString(), pageTrouble.toString()],
+    [probe.toString(), pageTrouble.toString(), plan],
     { timeout: limitMs, polling: 20 },
   );
   const { value, trouble } = await handle.jsonValue();
@@ -116,7 +121,10 @@ export async function inPageWhen(page, probe, { limitMs = WAIT_LIMIT_MS } = {}) 
   return value;
 }
 
-/** The page's clock (ms since navigation started) when `condition`, run in the page, first holds. */
+/**
+ * The page's clock (ms since navigation started) when `condition`, run in
+ * the page, first holds (`options` as `inPageWhen`'s).
+ */
 export function pageTimeWhen(page, condition, options) {
   return inPageWhen(page, `() => (${condition})() && Math.round(performance.now())`, options);
 }

@@ -56,7 +56,7 @@ test('the default scenario shows its CDF with the deadline', async () => {
 test('the default plan names a discipline, explains it, draws the frontier and re-plans the cases', async () => {
   const { page, errors } = await site.openPage();
   const firstResults = await pageTimeWhen(page, cdfShown);
-  const planned = await pageTimeWhen(page, planShown);
+  const planned = await pageTimeWhen(page, planShown, { plan: true });
   console.log(
     `default scenario: plan complete ${planned - firstResults} ms after the first results ` +
       `(${planned} ms after navigation started; first results at ${firstResults} ms)`,
@@ -133,6 +133,7 @@ test('a share link restores identical inputs and identical numbers', async () =>
     async () =>
       (await runStatus(page).innerText()) === 'Done.' &&
       !(await headline(page).innerText()).includes('for earlier inputs'),
+    { plan: true },
   );
   assert.match(page.url(), /[?&]s=2\./, 'the address bar holds the edited scenario');
   const shared = page.url();

@@ -25,10 +25,14 @@ const site = siteForFile();
  * the verdict's plan block as it read then.
  */
 function whenProvisional(page) {
-  return inPageWhen(page, () => {
-    const verdict = document.getElementById('verdict-plan')?.innerText ?? '';
-    return verdict.includes("Provisional: the search's choice") && { ms: Math.round(performance.now()), verdict };
-  });
+  return inPageWhen(
+    page,
+    () => {
+      const verdict = document.getElementById('verdict-plan')?.innerText ?? '';
+      return verdict.includes("Provisional: the search's choice") && { ms: Math.round(performance.now()), verdict };
+    },
+    { plan: true },
+  );
 }
 
 /** The plan's headline figures: label, value and detail of each. */
@@ -72,7 +76,7 @@ test("the search's choice shows, marked provisional, before the plan is complete
   early.figuresHeight = await figuresHeight(page);
   early.verdictHeight = await verdictPlanHeight(page);
   await screenshot(page, 'plan-provisional', { fullPage: false });
-  const planned = await pageTimeWhen(page, planShown);
+  const planned = await pageTimeWhen(page, planShown, { plan: true });
   console.log(
     `default scenario: the search's choice ${early.ms - firstResults} ms and the whole plan ` +
       `${planned - firstResults} ms after the first results (${early.ms} and ${planned} ms after navigation)`,
@@ -125,7 +129,7 @@ test('while changed inputs are re-planned, the earlier plan says so and the new 
     assert.ok(VERDICTS.includes(row["plan's fleet: verdict"]), JSON.stringify(row));
   }
   await screenshot(page, 'plan-provisional-replan', { fullPage: false });
-  await waitFor(page, 'the new plan', async () => (await staleMark.count()) === 0);
+  await waitFor(page, 'the new plan', async () => (await staleMark.count()) === 0, { plan: true });
   await waitForDone(page);
   assert.doesNotMatch(await page.locator('#verdict-plan').innerText(), /Provisional/);
   assert.deepEqual(errors, []);

@@ -31,6 +31,7 @@ async function planOfTheseInputs(page) {
         (await runStatus(page).innerText()) === 'Done.' &&
         (await page.locator('#plan-statement').count()) > 0 &&
         !(await page.getByRole('region', { name: 'Headline figures' }).innerText()).includes('for earlier inputs'),
+    { plan: true },
   );
 }
 
