@@ -105,7 +105,9 @@ pub fn fit_record(params: &ScenarioParams) -> Option<(String, Vec<FittedPoint>)>
 /// Column names the box accepts, shown under it.
 const FORMATS: &str = "Step times: prefill_tokens, decode_seqs, kv_tokens, step_s \
     (optional prefill_context). A table: batch_tokens, kv_tokens, step_s or \
-    batch_size, context_tokens, step_s. One header row, one row per measurement.";
+    batch_size, context_tokens, step_s. One header row, one row per measurement, \
+    separated by commas, semicolons or tabs as the header is (decimal commas with \
+    semicolons or tabs).";
 
 /// The fit area: the box, the file import, the Fit button, the result and
 /// Apply; and the record of the fit the scenario already carries.

@@ -45,6 +45,36 @@ fn csv_fields_may_be_quoted_and_lines_end_in_crlf() {
     );
 }
 
+// A spreadsheet of a decimal-comma locale exports semicolons, and pasted
+// cells are tab-separated: both read as the comma file does (the reader
+// took commas only, so such a header was one unknown column). A number
+// that could be read two ways, or a file writing decimals both ways, is
+// refused by row and column.
+#[test]
+fn csv_may_be_separated_by_semicolons_or_tabs_with_decimal_commas() {
+    let commas = "prefill_tokens,decode_seqs,kv_tokens,step_s\n2048,0,2048,0.05\n0,8,8008,0.011\n";
+    let semicolons =
+        "prefill_tokens;decode_seqs;kv_tokens;step_s\n2048;0;2048;0,05\n0;8;8008;0,011\n";
+    let expected = parse_measurements(commas).expect("commas");
+    assert_eq!(parse_measurements(semicolons), Ok(expected.clone()));
+    assert_eq!(parse_measurements(&commas.replace(',', "\t")), Ok(expected));
+    check_error(
+        "prefill_tokens;decode_seqs;kv_tokens;step_s\n512;0;512;0,020\n512;0;512;0.03\n",
+        "row 3, column step_s",
+        "row 2 wrote a number with a decimal comma",
+    );
+    check_error(
+        "mode\trequests\tinput_tokens\toutput_tokens\toutput_tokens_per_s\noffline\t1,000\t100\t10\t5000\n",
+        "row 2, column requests",
+        "or a thousands separator (1000)",
+    );
+    check_error(
+        "prefill_tokens,decode_seqs,kv_tokens,step_s\n512,0,512,\"0,02\"\n",
+        "row 2, column step_s",
+        "separates this file's fields",
+    );
+}
+
 #[test]
 fn csv_errors_name_the_row_and_column() {
     let header = "prefill_tokens,decode_seqs,kv_tokens,step_s\n";
