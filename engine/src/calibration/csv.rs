@@ -9,7 +9,8 @@
 //! them, comments and blank lines included.
 
 use super::measurements::{
-    BenchmarkMode, BenchmarkPoint, MeasuredStep, MeasurementError, Measurements, empty_check, error,
+    BenchmarkMode, BenchmarkPoint, MeasuredStep, MeasurementError, Measurements, Place,
+    empty_check, error,
 };
 use crate::params::StepTimeParams;
 use crate::params::csv_text::{Numbers, Separator, records};
@@ -51,7 +52,7 @@ struct Row<'a> {
 
 impl Row<'_> {
     fn place(&self, column: &str) -> String {
-        format!("row {}, column {column}", self.number)
+        Place::Row(self.number).column(column)
     }
 
     /// The field of `column`, if present and not empty.
@@ -191,8 +192,9 @@ fn step_row(row: &Row) -> Result<MeasuredStep, MeasurementError> {
         decode_seqs: row.count("decode_seqs")?,
         kv_tokens: row.count("kv_tokens")?,
         step_s: row.real("step_s")?,
+        place: Some(Place::Row(row.number)),
     };
-    step.check(|column| row.place(column))?;
+    step.check(&Place::Row(row.number))?;
     Ok(step)
 }
 
@@ -220,8 +222,9 @@ fn benchmark_row(row: &Row) -> Result<BenchmarkPoint, MeasurementError> {
         output_tokens_per_s: row.number("output_tokens_per_s")?,
         mean_itl_ms: row.number("mean_itl_ms")?,
         mean_ttft_ms: row.number("mean_ttft_ms")?,
+        place: Some(Place::Row(row.number)),
     };
-    point.check(|column| row.place(column))?;
+    point.check(&Place::Row(row.number))?;
     Ok(point)
 }
 

@@ -41,7 +41,7 @@
 use serde::Serialize;
 
 use super::least_squares::{identifiable, normal_equations, solve, sum_of_squares};
-use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements};
+use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements, Place};
 use super::replay;
 use crate::error::Checker;
 use crate::format::format_number;
@@ -126,7 +126,13 @@ pub fn fit_step_times(
     };
     let measured = steps
         .iter()
-        .map(|s| (s.label(), "step [s]", s.step_s))
+        .enumerate()
+        .map(|(i, s)| Measured {
+            point: s.label(),
+            figure: "step [s]",
+            place: Place::or_item(&s.place, "step_times", i).column("step_s"),
+            value: s.step_s,
+        })
         .collect();
     let search = Search {
         step: 1e-6,
@@ -144,23 +150,35 @@ pub fn fit_benchmarks(
     points: &[BenchmarkPoint],
     max_evaluations: u32,
 ) -> Result<FitResult, String> {
+    let places: Vec<Place> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Place::or_item(&p.place, "benchmarks", i))
+        .collect();
     let scenarios: Vec<ScenarioParams> = points.iter().map(|p| p.scenario(params)).collect();
     let mut predict = |operations: &OperationsParams| {
         let mut predicted = Vec::new();
-        for (point, scenario) in points.iter().zip(&scenarios) {
+        for ((point, place), scenario) in points.iter().zip(&places).zip(&scenarios) {
             let mut scenario = scenario.clone();
             scenario.step_time = StepTimeParams::Operations(operations.clone());
-            let run = replay(scenario).map_err(|e| format!("{}: {e}", point.label()))?;
+            let run =
+                replay(scenario).map_err(|e| format!("{place}: replaying this point: {e}"))?;
             predicted.extend(point.figures().iter().map(|(figure, _)| figure.of(&run)));
         }
         Ok(predicted)
     };
     let measured = points
         .iter()
-        .flat_map(|p| {
+        .zip(&places)
+        .flat_map(|(p, place)| {
             p.figures()
                 .into_iter()
-                .map(move |(figure, value)| (p.label(), figure.label(), value))
+                .map(move |(figure, value)| Measured {
+                    point: p.label(),
+                    figure: figure.label(),
+                    place: place.column(figure.column()),
+                    value,
+                })
         })
         .collect();
     let search = Search {
@@ -169,6 +187,17 @@ pub fn fit_benchmarks(
         max_evaluations,
     };
     run(params, "benchmark points", measured, &mut predict, &search)
+}
+
+/// One measured figure.
+struct Measured {
+    /// The point or step in words, for the record's table.
+    point: String,
+    /// The figure with its unit.
+    figure: &'static str,
+    /// Its row and column in the file (or its JSON path), for errors.
+    place: String,
+    value: f64,
 }
 
 /// The model's values for every measured figure, with the given parameters.
@@ -273,6 +302,8 @@ struct Problem<'a, 'p> {
     /// The starting model (the parameters not fitted keep its values).
     base: OperationsParams,
     measured: Vec<f64>,
+    /// Where each measured figure is, for errors.
+    places: Vec<String>,
     evaluations: u32,
 }
 
@@ -294,11 +325,12 @@ impl Problem<'_, '_> {
         let residuals = predicted
             .iter()
             .zip(&self.measured)
-            .map(|(p, m)| {
+            .zip(&self.places)
+            .map(|((p, m), place)| {
                 if p.is_finite() && *p > 0.0 {
                     Ok(libm::log(p / m))
                 } else {
-                    Err(format!("the model gives {p} for a measured {m}"))
+                    Err(format!("{place}: the model gives {p} for the measured {m}"))
                 }
             })
             .collect::<Result<_, String>>()?;
@@ -355,7 +387,7 @@ impl Problem<'_, '_> {
 fn run(
     params: &ScenarioParams,
     data: &str,
-    measured: Vec<(String, &'static str, f64)>,
+    measured: Vec<Measured>,
     predict: &mut Predict,
     search: &Search,
 ) -> Result<FitResult, String> {
@@ -380,7 +412,8 @@ fn run(
     let mut problem = Problem {
         predict,
         base: base.clone(),
-        measured: measured.iter().map(|m| m.2).collect(),
+        measured: measured.iter().map(|m| m.value).collect(),
+        places: measured.iter().map(|m| m.place.clone()).collect(),
         evaluations: 0,
     };
     let before = problem.evaluate(&base)?;
@@ -413,10 +446,10 @@ fn run(
     let points = measured
         .into_iter()
         .zip(before.predicted.iter().zip(&after.predicted))
-        .map(|((point, figure, value), (&before, &after))| FittedPoint {
-            point,
-            figure: figure.to_string(),
-            measured: value,
+        .map(|(measured, (&before, &after))| FittedPoint {
+            point: measured.point,
+            figure: measured.figure.to_string(),
+            measured: measured.value,
             before,
             after,
         })

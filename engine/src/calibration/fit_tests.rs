@@ -66,6 +66,7 @@ fn measured(operations: OperationsParams, noise: impl Fn(usize) -> f64) -> Vec<M
                     decode_seqs,
                     kv_tokens,
                     step_s: 0.0,
+                    place: None,
                 };
                 step.step_s = model.step_s(&step.shape()) * (1.0 + noise(i));
                 step
@@ -267,6 +268,7 @@ fn benchmark_points_are_fitted_within_the_budget() {
                     output_tokens_per_s: Some(tps),
                     mean_itl_ms: Some(itl),
                     mean_ttft_ms: Some(ttft),
+                    place: None,
                 },
             )
             .collect()
@@ -286,6 +288,29 @@ fn benchmark_points_are_fitted_within_the_budget() {
     for p in result.points() {
         assert!(p.error_after().abs() < 0.01, "{p:?}");
     }
+}
+
+// An error about a point names its row and column (or its JSON item), not
+// its values: here a prompt longer than max_model_len, which the replay
+// refuses, so the point has no throughput.
+#[test]
+fn errors_about_a_point_name_its_row_and_column() {
+    let mut params = scenario(OperationsParams::default());
+    params.engine.max_model_len = Some(4096);
+    let csv = "mode,requests,clients,input_tokens,output_tokens,output_tokens_per_s\n\
+               # a comment line counts\n\
+               offline,16,,1000,100,5000\n\
+               offline,16,,8000,100,5000\n";
+    let e = fit(&params, &parse_measurements(csv).expect("csv")).expect_err("too long");
+    assert_eq!(
+        e,
+        "row 4, column output_tokens_per_s: the model gives NaN for the measured 5000"
+    );
+    let json = r#"{"benchmarks": [
+        {"mode": "offline", "requests": 16, "input_tokens": 1000, "output_tokens": 100, "output_tokens_per_s": 5000},
+        {"mode": "offline", "requests": 16, "input_tokens": 8000, "output_tokens": 100, "output_tokens_per_s": 5000}]}"#;
+    let e = fit(&params, &parse_measurements(json).expect("json")).expect_err("too long");
+    assert!(e.starts_with("benchmarks[1].output_tokens_per_s: "), "{e}");
 }
 
 #[test]

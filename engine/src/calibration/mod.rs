@@ -47,7 +47,7 @@ pub use fit::{
 };
 pub use measurements::{
     BenchmarkMode, BenchmarkPoint, Figure, MAX_MEASUREMENTS, MeasuredStep, MeasurementError,
-    Measurements, parse_measurements,
+    Measurements, Place, parse_measurements,
 };
 
 /// The published points, as `engine/data/calibration_points.json` holds them.
