@@ -301,22 +301,40 @@ impl BenchmarkPoint {
         .collect()
     }
 
+    /// The requests a replay of this point simulates: an offline point's
+    /// `requests`; a concurrency point's, at least four per client.
+    pub fn replay_requests(&self) -> u32 {
+        let requests = self.requests.unwrap_or(0);
+        match self.mode {
+            BenchmarkMode::Offline => requests,
+            BenchmarkMode::Concurrency => requests.max(self.clients.unwrap_or(1).saturating_mul(4)),
+        }
+    }
+
+    /// The column that sets [`BenchmarkPoint::replay_requests`]: `requests`,
+    /// or `clients` where four per client are more.
+    pub fn requests_column(&self) -> &'static str {
+        match self.mode {
+            BenchmarkMode::Concurrency if self.replay_requests() > self.requests.unwrap_or(0) => {
+                "clients"
+            }
+            _ => "requests",
+        }
+    }
+
     /// The scenario that replays this point: `base`'s model, hardware,
     /// engine and step time on one replica, one class of fixed lengths
     /// under the point's load, the example's run settings (no warm-up, a
     /// drain long enough) with `base`'s seed, and no plan section.
     pub fn scenario(&self, base: &ScenarioParams) -> ScenarioParams {
-        let requests = self.requests.unwrap_or(0);
+        let requests = self.replay_requests();
         let load = match self.mode {
             BenchmarkMode::Offline => LoadParams::Offline { requests },
-            BenchmarkMode::Concurrency => {
-                let clients = self.clients.unwrap_or(1);
-                LoadParams::ClosedLoop {
-                    clients,
-                    think_ms: None,
-                    requests: Some(requests.max(clients.saturating_mul(4))),
-                }
-            }
+            BenchmarkMode::Concurrency => LoadParams::ClosedLoop {
+                clients: self.clients.unwrap_or(1),
+                think_ms: None,
+                requests: Some(requests),
+            },
         };
         let mut p = base.clone();
         p.cluster.replicas = 1;
