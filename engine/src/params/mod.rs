@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) mod csv_text;
 pub mod dist;
 pub mod lengths;
 mod load;
