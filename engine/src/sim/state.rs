@@ -121,12 +121,17 @@ impl Active {
 /// A replica's clock: when its next step may start \[s\], kept as a
 /// compensated (Neumaier) sum of step durations.
 ///
-/// The reference stepper keeps its clock this way, so that it agrees with
-/// the fast engine's closed-form runs to rounding however long a replica
-/// stays busy: added naively, millions of equal small durations round the
-/// same way each time (`tests/engine/oracle.rs`,
-/// `a_long_busy_run_agrees_to_rounding`). Compensated, the clock is the
-/// exact sum of its durations rounded once.
+/// Both engines keep their clocks this way, so that they agree to rounding
+/// however long a replica stays busy: the reference adds its steps one by
+/// one, the fast engine a skipped run's closed-form duration at once (and a
+/// run cut at an arrival or a sample in two pieces). Added naively, millions
+/// of equal small durations round the same way each time: on an M/M/16 day
+/// of 5 million 1 ms steps the fast engine's clock ended 5.5e-8 s (1.1e-11
+/// relative) off the exact sum of its steps, and arrivals that fell between
+/// the two engines' step starts were admitted a step apart
+/// (`tests/engine/oracle.rs`, `a_long_busy_run_agrees_to_rounding`).
+/// Compensated, each clock is the exact sum of its durations rounded once
+/// (up to the rounding of the durations themselves: a run's closed form).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Clock {
     /// `sum + err`, rounded: the time \[s\].
