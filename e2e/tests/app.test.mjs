@@ -200,8 +200,10 @@ test('an invalid input shows the engine message and blocks Run', async () => {
 });
 
 test('Cancel stops a long run', async () => {
+  // Ten days of the default traffic: about 1.1 million requests, seconds of
+  // work, inside a run's memory budget (20 days would be refused up front).
   const long = defaultScenario();
-  long.run.horizon_s = 20 * 86400;
+  long.run.horizon_s = 10 * 86400;
   const { page, errors } = await site.openPage(linkQuery(long));
   await waitFor(page, 'the simulation to start', async () => /Simulating/.test(await runStatus(page).innerText()));
   assert.ok(await page.getByRole('progressbar').isVisible());

@@ -39,70 +39,30 @@
 //! with forward differences, and stops after `max_evaluations` evaluations
 //! ([`BENCHMARK_EVALUATIONS`] by default): the replays use the scenario's
 //! seed, so the same input gives the same fit. Its work is bounded twice
-//! (see [`MAX_FIT_REQUESTS`] and [`MAX_FIT_EVENTS`]): the requests of
+//! (see [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS) and [`MAX_FIT_EVENTS`]): the requests of
 //! every replay it may make, checked before the first, and the engine
 //! events of each replay of the set, checked as it runs; together they
 //! keep an accepted fit under half a minute natively.
 
 use serde::Serialize;
 
-use super::least_squares::{identifiable, normal_equations, solve, sum_of_squares};
+use super::fit_budget::{
+    MAX_FIT_EVENTS, MAX_STEP_FIT_WORK, STEP_EVALUATION_OVERHEAD, check_requests, over_events,
+    places,
+};
+use super::least_squares::{identifiable, normal_equations, solve_unheld, sum_of_squares};
 use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements, Place};
 use super::{ReplayError, replay_within};
 use crate::error::Checker;
-use crate::format::{counted, format_count, format_number};
 use crate::model::scenario::Scenario;
 use crate::model::step_time::{Efficiencies, Family, StepTimeModel};
 use crate::params::step_time::{FitRecord, FittedPoint};
 use crate::params::{OperationsParams, ScenarioParams, StepTimeParams};
-use crate::present::table::{Cell, DataTable};
 use crate::sim::RunError;
 
 /// Whole-set evaluations a benchmark fit makes at most by default (each
 /// replays every point once).
 pub const BENCHMARK_EVALUATIONS: u32 = 80;
-
-/// The requests the replays of one benchmark fit may simulate in all,
-/// checked before the first replay: the points' requests (each replay's,
-/// [`BenchmarkPoint::replay_requests`], plus [`REPLAY_OVERHEAD_REQUESTS`])
-/// times the most evaluations the fit may make (80 by default: 50,000
-/// requests for one replay of all the points). Replays where few requests
-/// share a step took 0.7-1.5 us a request natively on the development
-/// machine (2 cores shared with other work), so this is 3-6 s; longer
-/// outputs and prompts cost more steps a request, which [`MAX_FIT_EVENTS`]
-/// bounds. It bounds memory too: replays run one at a time, and the
-/// largest a fit of 80 evaluations accepts holds 50,000 requests, about
-/// 12 MB at 230 bytes each (at most 444,000 and 100 MB for the fewest
-/// evaluations a fit makes, 9), far inside a run's 1 GiB.
-pub const MAX_FIT_REQUESTS: u64 = 4_000_000;
-
-/// What a replay costs beside its requests, in requests: validating its
-/// scenario, building the run and its report took 66 us natively for a
-/// one-request replay, 25 requests' worth.
-pub const REPLAY_OVERHEAD_REQUESTS: u64 = 25;
-
-/// The engine events (executed steps and skipped runs of steps) the
-/// replays of one benchmark fit may take in all, each replay of all the
-/// points its share (this over the most evaluations: 250,000 by default),
-/// checked as the replays run: the work of requests that take many steps
-/// each (long outputs at high concurrency, long prompts in many chunks),
-/// which a count of requests does not see. An event took 0.55-0.9 us
-/// natively on the shapes measured, so this is 11-18 s. With the requests,
-/// an accepted fit takes under half a minute natively: the heaviest tried
-/// (a point of 4,900 prompts of 100,000 tokens, 240,000 events a replay,
-/// beside nine of 4,975 short requests) took 160-190 ms an evaluation,
-/// 13-15 s for 80.
-pub const MAX_FIT_EVENTS: u64 = 20_000_000;
-
-/// The step times a step-time fit may compute in all, each evaluation
-/// counting its measurements plus [`STEP_EVALUATION_OVERHEAD`] (the model's
-/// build): about 0.7 us each natively, so 1.4 s at most. Its evaluations
-/// are at most this over that count, and at most 50,000.
-pub const MAX_STEP_FIT_WORK: u64 = 2_000_000;
-
-/// An evaluation's cost beside its step times, in step times (building the
-/// model: a 14-row fit's 145 evaluations took under 5 ms).
-const STEP_EVALUATION_OVERHEAD: u64 = 50;
 
 /// A fitted per-operation model and what it was fitted to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -206,7 +166,7 @@ fn step_time_search(rows: usize) -> Search {
 /// Fits the per-operation model of `params` to benchmark points, each
 /// replayed on one replica of the scenario's configuration, within
 /// `max_evaluations` replays of the whole set; refused before the first if
-/// they could simulate more than [`MAX_FIT_REQUESTS`] requests, and as they
+/// they could simulate more than [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS) requests, and as they
 /// run if one replay of the set takes more than its share of
 /// [`MAX_FIT_EVENTS`].
 pub fn fit_benchmarks(
@@ -256,7 +216,7 @@ pub fn fit_benchmarks(
 }
 
 /// Whether a benchmark fit of `points` (as [`fit`] makes it) is within
-/// [`MAX_FIT_REQUESTS`], or why not: a check of microseconds, before any
+/// [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS), or why not: a check of microseconds, before any
 /// replay.
 pub fn check_benchmark_budget(points: &[BenchmarkPoint]) -> Result<(), String> {
     let most = benchmark_search(BENCHMARK_EVALUATIONS).most_evaluations();
@@ -271,71 +231,6 @@ fn benchmark_search(max_evaluations: u32) -> Search {
         central: false,
         max_evaluations,
     }
-}
-
-/// Where each point is: where it was read, or its item in a JSON list.
-fn places(points: &[BenchmarkPoint]) -> Vec<Place> {
-    points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Place::or_item(&p.place, "benchmarks", i))
-        .collect()
-}
-
-/// Why a replay of the points stopped at `place`: past `per_set` engine
-/// events, its share of [`MAX_FIT_EVENTS`] over `most` replays.
-fn over_events(place: &Place, per_set: u64, most: u32) -> String {
-    format!(
-        "{place}: one replay of the points, up to this one, takes more than {} engine steps, \
-         its share of the {} a fit may take over its up to {} replays of them (long prompts \
-         and long outputs take many steps a request); lower the requests, input_tokens or \
-         output_tokens of this point or those before it, or fit fewer points",
-        format_count(per_set),
-        format_count(MAX_FIT_EVENTS),
-        format_count(u64::from(most)),
-    )
-}
-
-/// Refuses `points` if `most` replays of each could simulate more than
-/// [`MAX_FIT_REQUESTS`] requests, naming the largest points' rows.
-fn check_requests(points: &[BenchmarkPoint], places: &[Place], most: u32) -> Result<(), String> {
-    const NAMED: usize = 3;
-    let cost = |p: &BenchmarkPoint| u64::from(p.replay_requests()) + REPLAY_OVERHEAD_REQUESTS;
-    let per_set: u64 = points.iter().map(cost).sum();
-    let total = per_set.saturating_mul(u64::from(most));
-    if total <= MAX_FIT_REQUESTS {
-        return Ok(());
-    }
-    let mut largest: Vec<usize> = (0..points.len()).collect();
-    largest.sort_by_key(|&i| std::cmp::Reverse(points[i].replay_requests()));
-    let mut named: Vec<String> = largest
-        .iter()
-        .take(NAMED)
-        .map(|&i| {
-            let p = &points[i];
-            format!(
-                "{} ({})",
-                places[i].column(p.requests_column()),
-                counted(u64::from(p.replay_requests()), "request")
-            )
-        })
-        .collect();
-    if points.len() > NAMED {
-        named.push(format!("and {} more", points.len() - NAMED));
-    }
-    let allowed = MAX_FIT_REQUESTS / u64::from(most);
-    Err(format!(
-        "the fit would simulate about {} requests, replaying each of its {} up to {most} times, \
-         more than the {} a fit may; the largest: {}. Lower the requests \
-         of the largest points (a replay's figures settle within a few thousand requests) or \
-         fit fewer points: one replay of all the points may hold {} requests, each point counting \
-         {REPLAY_OVERHEAD_REQUESTS} more for its replay",
-        format_count(total),
-        counted(points.len() as u64, "point"),
-        format_count(MAX_FIT_REQUESTS),
-        named.join("; "),
-        format_count(allowed),
-    ))
 }
 
 /// One measured figure.
@@ -697,82 +592,6 @@ fn minimise(
         }
     }
     (logs, current)
-}
-
-/// [`solve`] for the parameters not `held`; the held ones do not move.
-fn solve_unheld(
-    normal: &[Vec<f64>],
-    gradient: &[f64],
-    damping: f64,
-    held: &[bool],
-) -> Option<Vec<f64>> {
-    let moving: Vec<usize> = (0..gradient.len()).filter(|&i| !held[i]).collect();
-    let reduced: Vec<Vec<f64>> = moving
-        .iter()
-        .map(|&i| moving.iter().map(|&j| normal[i][j]).collect())
-        .collect();
-    let g: Vec<f64> = moving.iter().map(|&i| gradient[i]).collect();
-    let step = solve(&reduced, &g, damping)?;
-    let mut full = vec![0.0; gradient.len()];
-    for (&i, d) in moving.iter().zip(step) {
-        full[i] = d;
-    }
-    Some(full)
-}
-
-/// A fit's parameters as a table: each value before and after, and whether
-/// the fit set it.
-pub fn parameters_table(result: &FitResult) -> DataTable {
-    let mut table = DataTable::new(
-        "fit-parameters",
-        "Fitted step-time parameters",
-        &["parameter", "before", "after", "fitted"],
-    );
-    for p in &result.parameters {
-        table.rows.push(vec![
-            Cell::text(p.field),
-            Cell::number(p.before, format_number(p.before, 4)),
-            Cell::number(p.after, format_number(p.after, 4)),
-            Cell::text(match (p.fitted, p.at_bound) {
-                (true, true) => "fitted, at its bound",
-                (true, false) => "fitted",
-                (false, _) => "kept",
-            }),
-        ]);
-    }
-    table
-}
-
-/// A fit's points as a table (those of a [`FitResult`] or of a scenario's
-/// [`FitRecord`]): each measured figure, the model's value before and
-/// after, and their errors (model over measured, minus one).
-pub fn points_table(points: &[FittedPoint]) -> DataTable {
-    let mut table = DataTable::new(
-        "fit-points",
-        "Each measurement before and after the fit",
-        &[
-            "point",
-            "figure",
-            "measured",
-            "before",
-            "error before [%]",
-            "after",
-            "error after [%]",
-        ],
-    );
-    let percent = |e: f64| Cell::number(100.0 * e, format!("{:+.1}", 100.0 * e));
-    for p in points {
-        table.rows.push(vec![
-            Cell::text(p.point.clone()),
-            Cell::text(p.figure.clone()),
-            Cell::number(p.measured, format_number(p.measured, 4)),
-            Cell::number(p.before, format_number(p.before, 4)),
-            percent(p.error_before()),
-            Cell::number(p.after, format_number(p.after, 4)),
-            percent(p.error_after()),
-        ]);
-    }
-    table
 }
 
 #[cfg(test)]

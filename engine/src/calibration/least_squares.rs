@@ -89,3 +89,24 @@ pub(super) fn solve(a: &[Vec<f64>], g: &[f64], damping: f64) -> Option<Vec<f64>>
 pub(super) fn sum_of_squares(values: &[f64]) -> f64 {
     values.iter().map(|v| v * v).sum()
 }
+
+/// [`solve`] for the parameters not `held`; the held ones do not move.
+pub(super) fn solve_unheld(
+    normal: &[Vec<f64>],
+    gradient: &[f64],
+    damping: f64,
+    held: &[bool],
+) -> Option<Vec<f64>> {
+    let moving: Vec<usize> = (0..gradient.len()).filter(|&i| !held[i]).collect();
+    let reduced: Vec<Vec<f64>> = moving
+        .iter()
+        .map(|&i| moving.iter().map(|&j| normal[i][j]).collect())
+        .collect();
+    let g: Vec<f64> = moving.iter().map(|&i| gradient[i]).collect();
+    let step = solve(&reduced, &g, damping)?;
+    let mut full = vec![0.0; gradient.len()];
+    for (&i, d) in moving.iter().zip(step) {
+        full[i] = d;
+    }
+    Some(full)
+}

@@ -22,36 +22,39 @@
 //! `docs/calibration.md` holds the table [`table`] prints for the default
 //! model; a test recomputes it, so the page cannot drift from the code.
 
-use std::fmt;
-
 use serde::Deserialize;
 
 use crate::model::memory::{FLAT_RESERVE_GIB, MemoryBudget};
-use crate::model::scenario::Scenario;
 use crate::params::{
     ClassParams, CudaGraphs, DistParams, Dtype, LoadParams, ScenarioParams, Schedule,
     StepTimeParams, presets,
 };
-use crate::report::Report;
-use crate::sim::{RunError, RunOptions, Simulation};
 
 mod csv;
 mod datasets;
 mod fit;
+mod fit_budget;
+mod fit_tables;
 mod least_squares;
 mod measurements;
 mod models;
+mod replay;
 
 pub use crate::params::step_time::{FitRecord, FittedPoint};
 pub use fit::{
-    BENCHMARK_EVALUATIONS, FitResult, FittedParameter, MAX_FIT_EVENTS, MAX_FIT_REQUESTS,
-    MAX_STEP_FIT_WORK, REPLAY_OVERHEAD_REQUESTS, check_benchmark_budget, fit, fit_benchmarks,
-    fit_step_times, parameters_table, points_table,
+    BENCHMARK_EVALUATIONS, FitResult, FittedParameter, check_benchmark_budget, fit, fit_benchmarks,
+    fit_step_times,
 };
+pub use fit_budget::{
+    MAX_FIT_EVENTS, MAX_FIT_REQUESTS, MAX_STEP_FIT_WORK, REPLAY_OVERHEAD_REQUESTS,
+};
+pub use fit_tables::{parameters_table, points_table};
 pub use measurements::{
     BenchmarkMode, BenchmarkPoint, Figure, MAX_MEASUREMENTS, MeasuredStep, MeasurementError,
     Measurements, Place, parse_measurements,
 };
+pub use replay::{Replay, replay};
+pub(crate) use replay::{ReplayError, replay_within};
 
 /// The published points, as `engine/data/calibration_points.json` holds them.
 const POINTS_JSON: &str = include_str!("../../data/calibration_points.json");
@@ -393,81 +396,6 @@ fn no_evict_batch(p: &ScenarioParams, sequence_tokens: f64) -> u32 {
     let memory = MemoryBudget::compute(p);
     let blocks_per_sequence = libm::ceil(sequence_tokens / memory.block_size as f64).max(1.0);
     ((memory.total_blocks as f64 / blocks_per_sequence) as u32).max(1)
-}
-
-/// The figures of one replay.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Replay {
-    pub output_tokens_per_s: f64,
-    pub total_tokens_per_s: f64,
-    pub requests_per_s: f64,
-    /// Mean gap between output tokens, over all tokens (vLLM's ITL).
-    pub mean_itl_ms: f64,
-    /// Mean over requests of their time per output token after the first.
-    pub mean_tpot_ms: f64,
-    pub mean_ttft_ms: f64,
-    /// The engine events the run took (executed steps and skipped runs of
-    /// steps): its work.
-    pub events: u64,
-}
-
-/// Runs `params` (seed 1) and reads the published figures from the run.
-pub fn replay(params: ScenarioParams) -> Result<Replay, String> {
-    replay_within(params, RunOptions::default().max_events).map_err(|e| e.to_string())
-}
-
-/// Why a replay has no figures.
-#[derive(Debug)]
-pub(crate) enum ReplayError {
-    /// The scenario is invalid.
-    Invalid(String),
-    /// The run stopped (over a cap).
-    Run(RunError),
-}
-
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReplayError::Invalid(reason) => f.write_str(reason),
-            ReplayError::Run(error) => error.fmt(f),
-        }
-    }
-}
-
-/// [`replay`] within `max_events` engine events.
-pub(crate) fn replay_within(
-    params: ScenarioParams,
-    max_events: u64,
-) -> Result<Replay, ReplayError> {
-    let scenario = Scenario::try_from(params).map_err(|e| ReplayError::Invalid(e.to_string()))?;
-    let options = RunOptions {
-        keep_records: true,
-        max_events,
-        ..RunOptions::default()
-    };
-    let run = Simulation::new(&scenario, &options)
-        .and_then(Simulation::finish)
-        .map_err(ReplayError::Run)?;
-    let report = Report::build(run);
-    let records = &report.records;
-    let (mut gaps_s, mut gaps) = (0.0, 0.0);
-    for r in records
-        .iter()
-        .filter(|r| r.output_tokens > 1 && r.end_s.is_finite())
-    {
-        gaps_s += r.end_s - r.first_token_s;
-        gaps += (r.output_tokens - 1) as f64;
-    }
-    let completed = report.overall.met + report.overall.late;
-    Ok(Replay {
-        output_tokens_per_s: report.output_tokens_per_s,
-        total_tokens_per_s: report.total_tokens_per_s,
-        requests_per_s: completed as f64 / report.busy_period_s,
-        mean_itl_ms: 1e3 * gaps_s / gaps,
-        mean_tpot_ms: 1e3 * report.overall.tpot.mean,
-        mean_ttft_ms: 1e3 * report.overall.ttft.mean,
-        events: report.engine.events,
-    })
 }
 
 /// Every point replayed under `step_time`: the comparisons, and the points
