@@ -27,13 +27,31 @@ impl Counting {
         let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
         PEAK.fetch_max(live, Ordering::Relaxed);
         if live > HARD_CAP.load(Ordering::Relaxed) {
-            // No allocation from here on: a fixed message, then exit
-            // (destructors and other threads are not waited for).
-            let _ = std::io::stderr()
-                .write_all(b"sojourn-fuzz worker: live heap over the hard cap, stopping\n");
-            std::process::exit(OVER_HARD_CAP_EXIT);
+            over_hard_cap();
         }
     }
+}
+
+/// Tells the supervisor the step the input was in (a line `CRASH <step>`
+/// on stdout), then ends the process. Nothing here allocates: the step is
+/// a `&'static str`, written straight to the file descriptor.
+#[cold]
+fn over_hard_cap() -> ! {
+    let step = crate::exec::STEP.try_lock().map_or("?", |s| *s);
+    #[cfg(unix)]
+    {
+        use std::os::fd::FromRawFd as _;
+        // SAFETY: descriptor 1 is this process's stdout, open for its
+        // whole life; the `File` is forgotten, so it is never closed here.
+        let mut stdout = unsafe { std::fs::File::from_raw_fd(1) };
+        let _ = stdout.write_all(b"\nCRASH ");
+        let _ = stdout.write_all(step.as_bytes());
+        let _ = stdout.write_all(b"\n");
+        std::mem::forget(stdout);
+    }
+    let _ = std::io::stderr()
+        .write_all(b"sojourn-fuzz worker: live heap over the hard cap, stopping\n");
+    std::process::exit(OVER_HARD_CAP_EXIT);
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments
@@ -82,6 +100,11 @@ pub fn live() -> usize {
 /// Starts a new peak at the bytes live now.
 pub fn reset_peak() {
     PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+/// Makes the peak at least `bytes` (after a nested measurement).
+pub fn raise_peak(bytes: usize) {
+    PEAK.fetch_max(bytes, Ordering::Relaxed);
 }
 
 /// The most bytes live since [`reset_peak`].

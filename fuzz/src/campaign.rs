@@ -10,6 +10,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -65,6 +66,8 @@ struct Group {
     detail: String,
     count: u64,
     files: Vec<String>,
+    /// Every input of the group (`--show --index` makes any of them).
+    indices: Vec<u64>,
 }
 
 /// The first reproducers of a group kept \[files\].
@@ -107,8 +110,10 @@ impl Findings {
                 detail: f.detail.clone(),
                 count: 0,
                 files: Vec::new(),
+                indices: Vec::new(),
             });
             group.count += 1;
+            group.indices.push(outcome.index);
             if group.files.len() < KEPT_PER_GROUP {
                 let file = match &written {
                     Some(file) => file.clone(),
@@ -168,6 +173,8 @@ struct Worker {
     stdin: Option<ChildStdin>,
     generation: u64,
     current: Option<(u64, Instant)>,
+    /// The step its input was in, when it said (before a hang or a crash).
+    step: Option<String>,
 }
 
 enum Message {
@@ -195,6 +202,8 @@ fn worker_args(options: &Options) -> Vec<String> {
         l.plan_max_requests.to_string(),
         "--kill-mb".into(),
         (options.kill_bytes / 1_000_000).to_string(),
+        "--hang-s".into(),
+        options.hang_s.to_string(),
     ];
     if let Some(kind) = options.kind {
         args.push("--kind".into());
@@ -239,6 +248,7 @@ fn spawn(
         child,
         generation,
         current: None,
+        step: None,
     })
 }
 
@@ -295,35 +305,39 @@ pub fn run(options: &Options) -> Result<i32, String> {
     }
     let mut last_progress = Instant::now();
     // A lost input (hang or crash): made again from the seed, kept.
-    let lost =
-        |summary: &mut Summary, findings: &mut Findings, index: u64, what: What, detail: String| {
-            let input = make::input(options.seed, index, options.kind);
-            summary.add_lost(input.kind, what);
-            let outcome = Outcome {
-                index,
-                kind: input.kind,
-                variant: input.variant.clone(),
-                stage: exec::Stage::Panicked,
-                seconds: 0.0,
-                validate_seconds: 0.0,
-                peak_bytes: 0,
-                findings: vec![Finding {
-                    what,
-                    step: "worker".into(),
-                    detail,
-                }],
-                plan: None,
-                fit_skipped: false,
-                refusal: String::new(),
-                input: None,
-            };
-            findings.add(&findings_dir, options.seed, &outcome, &input);
+    let lost = |summary: &mut Summary,
+                findings: &mut Findings,
+                index: u64,
+                what: What,
+                step: String,
+                detail: String| {
+        let input = make::input(options.seed, index, options.kind);
+        summary.add_lost(input.kind, what);
+        let outcome = Outcome {
+            index,
+            kind: input.kind,
+            variant: input.variant.clone(),
+            stage: exec::Stage::Panicked,
+            seconds: 0.0,
+            validate_seconds: 0.0,
+            peak_bytes: 0,
+            findings: vec![Finding { what, step, detail }],
+            plan: None,
+            fit_skipped: false,
+            refusal: String::new(),
+            input: None,
         };
+        findings.add(&findings_dir, options.seed, &outcome, &input);
+    };
     while done < options.inputs {
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(Message::Line(slot, generation, line)) => {
                 let w = &mut workers[slot];
-                if generation != w.generation {
+                if generation != w.generation || line.is_empty() {
+                    continue;
+                }
+                if let Some(step) = line.strip_prefix("HANG ").or(line.strip_prefix("CRASH ")) {
+                    w.step = Some(step.to_string());
                     continue;
                 }
                 let outcome: Outcome = serde_json::from_str(&line)
@@ -338,6 +352,7 @@ pub fn run(options: &Options) -> Result<i32, String> {
                 }
                 done += 1;
                 w.current = None;
+                w.step = None;
                 if next < end && give(w, next) {
                     next += 1;
                 } else {
@@ -362,7 +377,15 @@ pub fn run(options: &Options) -> Result<i32, String> {
                     } else {
                         format!("the worker died: {status}")
                     };
-                    lost(&mut summary, &mut findings, index, What::Crash, detail);
+                    let step = w.step.take().unwrap_or_else(|| "worker".into());
+                    lost(
+                        &mut summary,
+                        &mut findings,
+                        index,
+                        What::Crash,
+                        step,
+                        detail,
+                    );
                     done += 1;
                     *w = spawn(slot, generation + 1, options, &tx)?;
                     if next < end && give(w, next) {
@@ -384,7 +407,8 @@ pub fn run(options: &Options) -> Result<i32, String> {
             let _ = w.child.wait();
             w.current = None;
             let detail = format!("no end within {} s (stopped)", options.hang_s);
-            lost(&mut summary, &mut findings, index, What::Hang, detail);
+            let step = w.step.take().unwrap_or_else(|| "worker".into());
+            lost(&mut summary, &mut findings, index, What::Hang, step, detail);
             done += 1;
             let generation = w.generation + 1;
             *w = spawn(slot, generation, options, &tx)?;
@@ -442,9 +466,37 @@ pub fn plans_this(index: u64, plans: f64) -> bool {
     (h % 10_000) as f64 / 10_000.0 < plans
 }
 
+/// When the worker's input started, while it runs.
+static BUSY_SINCE: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// Says (a line `HANG <step>`) which step an input is in once it has run
+/// for most of the hang limit, before the supervisor stops the worker.
+fn watch(warn_after_s: f64) {
+    let mut warned_for = None;
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let since = BUSY_SINCE.lock().ok().and_then(|b| *b);
+        let Some(since) = since else { continue };
+        if since.elapsed().as_secs_f64() < warn_after_s || warned_for == Some(since) {
+            continue;
+        }
+        warned_for = Some(since);
+        let step = exec::STEP.lock().map_or("?", |s| *s);
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "HANG {step}").and_then(|()| stdout.flush());
+    }
+}
+
 /// A worker: reads indices from stdin, writes one outcome (JSON) a line.
-pub fn worker(seed: u64, kind: Option<Kind>, limits: &Limits, plans: f64) -> Result<i32, String> {
+pub fn worker(
+    seed: u64,
+    kind: Option<Kind>,
+    limits: &Limits,
+    plans: f64,
+    hang_s: f64,
+) -> Result<i32, String> {
     exec::install_panic_hook();
+    std::thread::spawn(move || watch(hang_s * 0.8));
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
     for line in stdin.lock().lines() {
@@ -457,7 +509,13 @@ pub fn worker(seed: u64, kind: Option<Kind>, limits: &Limits, plans: f64) -> Res
             plans: plans_this(index, plans),
             ..limits.clone()
         };
+        if let Ok(mut busy) = BUSY_SINCE.lock() {
+            *busy = Some(Instant::now());
+        }
         let outcome = exec::run(index, &input, &limits);
+        if let Ok(mut busy) = BUSY_SINCE.lock() {
+            *busy = None;
+        }
         let line = serde_json::to_string(&outcome).map_err(|e| e.to_string())?;
         writeln!(stdout, "{line}")
             .and_then(|()| stdout.flush())
@@ -467,9 +525,11 @@ pub fn worker(seed: u64, kind: Option<Kind>, limits: &Limits, plans: f64) -> Res
 }
 
 /// Runs reproducer files again, in this process; the exit status: 0 if
-/// none has a finding any more, 1 otherwise.
-pub fn replay(files: &[PathBuf], limits: &Limits) -> Result<i32, String> {
+/// none has a finding any more, 1 otherwise. An input still running after
+/// `hang_s` is reported (`HANG <step>`) but not stopped.
+pub fn replay(files: &[PathBuf], limits: &Limits, hang_s: f64) -> Result<i32, String> {
     exec::install_panic_hook();
+    std::thread::spawn(move || watch(hang_s));
     let mut status = 0;
     for file in files {
         let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -482,7 +542,13 @@ pub fn replay(files: &[PathBuf], limits: &Limits) -> Result<i32, String> {
                 0,
             ),
         };
+        if let Ok(mut busy) = BUSY_SINCE.lock() {
+            *busy = Some(Instant::now());
+        }
         let outcome = exec::run(index, &input, limits);
+        if let Ok(mut busy) = BUSY_SINCE.lock() {
+            *busy = None;
+        }
         println!(
             "{}: {} ({}), {:?} in {:.3} s, heap peak {:.1} MB, validation {:.3} s",
             file.display(),

@@ -13,7 +13,7 @@ use sojourn_app::{form, link};
 use sojourn_engine::calibration::{self, BenchmarkMode, Measurements};
 use sojourn_engine::{
     Discipline, PlanError, PlanOptions, Report, Router, RunError, RunOptions, Scenario,
-    ScenarioError, ScenarioParams, Status,
+    ScenarioError, ScenarioParams, Simulation, Status,
 };
 
 use crate::alloc;
@@ -101,6 +101,9 @@ pub enum What {
     QueryString,
     /// A plan ran past its own time limit.
     PlanOverTime,
+    /// A run's heap peaked well above the estimate its budget was checked
+    /// on (more than 1.25 x the estimate + 64 MB).
+    OverEstimate,
 }
 
 impl What {
@@ -118,6 +121,7 @@ impl What {
             What::DamagedLinkAccepted => "damaged link accepted",
             What::QueryString => "query string",
             What::PlanOverTime => "plan over time",
+            What::OverEstimate => "memory over estimate",
         }
     }
 }
@@ -193,16 +197,51 @@ pub fn install_panic_hook() {
         let place = info
             .location()
             .map_or_else(String::new, |l| format!(" at {}:{}", l.file(), l.line()));
+        let backtrace = std::backtrace::Backtrace::force_capture().to_string();
+        if std::env::var_os("SOJOURN_FUZZ_BACKTRACE").is_some() {
+            eprintln!("{backtrace}");
+        }
+        let caller = project_frame(&backtrace);
         if let Ok(mut last) = LAST_PANIC.lock() {
-            *last = Some(format!("{message}{place}"));
+            *last = Some(format!("{message}{place}{caller}"));
         }
     }));
+}
+
+/// The innermost frame of the project's own code (the engine's or the
+/// app's) in a backtrace, as " in FUNCTION (FILE:LINE)": where a panic in
+/// the standard library (a `clamp`, an index) was called from. Frames are
+/// told by their file, since inlined ones carry short names.
+fn project_frame(backtrace: &str) -> String {
+    let mut symbol = "";
+    for line in backtrace.lines() {
+        let line = line.trim_start();
+        if let Some(at) = line.strip_prefix("at ") {
+            let ours = ["engine/src/", "src/"]
+                .iter()
+                .any(|dir| at.starts_with(&format!("./{dir}")))
+                || at.contains("/engine/src/");
+            if ours {
+                let symbol: String = symbol.chars().take(80).collect();
+                return format!(" in {symbol} ({at})");
+            }
+        } else if let Some((_, name)) = line.split_once(": ") {
+            symbol = name;
+        }
+    }
+    String::new()
 }
 
 /// The state of one input's pipeline.
 struct Ctx<'a> {
     limits: &'a Limits,
     step: &'static str,
+    step_started: Instant,
+    /// The step that took longest, and its time \[s\].
+    slowest_step: (&'static str, f64),
+    /// The heap's peak when a step last ended, and the step it rose in.
+    peak_seen: usize,
+    peak_step: &'static str,
     stage: Stage,
     findings: Vec<Finding>,
     validate_seconds: f64,
@@ -215,7 +254,30 @@ struct Ctx<'a> {
     simulate: bool,
 }
 
+/// The step the worker's input is in, for a hang or a crash (read by the
+/// worker's watchdog, and by the allocator when the hard cap stops it).
+pub static STEP: Mutex<&'static str> = Mutex::new("start");
+
 impl Ctx<'_> {
+    /// Starts `step` (ending the one before: its time, and whether the
+    /// heap's peak rose in it).
+    fn at(&mut self, step: &'static str) {
+        let seconds = self.step_started.elapsed().as_secs_f64();
+        if seconds > self.slowest_step.1 {
+            self.slowest_step = (self.step, seconds);
+        }
+        let peak = alloc::peak();
+        if peak > self.peak_seen {
+            self.peak_seen = peak;
+            self.peak_step = self.step;
+        }
+        self.step_started = Instant::now();
+        self.step = step;
+        if let Ok(mut current) = STEP.lock() {
+            *current = step;
+        }
+    }
+
     /// Notes why the input was refused.
     fn refused(&mut self, stage: Stage, why: impl std::fmt::Display) {
         self.stage = stage;
@@ -236,6 +298,10 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
     let mut ctx = Ctx {
         limits,
         step: "start",
+        step_started: Instant::now(),
+        slowest_step: ("start", 0.0),
+        peak_seen: 0,
+        peak_step: "start",
         stage: Stage::NotRead,
         findings: Vec::new(),
         validate_seconds: 0.0,
@@ -250,7 +316,9 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
     }
     let live_before = alloc::live();
     alloc::reset_peak();
+    ctx.peak_seen = alloc::peak();
     let started = Instant::now();
+    ctx.step_started = started;
     let result = catch_unwind(AssertUnwindSafe(|| pipeline(input, &mut ctx)));
     let seconds = (started.elapsed().as_secs_f64() - ctx.plan_seconds).max(0.0);
     let peak_bytes = alloc::peak().saturating_sub(live_before) as u64;
@@ -263,12 +331,20 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         ctx.stage = Stage::Panicked;
         ctx.find(What::Panic, message);
     }
+    // Found in the step that took longest, or the one the heap peaked in.
+    if result.is_ok() {
+        ctx.at("end");
+    }
     if seconds > limits.time_s {
-        ctx.step = "whole input";
-        ctx.find(What::OverTime, format!("{seconds:.2} s"));
+        let (step, step_seconds) = ctx.slowest_step;
+        ctx.step = step;
+        ctx.find(
+            What::OverTime,
+            format!("{seconds:.2} s, {step_seconds:.2} s of it in {step}"),
+        );
     }
     if peak_bytes > limits.memory_bytes {
-        ctx.step = "whole input";
+        ctx.step = ctx.peak_step;
         ctx.find(
             What::OverMemory,
             format!("{:.0} MB", peak_bytes as f64 / 1e6),
@@ -303,12 +379,12 @@ fn pipeline(input: &Input, ctx: &mut Ctx) {
 
 /// The base scenario of a file's import (a generator's output: it reads).
 fn base(input: &Input, ctx: &mut Ctx) -> Option<ScenarioParams> {
-    ctx.step = "scenario_params_from_json (base)";
+    ctx.at("scenario_params_from_json (base)");
     sojourn_engine::scenario_params_from_json(input.base.as_bytes()).ok()
 }
 
 fn scenario_text(json: &[u8], ctx: &mut Ctx) {
-    ctx.step = "scenario_params_from_json";
+    ctx.at("scenario_params_from_json");
     match sojourn_engine::scenario_params_from_json(json) {
         Ok(params) => scenario(params, ctx),
         Err(error) => {
@@ -326,7 +402,7 @@ fn scenario_text(json: &[u8], ctx: &mut Ctx) {
 /// Validates, runs, checks the report, and makes the plan's up-front
 /// checks (and with `--plans`, a small plan).
 fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
-    ctx.step = "Scenario::try_from";
+    ctx.at("Scenario::try_from");
     let started = Instant::now();
     let validated = Scenario::try_from(params);
     let seconds = started.elapsed().as_secs_f64();
@@ -344,11 +420,40 @@ fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
     };
     ctx.stage = Stage::Checked;
     if ctx.simulate {
-        ctx.step = "simulate";
-        match sojourn_engine::simulate(&scenario, &RunOptions::default()) {
+        let estimate = sojourn_engine::run_bytes_estimate(&scenario);
+        let live_before = alloc::live();
+        let peak_before = alloc::peak();
+        alloc::reset_peak();
+        // `simulate`, in its three steps, so that a finding names the one
+        // it happened in.
+        ctx.at("Simulation::new (the run's budget)");
+        let result = Simulation::new(&scenario, &RunOptions::default()).and_then(|s| {
+            ctx.at("Simulation::finish (the run)");
+            s.finish()
+        });
+        let result = result.map(|output| {
+            ctx.at("Report::build");
+            Report::build(output)
+        });
+        let used = alloc::peak().saturating_sub(live_before) as f64;
+        alloc::raise_peak(peak_before);
+        if used > 1.25 * estimate + 64e6 {
+            // Found in the step the heap peaked in.
+            ctx.at("after the run");
+            ctx.step = ctx.peak_step;
+            ctx.find(
+                What::OverEstimate,
+                format!(
+                    "the run's heap peaked at {:.0} MB, its estimate was {:.0} MB",
+                    used / 1e6,
+                    estimate / 1e6
+                ),
+            );
+        }
+        match result {
             Ok(report) => {
                 ctx.stage = Stage::Ran;
-                ctx.step = "report checks";
+                ctx.at("report checks");
                 check_report(&report, ctx);
             }
             Err(e @ RunError::TooManyEvents { .. }) => ctx.refused(Stage::EventCap, e),
@@ -455,7 +560,7 @@ fn plan_estimate(scenario: &Scenario) -> f64 {
 }
 
 fn plan(scenario: &Scenario, ctx: &mut Ctx) {
-    ctx.step = "plan::check_budget";
+    ctx.at("plan::check_budget");
     let options = PlanOptions {
         threads: 1,
         progress_every_requests: 2_000,
@@ -476,7 +581,7 @@ fn plan(scenario: &Scenario, ctx: &mut Ctx) {
     if estimated > ctx.limits.plan_max_requests {
         return;
     }
-    ctx.step = "plan";
+    ctx.at("plan");
     let started = Instant::now();
     let limit = ctx.limits.plan_time_s;
     let result = sojourn_engine::plan_with_progress(scenario, &options, &mut |_| {
@@ -509,16 +614,16 @@ fn plan(scenario: &Scenario, ctx: &mut Ctx) {
 fn trace(input: &Input, ctx: &mut Ctx) {
     let Some(base) = base(input, ctx) else { return };
     if input.variant == "fit" {
-        ctx.step = "parse_trace_csv";
+        ctx.at("parse_trace_csv");
         let requests = match sojourn_engine::parse_trace_csv(&input.text) {
             Ok(requests) => requests,
             Err(e) => return ctx.refused(Stage::NotRead, e),
         };
-        ctx.step = "fit_trace_classes";
+        ctx.at("fit_trace_classes");
         let classes = sojourn_engine::fit_trace_classes(&requests);
         scenario(ScenarioParams { classes, ..base }, ctx);
     } else {
-        ctx.step = "import_trace";
+        ctx.at("import_trace");
         let params = match sojourn_app::panels::toolbar::import_trace(&base, &input.text) {
             Ok((params, _)) => params,
             Err(e) => return ctx.refused(Stage::NotRead, e),
@@ -532,7 +637,7 @@ fn lengths(input: &Input, ctx: &mut Ctx) {
     let Some(mut base) = base(input, ctx) else {
         return;
     };
-    ctx.step = "lengths_from_csv";
+    ctx.at("lengths_from_csv");
     let lengths = match sojourn_engine::lengths_from_csv(&input.text) {
         Ok(lengths) => lengths,
         Err(e) => return ctx.refused(Stage::NotRead, e),
@@ -541,7 +646,7 @@ fn lengths(input: &Input, ctx: &mut Ctx) {
         return;
     };
     class.lengths = Some(lengths);
-    ctx.step = "preview_lengths";
+    ctx.at("preview_lengths");
     if let Err(error) = sojourn_engine::preview_lengths(class, sojourn_app::form::PREVIEW_SAMPLES) {
         no_field(&error, ctx);
     }
@@ -573,7 +678,7 @@ fn calibration(input: &Input, ctx: &mut Ctx) {
     let Some(mut base) = base(input, ctx) else {
         return;
     };
-    ctx.step = "parse_measurements";
+    ctx.at("parse_measurements");
     let measurements = match calibration::parse_measurements(&input.text) {
         Ok(m) => m,
         Err(e) => return ctx.refused(Stage::NotRead, e),
@@ -585,14 +690,14 @@ fn calibration(input: &Input, ctx: &mut Ctx) {
                 ctx.fit_skipped = true;
                 return;
             }
-            ctx.step = "calibration::fit (benchmarks)";
+            ctx.at("calibration::fit (benchmarks)");
             match calibration::fit(&base, &measurements) {
                 Ok(result) => result.apply(&mut base),
                 Err(e) => return ctx.refused(Stage::Checked, e),
             }
         }
         _ => {
-            ctx.step = "calibration::prepare (page)";
+            ctx.at("calibration::prepare (page)");
             match sojourn_app::panels::calibration::prepare(&base, &input.text) {
                 Ok(prepared) => prepared.apply(&mut base),
                 Err(e) => return ctx.refused(Stage::Checked, e),
@@ -609,13 +714,13 @@ fn search(input: &Input, ctx: &mut Ctx) {
     let Some(mut base) = base(input, ctx) else {
         return;
     };
-    ctx.step = "search lists (JSON of the boxes)";
+    ctx.at("search lists (JSON of the boxes)");
     let Ok(boxes) = serde_json::from_str::<Value>(&input.text) else {
         return;
     };
     let text = |key: &str| boxes.get(key).and_then(Value::as_str).map(str::to_string);
     let mut read_any = false;
-    ctx.step = "parse_counts";
+    ctx.at("parse_counts");
     let counts = |text: Option<String>, none_allowed: bool| {
         text.and_then(|t| form::parse_counts(&t, none_allowed).ok())
     };
@@ -632,7 +737,7 @@ fn search(input: &Input, ctx: &mut Ctx) {
         search.max_waiting = v;
         read_any = true;
     }
-    ctx.step = "parse_list";
+    ctx.at("parse_list");
     if let Some(v) = text("load_multipliers").and_then(|t| form::parse_list(&t)) {
         base.plan.service_curve.load_multipliers = v;
         read_any = true;
@@ -671,7 +776,7 @@ fn search(input: &Input, ctx: &mut Ctx) {
 /// then run; or a query string given to the query helpers.
 fn link(input: &Input, ctx: &mut Ctx) {
     if input.variant == "query" {
-        ctx.step = "query string helpers";
+        ctx.at("query string helpers");
         let value = "2.NEW";
         let replaced = link::replace_in_query(&input.text, value);
         if link::find_in_query(&replaced).as_deref() != Some(value) {
@@ -693,7 +798,7 @@ fn link(input: &Input, ctx: &mut Ctx) {
         ctx.stage = Stage::Checked;
         return;
     }
-    ctx.step = "link::decode";
+    ctx.at("link::decode");
     let decoded = if input.variant == "storage" {
         link::decode_from_storage(&input.text)
     } else {
@@ -704,7 +809,7 @@ fn link(input: &Input, ctx: &mut Ctx) {
         Err(e) => return ctx.refused(Stage::NotRead, e),
     };
     if input.variant == "damaged" && !input.base.is_empty() && input.base != input.text {
-        ctx.step = "link::decode (the undamaged link)";
+        ctx.at("link::decode (the undamaged link)");
         if let Ok(original) = link::decode(&input.base)
             && original != params
         {

@@ -14,7 +14,7 @@
 //!              [--threads T] [--time-limit S] [--memory-limit-mb MB]
 //!              [--validate-limit S] [--hang-s S] [--kill-mb MB]
 //!              [--plans FRACTION] [--plan-limit S] [--plan-max-requests N]
-//! sojourn-fuzz --replay FILE...
+//! sojourn-fuzz --replay FILE... [--hang-s S] [--plans 1] [limits]
 //! sojourn-fuzz --show --seed S --index I [--kind K]
 //! ```
 
@@ -51,7 +51,7 @@ const USAGE: &str = "usage:
                [--time-limit S] [--memory-limit-mb MB] [--validate-limit S]
                [--hang-s S] [--kill-mb MB]
                [--plans FRACTION] [--plan-limit S] [--plan-max-requests N]
-  sojourn-fuzz --replay FILE...
+  sojourn-fuzz --replay FILE... [--hang-s S] [--plans 1] [limits]
   sojourn-fuzz --show --seed S --index I [--kind K]
 kinds: scenario, trace, lengths, calibration, search, link (default: a mix)";
 
@@ -77,6 +77,8 @@ fn parse_args() -> Result<(Mode, campaign::Options), String> {
     };
     let mut mode = Mode::Campaign;
     let mut show = false;
+    let mut replay = false;
+    let mut files = Vec::new();
     let mut index = None;
     let mut args = std::env::args().skip(1);
     fn value<T: std::str::FromStr>(
@@ -111,19 +113,20 @@ fn parse_args() -> Result<(Mode, campaign::Options), String> {
             "--worker" => mode = Mode::Worker,
             "--show" => show = true,
             "--index" => index = Some(value(&arg, &mut args)?),
-            "--replay" => {
-                let files: Vec<PathBuf> = args.by_ref().map(PathBuf::from).collect();
-                if files.is_empty() {
-                    return Err("--replay needs reproducer files".into());
-                }
-                mode = Mode::Replay(files);
-            }
+            "--replay" => replay = true,
             "-h" | "--help" => return Err(String::new()),
+            file if replay && !file.starts_with("--") => files.push(PathBuf::from(file)),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     if show {
         mode = Mode::Show(index.ok_or("--show needs --index")?);
+    }
+    if replay {
+        if files.is_empty() {
+            return Err("--replay needs reproducer files".into());
+        }
+        mode = Mode::Replay(files);
     }
     Ok((mode, options))
 }
@@ -143,7 +146,13 @@ fn main() {
         Mode::Campaign => campaign::run(&options),
         Mode::Worker => {
             alloc::set_hard_cap(usize::try_from(options.kill_bytes).unwrap_or(usize::MAX));
-            campaign::worker(options.seed, options.kind, &options.limits, options.plans)
+            campaign::worker(
+                options.seed,
+                options.kind,
+                &options.limits,
+                options.plans,
+                options.hang_s,
+            )
         }
         Mode::Replay(files) => {
             alloc::set_hard_cap(usize::try_from(options.kill_bytes).unwrap_or(usize::MAX));
@@ -151,7 +160,7 @@ fn main() {
                 plans: options.plans > 0.0,
                 ..options.limits
             };
-            campaign::replay(&files, &limits)
+            campaign::replay(&files, &limits, options.hang_s)
         }
         Mode::Show(index) => {
             let input = make::input(options.seed, index, options.kind);

@@ -196,10 +196,10 @@ fn base_scenario(rng: &mut Rng, plan: bool) -> (String, String) {
         p.run.horizon_s = rng.log_uniform(10.0, 1800.0).round();
         p
     } else {
-        match sojourn_engine::scenario_params_from_json(corpus::CALIBRATION_BASE.as_bytes()) {
-            Ok(p) => p,
-            Err(_) => ScenarioParams::overnight_batch(),
-        }
+        let mut p = sojourn_engine::scenario_params_from_json(corpus::CALIBRATION_BASE.as_bytes())
+            .unwrap_or_else(|_| ScenarioParams::overnight_batch());
+        p.run.horizon_s = rng.log_uniform(10.0, 1800.0).round();
+        p
     };
     if !plan {
         params.plan = Default::default();
