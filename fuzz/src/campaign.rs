@@ -325,6 +325,8 @@ pub fn run(options: &Options) -> Result<i32, String> {
             plan: None,
             fit_skipped: false,
             refusal: String::new(),
+            requests: 0,
+            events: 0,
             input: None,
         };
         findings.add(&findings_dir, options.seed, &outcome, &input);
@@ -550,12 +552,14 @@ pub fn replay(files: &[PathBuf], limits: &Limits, hang_s: f64) -> Result<i32, St
             *busy = None;
         }
         println!(
-            "{}: {} ({}), {:?} in {:.3} s, heap peak {:.1} MB, validation {:.3} s",
+            "{}: {} ({}), {:?} in {:.3} s ({} requests, {} events), heap peak {:.1} MB, validation {:.3} s",
             file.display(),
             input.kind,
             input.variant,
             outcome.stage,
             outcome.seconds,
+            outcome.requests,
+            outcome.events,
             outcome.peak_bytes as f64 / 1e6,
             outcome.validate_seconds
         );

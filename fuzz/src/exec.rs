@@ -168,6 +168,11 @@ pub struct Outcome {
     pub findings: Vec<Finding>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanStat>,
+    /// Requests and engine events of the run, when one ran to a report.
+    #[serde(default)]
+    pub requests: u64,
+    #[serde(default)]
+    pub events: u64,
     /// A fit was skipped as too large to run (benchmark points).
     #[serde(default)]
     pub fit_skipped: bool,
@@ -249,6 +254,8 @@ struct Ctx<'a> {
     plan_seconds: f64,
     fit_skipped: bool,
     refusal: String,
+    requests: u64,
+    events: u64,
     /// Whether a valid scenario is simulated (search lists change only
     /// what a plan compares: their runs would repeat the scenario's).
     simulate: bool,
@@ -309,6 +316,8 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         plan_seconds: 0.0,
         fit_skipped: false,
         refusal: String::new(),
+        requests: 0,
+        events: 0,
         simulate: true,
     };
     if let Ok(mut last) = LAST_PANIC.lock() {
@@ -363,6 +372,8 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         plan: ctx.plan,
         fit_skipped: ctx.fit_skipped,
         refusal: ctx.refusal,
+        requests: ctx.requests,
+        events: ctx.events,
     }
 }
 
@@ -453,6 +464,8 @@ fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
         match result {
             Ok(report) => {
                 ctx.stage = Stage::Ran;
+                ctx.requests = report.engine.requests;
+                ctx.events = report.engine.events;
                 ctx.at("report checks");
                 check_report(&report, ctx);
             }
