@@ -20,7 +20,7 @@ pub const INPUT_TOKENS: &str = "Prompt length in tokens. Prefill computes these 
 pub const OUTPUT_TOKENS: &str = "Output length in tokens, generated one per engine step (decode).";
 pub const LENGTHS: &str = "How prompt and output lengths go together. Independent (the default): each drawn from its own distribution. Correlated: both log-normal, with correlation rho between their logarithms. Table of pairs: each request takes one (prompt, output) row, e.g. from a trace.";
 pub const LENGTHS_RHO: &str = "Correlation between the logarithms of prompt and output lengths, between -1 and 1 (excluded): positive when long prompts get long answers (summaries of long documents), negative when they get short ones.";
-pub const LENGTHS_PAIRS: &str = "One request per line as input,output or input,output,weight (commas, semicolons or tabs; a header line is optional). Each request draws a row, in proportion to its weight if given. Paste a trace's lengths here.";
+pub const LENGTHS_PAIRS: &str = "One request per line as input,output or input,output,weight (commas, semicolons or tabs, as the first line has them; decimal commas with semicolons or tabs; a header line is optional). Each request draws a row, in proportion to its weight if given. Paste a trace's lengths here.";
 pub const PREFIX_CACHE: &str = "Fraction of each prompt already in the prefix cache: those tokens skip prefill (the last prompt token is always computed).";
 pub const PRIORITY: &str =
     "Scheduling priority under the priority discipline: lower is more urgent (vLLM's convention).";

@@ -19,6 +19,7 @@ import { after, before } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { WAIT_LIMIT_MS } from './page.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -107,6 +108,9 @@ export async function openPage(browser, url, options = {}) {
     colorScheme: options.colorScheme ?? 'light',
     acceptDownloads: true,
   });
+  // Playwright's own waits (a click, a read, a navigation) get the suites'
+  // one limit too, instead of its 30 s.
+  context.setDefaultTimeout(WAIT_LIMIT_MS);
   for (const file of options.block ?? []) {
     await context.route((url) => url.pathname.endsWith(`/${file}`), (route) => route.abort());
   }

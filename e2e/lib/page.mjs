@@ -1,9 +1,15 @@
 // Page helpers shared by the end-to-end suites: the page's landmarks by role
 // and name, waiting for conditions, and reading figures and tables.
 
-// Generous: a 2-core machine shared with compilers.
-export const RESULT_TIMEOUT_MS = 30_000;
-export const PLAN_TIMEOUT_MS = 120_000;
+/**
+ * The most one wait may take [ms]. A wait follows the work: it ends as soon
+ * as its condition holds, fails at once with the page's own message when
+ * the page reports a failed run (or a failed plan, for a wait on the plan),
+ * and otherwise lasts as long as the page takes, up to this limit. Generous: on a loaded 2-core machine what
+ * takes a second on a quiet one can take minutes. (Playwright's own waits,
+ * its clicks and reads, get the same limit: `harness.mjs`.)
+ */
+export const WAIT_LIMIT_MS = 10 * 60_000;
 
 export const cdf = (page) => page.getByRole('img', { name: /Sojourn-time CDF; deadlines/ });
 export const headline = (page) => page.getByRole('region', { name: 'Headline figures' });
@@ -14,15 +20,56 @@ export const verdictTable = (page) => verdict(page).locator('#table-verdict tabl
 /** What a target's verdict cell may read. */
 export const VERDICTS = ['met', 'not met', 'uncertain'];
 
-/** Polls `condition` (async) until it returns a truthy value. */
-export async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {
+/**
+ * What the page says went wrong, or null: a failed run (the run status,
+ * which also says when a worker could not load) or, when `plan` is true, a
+ * failed plan (a plan may fail where the run does not: the planner refuses
+ * classes that are not open streams). Runs in the page.
+ */
+export const pageTrouble = (plan) => {
+  const status = document.querySelector('[role="status"][aria-label="Run status"]')?.textContent.trim() ?? '';
+  if (status.startsWith('The run failed')) return status;
+  const verdict = document.querySelector('#verdict-plan .verdict-fleet')?.textContent.trim() ?? '';
+  if (plan && verdict.startsWith('The plan failed')) return verdict;
+  return null;
+};
+
+/** The page's trouble, or null (also while a reload has no document yet). */
+const troubleOf = (page, plan) => page.evaluate(pageTrouble, plan).catch(() => null);
+
+/**
+ * Polls `condition` (async) until it returns a truthy value, which it
+ * returns. Fails at once when the page reports trouble (a failed run; a
+ * failed plan too when `plan` is true), unless the condition, read again,
+ * holds (a test may wait for the failure itself), and after `limitMs`.
+ */
+export async function waitFor(page, what, condition, { limitMs = WAIT_LIMIT_MS, plan = false } = {}) {
   const started = Date.now();
   for (;;) {
     const value = await condition();
     if (value) return value;
-    if (Date.now() - started > timeout) throw new Error(`timed out waiting for ${what}`);
+    const trouble = await troubleOf(page, plan);
+    if (trouble !== null) {
+      const now = await condition();
+      if (now) return now;
+      throw new Error(`the page reported trouble while waiting for ${what}: ${trouble}`);
+    }
+    if (Date.now() - started > limitMs) {
+      const status = await runStatus(page).innerText({ timeout: 1000 }).catch(() => '(unread)');
+      throw new Error(`timed out after ${limitMs / 1000} s waiting for ${what} (the run status: ${status})`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Waits for `locator` to be visible (`what` names it in a failure). */
+export function waitForShown(locator, what) {
+  return waitFor(locator.page(), what, () => locator.isVisible());
+}
+
+/** Waits for the first results: the sojourn-time CDF. */
+export function waitForResults(page) {
+  return waitForShown(cdf(page), 'the first results (the CDF)');
 }
 
 /**
@@ -31,7 +78,7 @@ export async function waitFor(what, condition, timeout = RESULT_TIMEOUT_MS) {
  */
 export async function openTables(page) {
   await page.evaluate(() => document.querySelectorAll('details.data-table').forEach((d) => (d.open = true)));
-  await waitFor('every table built', () =>
+  await waitFor(page, 'every table built', () =>
     page.evaluate(() =>
       Array.from(document.querySelectorAll('details.data-table')).every((d) => d.querySelector('.table-scroll')),
     ),
@@ -44,21 +91,42 @@ export async function figure(page, label) {
   return (await card.locator('.metric-value').first().innerText()).trim();
 }
 
-export async function waitForDone(page, timeout = PLAN_TIMEOUT_MS) {
-  await waitFor('the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', timeout);
+/** Waits for the run and the plan to finish ("Done."). */
+export async function waitForDone(page, { limitMs } = {}) {
+  await waitFor(page, 'the run and the plan to finish', async () => (await runStatus(page).innerText()) === 'Done.', {
+    limitMs,
+    plan: true,
+  });
+}
+
+/**
+ * The first truthy value of `probe`, a function run in the page every
+ * 20 ms: measured there, so polling adds no delay. Fails at once with the
+ * page's message when it reports trouble first (as `waitFor`), and after
+ * `limitMs`.
+ */
+export async function inPageWhen(page, probe, { limitMs = WAIT_LIMIT_MS, plan = false } = {}) {
+  const handle = await page.waitForFunction(
+    ([probeSource, troubleSource, withPlan]) => {
+      const value = new Function(`return (${probeSource})()`)();
+      if (value) return { value };
+      const trouble = new Function(`return (${troubleSource})`)()(withPlan);
+      return trouble !== null && { trouble };
+    },
+    [probe.toString(), pageTrouble.toString(), plan],
+    { timeout: limitMs, polling: 20 },
+  );
+  const { value, trouble } = await handle.jsonValue();
+  if (trouble !== undefined) throw new Error(`the page reported trouble: ${trouble}`);
+  return value;
 }
 
 /**
  * The page's clock (ms since navigation started) when `condition`, run in
- * the page, first holds: measured there, so polling adds no delay.
+ * the page, first holds (`options` as `inPageWhen`'s).
  */
-export async function pageTimeWhen(page, condition, timeout) {
-  const handle = await page.waitForFunction(
-    (source) => (new Function(`return (${source})()`)() ? performance.now() : 0),
-    condition.toString(),
-    { timeout, polling: 20 },
-  );
-  return Math.round(await handle.jsonValue());
+export function pageTimeWhen(page, condition, options) {
+  return inPageWhen(page, `() => (${condition})() && Math.round(performance.now())`, options);
 }
 
 export const cdfShown = () => document.querySelector('[role="img"][aria-label^="Sojourn-time CDF; deadlines"]') !== null;
@@ -71,6 +139,8 @@ export const planShown = () => document.getElementById('plan-statement') !== nul
  * "details: ...", which belongs to that row).
  */
 export async function tableRows(table) {
+  // (A table shown closed builds its rows when first opened.)
+  await waitFor(table.page(), 'the table\'s rows', async () => (await table.locator('tbody').count()) > 0);
   return table.locator('tbody').evaluate((tbody) => {
     const rows = [];
     for (const tr of tbody.querySelectorAll('tr')) {

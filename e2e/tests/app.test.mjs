@@ -5,8 +5,6 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
-  RESULT_TIMEOUT_MS,
-  PLAN_TIMEOUT_MS,
   cdf,
   headline,
   runStatus,
@@ -14,6 +12,8 @@ import {
   waitFor,
   figure,
   waitForDone,
+  waitForResults,
+  waitForShown,
   pageTimeWhen,
   cdfShown,
   planShown,
@@ -26,8 +26,7 @@ const site = siteForFile();
 /** Opens the default scenario and measures navigation start to its CDF. */
 async function timeDefaultScenario() {
   const opened = await site.openPage();
-  await cdf(opened.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
-  const ms = Math.round(await opened.page.evaluate(() => performance.now()));
+  const ms = await pageTimeWhen(opened.page, cdfShown);
   return { ...opened, ms };
 }
 
@@ -56,8 +55,8 @@ test('the default scenario shows its CDF with the deadline', async () => {
 // planner's speed target is measured by.)
 test('the default plan names a discipline, explains it, draws the frontier and re-plans the cases', async () => {
   const { page, errors } = await site.openPage();
-  const firstResults = await pageTimeWhen(page, cdfShown, RESULT_TIMEOUT_MS);
-  const planned = await pageTimeWhen(page, planShown, PLAN_TIMEOUT_MS);
+  const firstResults = await pageTimeWhen(page, cdfShown);
+  const planned = await pageTimeWhen(page, planShown, { plan: true });
   console.log(
     `default scenario: plan complete ${planned - firstResults} ms after the first results ` +
       `(${planned} ms after navigation started; first results at ${firstResults} ms)`,
@@ -111,11 +110,11 @@ test('the default plan names a discipline, explains it, draws the frontier and r
 
 test('changing an input changes the results', async () => {
   const { page, errors } = await site.openPage();
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const before = await figure(page, 'P(miss)');
   const urlBefore = page.url();
   await page.getByLabel('Replicas', { exact: true }).fill('3');
-  await waitFor('P(miss) to change', async () => (await figure(page, 'P(miss)')) !== before);
+  await waitFor(page, 'P(miss) to change', async () => (await figure(page, 'P(miss)')) !== before);
   assert.notEqual(page.url(), urlBefore, 'the link follows the edit');
   assert.deepEqual(errors, []);
   await page.context().close();
@@ -123,17 +122,18 @@ test('changing an input changes the results', async () => {
 
 test('a share link restores identical inputs and identical numbers', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   await page.getByLabel('Seed').fill('5');
   await page.getByLabel('Batch arrivals').first().fill('4');
   // Done, and for these inputs: a "Done." of the run before the last edit
   // (its debounce not yet fired) would leave stale numbers to compare.
   await waitFor(
+    page,
     'the run and the plan of the edited inputs',
     async () =>
       (await runStatus(page).innerText()) === 'Done.' &&
       !(await headline(page).innerText()).includes('for earlier inputs'),
-    PLAN_TIMEOUT_MS,
+    { plan: true },
   );
   assert.match(page.url(), /[?&]s=2\./, 'the address bar holds the edited scenario');
   const shared = page.url();
@@ -144,7 +144,7 @@ test('a share link restores identical inputs and identical numbers', async () =>
   await screenshot(page, 'planned-desktop-light');
 
   const fresh = await site.openPage(shared.slice(shared.indexOf('?')));
-  await cdf(fresh.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(fresh.page);
   await waitForDone(fresh.page);
   assert.deepEqual(await inputs(fresh.page), original.inputs);
   assert.equal(await numbers(fresh.page), original.numbers);
@@ -160,10 +160,10 @@ test('a corrupted link shows a clear message and the default scenario', async ()
   const broken = good.slice(0, good.length - 40) + 'AAAA';
   const { page, errors } = await site.openPage(broken);
   const alert = page.getByRole('alert');
-  await alert.waitFor();
+  await waitForShown(alert, 'the message');
   assert.match(await alert.innerText(), /This link could not be opened: .*default scenario is shown instead/);
   assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   await screenshot(page, 'corrupted-link', { fullPage: false });
   assert.deepEqual(errors, []);
   await page.context().close();
@@ -174,7 +174,7 @@ test('a corrupted link shows a clear message and the default scenario', async ()
 // leave the whole page, and say what went wrong.
 test('a worker that cannot load leaves the page and says why', async () => {
   const { page, errors } = await site.openPage('', { block: ['worker_bg.wasm'] });
-  await waitFor('the failure', async () => /worker/.test(await runStatus(page).innerText()));
+  await waitFor(page, 'the failure', async () => /worker/.test(await runStatus(page).innerText()));
   assert.match(await runStatus(page).innerText(), /the simulation worker stopped/);
   assert.equal(await page.getByLabel('Scenario name').inputValue(), 'Overnight batch jobs, 24 h SLA');
   assert.ok(await runButton(page).isEnabled(), 'the user can try again');
@@ -186,15 +186,15 @@ test('a worker that cannot load leaves the page and says why', async () => {
 
 test('an invalid input shows the engine message and blocks Run', async () => {
   const { page, errors } = await site.openPage();
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const p90 = page.getByLabel('p90', { exact: true }).first();
   await p90.fill('10');
-  await page.getByText('must be greater than the median (400), got 10', { exact: true }).waitFor();
+  await waitForShown(page.getByText('must be greater than the median (400), got 10', { exact: true }), 'the message');
   assert.equal(await p90.getAttribute('aria-invalid'), 'true');
   assert.ok(await runButton(page).isDisabled(), 'Run is disabled');
   assert.match(await page.locator('#run-reason').innerText(), /Class "nightly-batch", batch size, p90: /);
   await p90.fill('2000');
-  await waitFor('Run to be enabled', () => runButton(page).isEnabled());
+  await waitFor(page, 'Run to be enabled', () => runButton(page).isEnabled());
   assert.deepEqual(errors, []);
   await page.context().close();
 });
@@ -203,7 +203,7 @@ test('Cancel stops a long run', async () => {
   const long = defaultScenario();
   long.run.horizon_s = 20 * 86400;
   const { page, errors } = await site.openPage(linkQuery(long));
-  await waitFor('the simulation to start', async () => /Simulating/.test(await runStatus(page).innerText()));
+  await waitFor(page, 'the simulation to start', async () => /Simulating/.test(await runStatus(page).innerText()));
   assert.ok(await page.getByRole('progressbar').isVisible());
   await page.getByRole('button', { name: 'Cancel' }).click();
   assert.equal(await runStatus(page).innerText(), 'Cancelled.');
@@ -218,7 +218,7 @@ test('Cancel stops a long run', async () => {
 
 test('CSV export holds the per-class table', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: /Download Per class .* as CSV/ }).click(),
@@ -241,7 +241,7 @@ test('CSV export holds the per-class table', async () => {
 
 test('an imported file with problems lists the engine messages', async () => {
   const { page, errors } = await site.openPage();
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const bad = defaultScenario();
   bad.classes[1].deadline_s = -5;
   await page.getByLabel('Import JSON').setInputFiles({
@@ -250,7 +250,7 @@ test('an imported file with problems lists the engine messages', async () => {
     buffer: Buffer.from(JSON.stringify(bad)),
   });
   const alert = page.getByRole('alert').filter({ hasText: 'Imported bad.json' });
-  await alert.waitFor();
+  await waitForShown(alert, 'the import\'s message');
   assert.match(await alert.innerText(), /Class "api", deadline \(SLA\): must be a positive number, got -5/);
   assert.ok(await runButton(page).isDisabled());
   assert.deepEqual(errors, []);
@@ -261,7 +261,7 @@ test('a scenario too large for a link is kept, and the page says to export it', 
   // r17 of the review: after importing a valid 4.5 MB scenario, a reload
   // showed the default and the user's work was gone.
   const { page, errors } = await site.openPage();
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const big = defaultScenario();
   big.name = 'Prompt lengths from a trace';
   big.run.horizon_s = 3600;
@@ -275,13 +275,13 @@ test('a scenario too large for a link is kept, and the page says to export it', 
     buffer: Buffer.from(JSON.stringify(big)),
   });
   const alert = page.getByRole('alert').filter({ hasText: 'too large for a link' });
-  await alert.waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForShown(alert, 'the message');
   assert.match(await alert.innerText(), /use Export/);
   await screenshot(page, 'too-large-for-a-link', { fullPage: false });
   assert.doesNotMatch(page.url(), /[?&]s=/, 'no stale link is left in the address bar');
   assert.deepEqual(errors, []);
   await page.reload();
-  await waitFor('the kept scenario', async () =>
+  await waitFor(page, 'the kept scenario', async () =>
     (await page.getByLabel('Scenario name').inputValue()) === 'Prompt lengths from a trace');
   // (The reload aborts the old page's loading workers: their blob: script,
   // worker.js or worker_bg.wasm, whichever is in flight.)
@@ -297,7 +297,7 @@ test('screenshots: desktop and narrow, light and dark', async () => {
       ['narrow', { width: 390, height: 844 }],
     ]) {
       const { page, errors } = await site.openPage(linkQuery(quickScenario()), { viewport, colorScheme });
-      await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+      await waitForResults(page);
       await waitForDone(page);
       await screenshot(page, `${name}-${colorScheme}`, { fullPage: name === 'narrow' });
       if (name === 'desktop') {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mkdir } from 'node:fs/promises';
 import { siteForFile } from '../lib/harness.mjs';
-import { RESULT_TIMEOUT_MS, tableRows } from '../lib/page.mjs';
+import { tableRows, waitForShown } from '../lib/page.mjs';
 
 const site = siteForFile();
 
@@ -23,7 +23,7 @@ test('the Batches panel shows plausible batch statistics for the default scenari
   const { page, errors } = await site.openPage();
   const panel = page.locator('section[aria-labelledby="batches-heading"]');
   const batches = panel.locator('#table-batches table');
-  await batches.waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForShown(batches, 'the Batches table');
 
   // The default engine: 256 sequences and 8,192 tokens a step at most.
   const rows = await tableRows(batches);
@@ -69,7 +69,7 @@ test('the Batches panel shows plausible batch statistics for the default scenari
 
   const dark = await site.openPage('', { colorScheme: 'dark' });
   const darkPanel = dark.page.locator('section[aria-labelledby="batches-heading"]');
-  await darkPanel.locator('#table-batches table').waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForShown(darkPanel.locator('#table-batches table'), 'the Batches table');
   await darkPanel.screenshot({ path: await shot('batches-dark') });
   assert.deepEqual(dark.errors, []);
   await dark.page.context().close();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { screenshotDir, siteForFile } from '../lib/harness.mjs';
-import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdf, waitFor, waitForDone } from '../lib/page.mjs';
+import { waitFor, waitForDone, waitForResults } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const require = createRequire(import.meta.url);
@@ -36,8 +36,8 @@ const TPOT_BOUND_S = 0.03;
 /** Opens `scenario` and waits for its plan. */
 async function planned(scenario, options = {}) {
   const opened = await site.openPage(linkQuery(scenario), options);
-  await cdf(opened.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
-  await waitForDone(opened.page, PLAN_TIMEOUT_MS);
+  await waitForResults(opened.page);
+  await waitForDone(opened.page);
   return opened;
 }
 
@@ -111,7 +111,7 @@ test('the tornado lists its rows by the length drawn, none under the legend', as
   const figure = page.locator('#tornado-figure');
   for (const metric of ['Cost per success', 'P(miss)']) {
     await figure.getByLabel('What the tornado shows').selectOption({ label: metric });
-    await waitFor(`the ${metric} tornado`, async () =>
+    await waitFor(page, `the ${metric} tornado`, async () =>
       metric === 'P(miss)'
         ? /change in P\(miss\)/.test(await tornadoChart(page).getAttribute('aria-label'))
         : true,
@@ -141,7 +141,7 @@ test('axe finds nothing serious or critical with the plan showing and every tabl
   });
   // Tables and charts open lazily: wait until every one has content.
   // (A data table has its summary and CSV button before its rows.)
-  await waitFor('every disclosure to fill', () =>
+  await waitFor(page, 'every disclosure to fill', () =>
     page.evaluate(() =>
       Array.from(document.querySelectorAll('details')).every((d) =>
         d.classList.contains('data-table') ? d.querySelector('.table-scroll') !== null : d.children.length > 1,
@@ -190,12 +190,12 @@ test('Escape closes a help tip, and help buttons are at least 24 px', async () =
 
 test('a skip link is the first stop and moves the focus to the results', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   await page.keyboard.press('Tab');
   const first = await page.evaluate(() => document.activeElement?.textContent?.trim());
   assert.equal(first, 'Skip to results');
   await page.keyboard.press('Enter');
-  await waitFor('the focus on the results', () =>
+  await waitFor(page, 'the focus on the results', () =>
     page.evaluate(() => document.activeElement?.id === 'results'),
   );
   assert.ok(await page.getByRole('heading', { name: 'Results', exact: true }).isVisible());

@@ -9,20 +9,20 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
-  PLAN_TIMEOUT_MS,
   VERDICTS,
   tableRows,
   verdict,
   verdictTable,
   waitFor,
   waitForDone,
+  waitForShown,
 } from '../lib/page.mjs';
 
 const site = siteForFile();
 
 test('after the plan the configured fleet is judged over replications, with its bounds', async () => {
   const { page, errors } = await site.openPage();
-  await verdictTable(page).waitFor({ timeout: PLAN_TIMEOUT_MS });
+  await waitForShown(verdictTable(page), 'the verdict table');
   await waitForDone(page);
   const title = await verdict(page).locator('#table-verdict > summary').innerText();
   assert.match(title, /^Targets: the configured fleet \(2 replicas, \d+ replications\)/, title);
@@ -65,12 +65,12 @@ for (const width of [1280, 390]) {
   test(`the plan's summary and tables arrive without moving what is below them (${width} px)`, async () => {
     const { page, errors } = await site.openPage('', { viewport: { width, height: 900 } });
     // The single run's cases are in and the plan still runs.
-    const waiting = await waitFor('the cases while the plan runs', async () => {
+    const waiting = await waitFor(page, 'the cases while the plan runs', async () => {
       const pending = (await page.locator('.plan-pending').count()) > 0;
       return pending && (await page.locator('#table-cases').count()) > 0 ? planLayout(page) : null;
     });
     await waitForDone(page);
-    await page.locator('#plan-statement').waitFor();
+    await waitForShown(page.locator('#plan-statement'), 'the plan\'s statement');
     const done = await planLayout(page);
     for (const part of ['summary', 'pareto', 'configurations', 'cases']) {
       assert.ok(

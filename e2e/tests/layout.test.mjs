@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { distDir, screenshot, siteForFile } from '../lib/harness.mjs';
-import { figure, headline, openTables, runButton, runStatus, waitFor, waitForDone } from '../lib/page.mjs';
+import { figure, headline, openTables, runButton, runStatus, waitFor, waitForDone, waitForShown } from '../lib/page.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
@@ -36,7 +36,7 @@ const dollars = (text) => Number(text.replace(/[^0-9.]/g, ''));
 
 test('on a phone the results come first and Run and Copy link stay on screen', async () => {
   const { page, errors } = await site.openPage('', { viewport: PHONE });
-  await headline(page).locator('.metric-value').first().waitFor();
+  await waitForShown(headline(page).locator('.metric-value').first(), 'the headline figures');
   await waitForDone(page);
   // The results open on the verdict against the targets, then the
   // headline figures: the verdict starts on the first screen.
@@ -53,7 +53,7 @@ test('on a phone the results come first and Run and Copy link stay on screen', a
   // The toolbar's jumps go back to the results: their first panel, the
   // verdict, starts on screen again (the headline figures follow it).
   await page.getByRole('link', { name: 'Results', exact: true }).click();
-  await waitFor('the results back on screen', async () => {
+  await waitFor(page, 'the results back on screen', async () => {
     const { top } = await box(page.locator('section.verdict'));
     return top >= 0 && top < PHONE.height;
   });
@@ -115,7 +115,7 @@ test('at 1280 px the money columns of the wide tables show without scrolling sid
 test('at 1280 px the run status has a column of its own, and its whole line on hover', async () => {
   const { page, errors } = await site.openPage('', { viewport: LAPTOP });
   const status = runStatus(page);
-  await waitFor('the plan to run', async () => (await status.innerText()).startsWith('Planning:'));
+  await waitFor(page, 'the plan to run', async () => (await status.innerText()).startsWith('Planning:'));
   const { width, rem, title, text } = await status.evaluate((el) => ({
     width: el.getBoundingClientRect().width,
     rem: parseFloat(getComputedStyle(document.documentElement).fontSize),
@@ -137,7 +137,7 @@ test('a price edit re-costs the last simulations without running them again', as
   await waitForDone(page);
   await screenshot(page, 'layout-1280', { fullPage: false });
   const plan = page.getByRole('region', { name: 'Capacity plan' });
-  await plan.waitFor();
+  await waitForShown(plan, 'the capacity plan');
   const digest = await page.locator('.run-meta', { hasText: 'digest' }).innerText();
   const cost = dollars(await figure(page, 'Cost per successful request'));
   const planned = dollars(await figure(page, 'Planned cost per success'));
@@ -155,7 +155,7 @@ test('a price edit re-costs the last simulations without running them again', as
   // doubles every cost.
   await page.getByLabel('Price per GPU-hour').first().fill('6');
   const note = page.getByRole('status', { name: 'What the results are for' });
-  await waitFor('the re-costed note', async () => /Costs re-computed at the new prices/.test(await note.innerText()));
+  await waitFor(page, 'the re-costed note', async () => /Costs re-computed at the new prices/.test(await note.innerText()));
   await waitForDone(page);
   await screenshot(page, 'layout-1280-recosted', { fullPage: false });
   const shown = await page.evaluate(() => window.statusTexts);
@@ -171,7 +171,7 @@ test('a price edit re-costs the last simulations without running them again', as
   // With runs left to Run, an edit that needs a simulation says so.
   await page.getByLabel('Run on every change').uncheck();
   await page.getByRole('textbox', { name: 'Seed' }).fill('5');
-  await waitFor('the press-Run note', async () => (await note.innerText()) === 'Results are for earlier inputs: press Run.');
+  await waitFor(page, 'the press-Run note', async () => (await note.innerText()) === 'Results are for earlier inputs: press Run.');
   assert.deepEqual(errors, []);
   await page.context().close();
 });
@@ -183,13 +183,13 @@ test('a duration box echoes what it read', async () => {
   assert.ok(echoId, 'the echo describes the box');
   const echo = page.locator(`[id="${echoId}"]`);
   await horizon.fill('1440 min');
-  await waitFor('the echo', async () => (await echo.innerText()) === '1440 min = 24 h');
+  await waitFor(page, 'the echo', async () => (await echo.innerText()) === '1440 min = 24 h');
   await horizon.evaluate((el) => el.scrollIntoView({ block: 'center' }));
   await screenshot(page, 'layout-1280-echo', { fullPage: false });
   await horizon.fill('90');
-  await waitFor('the echo of seconds', async () => (await echo.innerText()) === '90 s = 1 min 30 s');
+  await waitFor(page, 'the echo of seconds', async () => (await echo.innerText()) === '90 s = 1 min 30 s');
   await horizon.fill('24 h');
-  await waitFor('no echo for plain text', async () => (await echo.innerText()) === '');
+  await waitFor(page, 'no echo for plain text', async () => (await echo.innerText()) === '');
   assert.deepEqual(errors, []);
   await page.context().close();
 });
@@ -233,7 +233,7 @@ test('a downloaded table and the results file say where they come from', async (
     mimeType: 'application/json',
     buffer: Buffer.from(text),
   });
-  await waitFor('the imported scenario', async () =>
+  await waitFor(page, 'the imported scenario', async () =>
     (await page.getByLabel('Scenario name', { exact: true }).inputValue()) === 'Overnight batch jobs, 24 h SLA');
   assert.equal(await page.getByRole('alert').count(), 0, 'no error on import');
   assert.deepEqual(errors, []);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
-import { RESULT_TIMEOUT_MS, cdf, runStatus, waitFor } from '../lib/page.mjs';
+import { runStatus, waitFor, waitForResults, waitForShown } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const site = siteForFile();
@@ -23,13 +23,13 @@ async function arrived(page, name) {
 
 test('a class becomes closed-loop clients: its rate and profile give way, with an undo, and it sends exactly its total', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const batch = page.locator('details.class-editor').first();
   assert.equal(await batch.getByLabel('Batch arrivals').count(), 1);
 
   await batch.getByLabel('Load', { exact: true }).selectOption('closed_loop');
   const notice = page.locator('.notice');
-  await waitFor('the notice', async () => /load changed: its hourly profile.* removed/.test(await notice.innerText()));
+  await waitFor(page, 'the notice', async () => /load changed: its hourly profile.* removed/.test(await notice.innerText()));
   assert.equal(await batch.getByLabel('Batch arrivals').count(), 0, 'a closed loop has no rate');
   await batch.getByLabel('Clients', { exact: true }).fill('4');
   await batch.getByLabel('Requests in all', { exact: true }).fill('120');
@@ -37,14 +37,14 @@ test('a class becomes closed-loop clients: its rate and profile give way, with a
   await batch.getByLabel('Mean', { exact: true }).fill('2000');
   assert.match(await batch.locator('summary').innerText(), /4 clients, 120 requests/);
 
-  await waitFor('the closed loop\'s run', async () => {
+  await waitFor(page, 'the closed loop\'s run', async () => {
     return (await arrived(page, 'nightly-batch')) === '120' && !/Simulating/.test(await runStatus(page).innerText());
   });
   await screenshot(page, 'load-closed-loop');
 
   // Undo brings the open stream back, profile and rate included.
   await notice.getByRole('button', { name: 'Undo' }).click();
-  await batch.getByLabel('Batch arrivals').waitFor();
+  await waitForShown(batch.getByLabel('Batch arrivals'), 'the batch arrivals box');
   assert.equal(await batch.getByLabel('Load', { exact: true }).inputValue(), 'open');
   assert.deepEqual(errors, []);
   await page.context().close();
@@ -52,11 +52,11 @@ test('a class becomes closed-loop clients: its rate and profile give way, with a
 
 test('an offline class sends its count at time 0', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const batch = page.locator('details.class-editor').first();
   await batch.getByLabel('Load', { exact: true }).selectOption('offline');
   await batch.getByLabel('Requests', { exact: true }).fill('300');
-  await waitFor('the offline run', async () => {
+  await waitFor(page, 'the offline run', async () => {
     return (await arrived(page, 'nightly-batch')) === '300';
   });
   assert.match(await batch.locator('summary').innerText(), /300 requests at time 0/);
@@ -66,7 +66,7 @@ test('an offline class sends its count at time 0', async () => {
 
 test('an imported trace is replayed exactly, and its class can switch to the fitted open stream', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const rows = ['arrival_s,input_tokens,output_tokens,class'];
   for (let i = 0; i < 90; i++) rows.push(`${i * 40},${200 + (i % 7) * 50},${30 + (i % 5) * 20},${i % 3 ? 'chat' : 'bulk'}`);
   await page.getByLabel('Import trace').setInputFiles({
@@ -74,7 +74,7 @@ test('an imported trace is replayed exactly, and its class can switch to the fit
     mimeType: 'text/csv',
     buffer: Buffer.from(rows.join('\n')),
   });
-  await waitFor('the replay', async () =>
+  await waitFor(page, 'the replay', async () =>
     (await arrived(page, 'chat')) === '60' && (await arrived(page, 'bulk')) === '30');
   assert.match(await page.locator('.notice').innerText(), /90 requests replayed exactly in 2 class\(es\)/);
   const chat = page.locator('details.class-editor', { has: page.locator('.class-name', { hasText: /^chat$/ }) });
@@ -82,9 +82,9 @@ test('an imported trace is replayed exactly, and its class can switch to the fit
   assert.equal(await chat.getByLabel('Load', { exact: true }).inputValue(), 'trace');
 
   await chat.getByLabel('Load', { exact: true }).selectOption('open');
-  await waitFor('the notice of what the switch removed', async () =>
+  await waitFor(page, 'the notice of what the switch removed', async () =>
     /its traced requests removed/.test(await page.locator('.notice').innerText()));
-  await chat.getByLabel('Batch arrivals').waitFor();
+  await waitForShown(chat.getByLabel('Batch arrivals'), 'the batch arrivals box');
   assert.deepEqual(errors, []);
   await page.context().close();
 });

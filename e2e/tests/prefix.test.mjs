@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
-import { RESULT_TIMEOUT_MS, cdf, runStatus, waitFor } from '../lib/page.mjs';
+import { runStatus, waitFor, waitForResults, waitForShown } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const site = siteForFile();
@@ -24,21 +24,21 @@ async function preemptedShare(page) {
 async function advancedMenu(page, label) {
   await page.getByText('Advanced: KV blocks, sequence length, step-time model').click();
   const menu = page.getByLabel(label, { exact: true });
-  await menu.waitFor();
+  await waitForShown(menu, `the ${label} menu`);
   return menu;
 }
 
 test('prefix caching: off in an old link, on at a click, fewer requests preempted, and the link keeps it', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
-  const without = await waitFor('the preemption warning', () => preemptedShare(page));
+  await waitForResults(page);
+  const without = await waitFor(page, 'the preemption warning', () => preemptedShare(page));
   const menu = await advancedMenu(page, 'Prefix caching');
   assert.equal(await menu.inputValue(), 'off', 'a link written before the setting runs without it');
 
   const linkBefore = page.url();
   await menu.selectOption('on');
-  await waitFor('the link to follow the edit', async () => page.url() !== linkBefore);
-  const withIt = await waitFor('the re-run', async () => {
+  await waitFor(page, 'the link to follow the edit', async () => page.url() !== linkBefore);
+  const withIt = await waitFor(page, 'the re-run', async () => {
     if (/Simulating/.test(await runStatus(page).innerText())) return null;
     const share = await preemptedShare(page);
     return share !== null && share !== without ? share : null;
@@ -49,8 +49,8 @@ test('prefix caching: off in an old link, on at a click, fewer requests preempte
   // Whoever opens the link gets the setting and the same numbers.
   const shared = page.url();
   const next = await site.openPage(shared.slice(shared.indexOf('?')));
-  await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
-  assert.equal(await waitFor('the shared run', () => preemptedShare(next.page)), withIt);
+  await waitForResults(next.page);
+  assert.equal(await waitFor(next.page, 'the shared run', () => preemptedShare(next.page)), withIt);
   assert.equal(await (await advancedMenu(next.page, 'Prefix caching')).inputValue(), 'on');
   assert.deepEqual(errors, []);
   assert.deepEqual(next.errors, []);
@@ -64,21 +64,21 @@ test('CUDA graphs: vLLM V1 padding by default, turned off at a click, and the li
   const scenario = quickScenario();
   scenario.step_time = { kind: 'operations' };
   const { page, errors } = await site.openPage(linkQuery(scenario));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const menu = await advancedMenu(page, 'CUDA graphs');
   assert.equal(await menu.inputValue(), 'piecewise', 'vLLM V1 pads unless told otherwise');
 
   const linkBefore = page.url();
   await menu.selectOption('off');
-  await waitFor('the link to follow the edit', async () => page.url() !== linkBefore);
-  await waitFor('the re-run', async () => !/Simulating/.test(await runStatus(page).innerText()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitFor(page, 'the link to follow the edit', async () => page.url() !== linkBefore);
+  await waitFor(page, 'the re-run', async () => !/Simulating/.test(await runStatus(page).innerText()));
+  await waitForResults(page);
   await menu.scrollIntoViewIfNeeded();
   await screenshot(page, 'cuda-graphs-off');
 
   const shared = page.url();
   const next = await site.openPage(shared.slice(shared.indexOf('?')));
-  await cdf(next.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(next.page);
   assert.equal(await (await advancedMenu(next.page, 'CUDA graphs')).inputValue(), 'off');
   assert.deepEqual(errors, []);
   assert.deepEqual(next.errors, []);

@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
-  PLAN_TIMEOUT_MS,
-  RESULT_TIMEOUT_MS,
   VERDICTS,
   cdfShown,
+  inPageWhen,
   pageTimeWhen,
   planShown,
   tableRows,
@@ -25,16 +24,15 @@ const site = siteForFile();
  * The page's clock when the verdict first shows a provisional plan, with
  * the verdict's plan block as it read then.
  */
-async function whenProvisional(page) {
-  const handle = await page.waitForFunction(
+function whenProvisional(page) {
+  return inPageWhen(
+    page,
     () => {
       const verdict = document.getElementById('verdict-plan')?.innerText ?? '';
       return verdict.includes("Provisional: the search's choice") && { ms: Math.round(performance.now()), verdict };
     },
-    null,
-    { timeout: PLAN_TIMEOUT_MS, polling: 20 },
+    { plan: true },
   );
-  return handle.jsonValue();
 }
 
 /** The plan's headline figures: label, value and detail of each. */
@@ -69,7 +67,7 @@ const value = (figures, label) => figures.find((f) => f.label.startsWith(label))
 // (Prints when the search's choice and the whole plan appear.)
 test("the search's choice shows, marked provisional, before the plan is complete", async () => {
   const { page, errors } = await site.openPage();
-  const firstResults = await pageTimeWhen(page, cdfShown, RESULT_TIMEOUT_MS);
+  const firstResults = await pageTimeWhen(page, cdfShown);
   const early = await whenProvisional(page);
   // The plan runs on for seconds after its search, so these read the
   // provisional figures.
@@ -78,7 +76,7 @@ test("the search's choice shows, marked provisional, before the plan is complete
   early.figuresHeight = await figuresHeight(page);
   early.verdictHeight = await verdictPlanHeight(page);
   await screenshot(page, 'plan-provisional', { fullPage: false });
-  const planned = await pageTimeWhen(page, planShown, PLAN_TIMEOUT_MS);
+  const planned = await pageTimeWhen(page, planShown, { plan: true });
   console.log(
     `default scenario: the search's choice ${early.ms - firstResults} ms and the whole plan ` +
       `${planned - firstResults} ms after the first results (${early.ms} and ${planned} ms after navigation)`,
@@ -121,7 +119,7 @@ test('while changed inputs are re-planned, the earlier plan says so and the new 
   await deadline.press('Tab');
   // The complete plan of the earlier inputs stays, marked, while the new
   // one runs; the headline and the verdict take the new search's choice.
-  await waitFor('the earlier plan to be marked', async () => (await staleMark.count()) === 1);
+  await waitFor(page, 'the earlier plan to be marked', async () => (await staleMark.count()) === 1);
   assert.match(await staleMark.innerText(), /^for earlier inputs/);
   const early = await whenProvisional(page);
   assert.match(early.verdict, /^The plan: \d+ \+ \d+ replicas of /);
@@ -131,7 +129,7 @@ test('while changed inputs are re-planned, the earlier plan says so and the new 
     assert.ok(VERDICTS.includes(row["plan's fleet: verdict"]), JSON.stringify(row));
   }
   await screenshot(page, 'plan-provisional-replan', { fullPage: false });
-  await waitFor('the new plan', async () => (await staleMark.count()) === 0, PLAN_TIMEOUT_MS);
+  await waitFor(page, 'the new plan', async () => (await staleMark.count()) === 0, { plan: true });
   await waitForDone(page);
   assert.doesNotMatch(await page.locator('#verdict-plan').innerText(), /Provisional/);
   assert.deepEqual(errors, []);

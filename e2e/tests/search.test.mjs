@@ -8,14 +8,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
-  PLAN_TIMEOUT_MS,
-  RESULT_TIMEOUT_MS,
-  cdf,
   runButton,
   runStatus,
   tableRows,
   verdict,
   waitFor,
+  waitForResults,
 } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
@@ -27,25 +25,26 @@ const discipline = (page, name) => searchSpace(page).getByRole('checkbox', { nam
 /** Waits for the plan of the inputs as they stand. */
 async function planOfTheseInputs(page) {
   await waitFor(
+    page,
     'the plan of the edited inputs',
     async () =>
         (await runStatus(page).innerText()) === 'Done.' &&
         (await page.locator('#plan-statement').count()) > 0 &&
         !(await page.getByRole('region', { name: 'Headline figures' }).innerText()).includes('for earlier inputs'),
-    PLAN_TIMEOUT_MS,
+    { plan: true },
   );
 }
 
 test('the plan compares only the disciplines ticked, says what it left out, and the link keeps them', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   for (const name of ['First come, first served', 'Priority', 'Shortest input first', 'Earliest deadline first']) {
     assert.ok(await discipline(page, name).isChecked(), `${name} is compared by default`);
   }
   const linkBefore = page.url();
   await discipline(page, 'First come, first served').uncheck();
   await discipline(page, 'Priority').uncheck();
-  await waitFor('the link to follow', async () => page.url() !== linkBefore);
+  await waitFor(page, 'the link to follow', async () => page.url() !== linkBefore);
   await planOfTheseInputs(page);
 
   const plan = page.getByRole('region', { name: 'Capacity plan' });
@@ -66,7 +65,7 @@ test('the plan compares only the disciplines ticked, says what it left out, and 
 
   // The link holds the search: a fresh page opens with the same boxes.
   const fresh = await site.openPage(page.url().slice(page.url().indexOf('?')));
-  await cdf(fresh.page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(fresh.page);
   assert.equal(await discipline(fresh.page, 'First come, first served').isChecked(), false);
   assert.equal(await discipline(fresh.page, 'Priority').isChecked(), false);
   assert.equal(await discipline(fresh.page, 'Shortest input first').isChecked(), true);
@@ -76,14 +75,14 @@ test('the plan compares only the disciplines ticked, says what it left out, and 
   // Ticking them again leaves the search out of the link: the old link.
   await discipline(page, 'First come, first served').check();
   await discipline(page, 'Priority').check();
-  await waitFor('the link to return', async () => page.url() === linkBefore);
+  await waitFor(page, 'the link to return', async () => page.url() === linkBefore);
   assert.deepEqual(errors, []);
   await page.context().close();
 });
 
 test('engine settings compared are typed as lists, and a list that cannot run is refused by name', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   await searchSpace(page).getByText('Advanced: engine and cluster settings compared').click();
   const seqs = page.getByLabel('Sequence limits compared');
   const box = page.locator('.field', { has: seqs });
@@ -91,7 +90,7 @@ test('engine settings compared are typed as lists, and a list that cannot run is
   // "1,024" could be 1024 or 1 and 24: refused, never guessed.
   const linkBefore = page.url();
   await seqs.fill('1,024');
-  await waitFor('the message', async () => /a comma between digits is ambiguous/.test(await box.innerText()));
+  await waitFor(page, 'the message', async () => /a comma between digits is ambiguous/.test(await box.innerText()));
   assert.equal(await seqs.getAttribute('aria-invalid'), 'true');
   assert.ok(await runButton(page).isDisabled(), 'Run is disabled');
   await page.waitForTimeout(600);
@@ -101,6 +100,7 @@ test('engine settings compared are typed as lists, and a list that cannot run is
   // naming the value and the pair, under the box.
   await seqs.fill('64, 100000');
   await waitFor(
+    page,
     'the engine message',
     async () =>
       /100000 sequences with a token budget of 8192 is not a valid engine: engine\.max_num_batched_tokens: must be at least max_num_seqs/.test(
@@ -114,7 +114,7 @@ test('engine settings compared are typed as lists, and a list that cannot run is
 
   // Two values that run: the plan compares them.
   await seqs.fill('64, 256');
-  await waitFor('Run to be enabled', () => runButton(page).isEnabled());
+  await waitFor(page, 'Run to be enabled', () => runButton(page).isEnabled());
   await planOfTheseInputs(page);
   const configurations = await page.locator('#table-configurations').innerText();
   assert.match(configurations, /max_num_seqs 64/, configurations);
@@ -124,7 +124,7 @@ test('engine settings compared are typed as lists, and a list that cannot run is
 
 test('the sensitivity analysis varies only the inputs ticked', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const cases = page.getByRole('region', { name: 'Best and worst cases' });
   await cases.getByText('Advanced: search, replications, sensitivity, service curve').click();
   // The quick scenario varies arrival rate, output tokens and price.

@@ -11,13 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
 import {
-  PLAN_TIMEOUT_MS,
   VERDICTS,
   tableRows,
   verdict,
   verdictTable,
   waitFor,
   waitForDone,
+  waitForShown,
 } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
@@ -34,11 +34,11 @@ test('the shared default scenario opens on a verdict: every target, its bound, m
   // A finance partner opening the link an engineer shared of the default
   // scenario: the page's own address for it.
   const first = await site.openPage();
-  await waitFor('the scenario in the address bar', async () => /\?s=2\./.test(first.page.url()));
+  await waitFor(first.page, 'the scenario in the address bar', async () => /\?s=2\./.test(first.page.url()));
   const shared = new URL(first.page.url());
   await first.page.context().close();
   const { page, errors } = await site.openPage(shared.search);
-  await verdictTable(page).waitFor({ timeout: PLAN_TIMEOUT_MS });
+  await waitForShown(verdictTable(page), 'the verdict table');
   // Near the top: the first thing in the results, within the first screen.
   const box = await verdict(page).boundingBox();
   assert.ok(box.y < 800, `the verdict starts ${box.y} px down`);
@@ -101,7 +101,8 @@ test('on a 70B chat scenario the plan names the TPOT target as what sets the fle
   // A platform engineer planning Llama 3.1 70B on H100 with TTFT, TPOT and
   // miss targets under diurnal traffic (the shipped scenario).
   const { page, errors } = await site.openPage(linkQuery(await shipped('interactive-chat.json')));
-  await waitForDone(page, 20 * 60_000);
+  // (A 70B plan: twice the usual limit.)
+  await waitForDone(page, { limitMs: 20 * 60_000 });
   await verdict(page).scrollIntoViewIfNeeded();
   await screenshot(page, 'verdict-engineer-70b', { fullPage: false });
   await screenshot(page, 'verdict-engineer-70b-full');

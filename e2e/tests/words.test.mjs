@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { screenshot, screenshotDir, siteForFile } from '../lib/harness.mjs';
-import { PLAN_TIMEOUT_MS, RESULT_TIMEOUT_MS, cdf, runButton, waitFor, waitForDone } from '../lib/page.mjs';
+import { runButton, waitFor, waitForDone, waitForResults, waitForShown } from '../lib/page.mjs';
 import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const site = siteForFile();
@@ -27,7 +27,7 @@ test('a share link with a bad trace request names it in words, 1-based', async (
     ],
   };
   const { page, errors } = await site.openPage(linkQuery(s));
-  await waitFor('Run to be blocked', () => runButton(page).isDisabled());
+  await waitFor(page, 'Run to be blocked', () => runButton(page).isDisabled());
   const reason = await page.locator('#run-reason').innerText();
   assert.match(reason, /Class "chat", trace request 2, input tokens: /, reason);
   assert.doesNotMatch(reason, ENGINE_PATH, reason);
@@ -38,7 +38,7 @@ test('a share link with a bad trace request names it in words, 1-based', async (
 
 test('an imported file with a bad target and a bad class lists them in the form\'s words', async () => {
   const { page, errors } = await site.openPage();
-  await cdf(page).waitFor({ timeout: RESULT_TIMEOUT_MS });
+  await waitForResults(page);
   const bad = defaultScenario();
   bad.classes[1].deadline_s = -5;
   bad.plan.targets = [
@@ -51,7 +51,7 @@ test('an imported file with a bad target and a bad class lists them in the form\
     buffer: Buffer.from(JSON.stringify(bad)),
   });
   const alert = page.getByRole('alert').filter({ hasText: 'Imported bad.json' });
-  await alert.waitFor();
+  await waitForShown(alert, 'the import\'s message');
   const text = await alert.innerText();
   assert.match(text, /Class "api", deadline \(SLA\): must be a positive number, got -5/, text);
   assert.match(text, /SLA target 2, at most: /, text);
@@ -114,11 +114,11 @@ for (const width of [1280, 390]) {
     const { page, errors } = await site.openPage(linkQuery(tpotScenario()), {
       viewport: { width, height: 900 },
     });
-    const waiting = await waitFor('the curve placeholder', async () => {
+    const waiting = await waitFor(page, 'the curve placeholder', async () => {
       const label = await page.locator('#curve-figure [role="img"]').getAttribute('aria-label').catch(() => null);
       return label?.startsWith('Service curve: ') && label.endsWith('…') ? await gapBelowCurve(page) : null;
     });
-    await waitForDone(page, PLAN_TIMEOUT_MS);
+    await waitForDone(page);
     const label = await page.locator('#curve-figure [role="img"]').getAttribute('aria-label');
     assert.match(label, /operating point/i, 'the curve itself is drawn');
     const done = await gapBelowCurve(page);

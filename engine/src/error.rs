@@ -139,6 +139,27 @@ impl Checker {
         }
     }
 
+    /// Checks a hardware rate (TFLOP/s or GB/s) is within [`RATE_RANGE`]:
+    /// positive, and within a factor of 10^9 of every accelerator there is
+    /// either way, so that a step's time stays a finite, positive number.
+    pub(crate) fn rate(&mut self, field: &str, value: f64) -> bool {
+        let (low, high) = RATE_RANGE;
+        if !(value.is_finite() && value > 0.0) {
+            return self.positive(field, value);
+        }
+        if (low..=high).contains(&value) {
+            return true;
+        }
+        self.fail(
+            field,
+            format!(
+                "must be between {low:e} and {high:e} (so that a step's time stays finite), got {}",
+                show(value)
+            ),
+        );
+        false
+    }
+
     /// Checks `low <= value <= high` (and finite).
     pub(crate) fn within(&mut self, field: &str, value: f64, low: f64, high: f64) -> bool {
         if value.is_finite() && value >= low && value <= high {
@@ -177,6 +198,11 @@ impl Checker {
         }
     }
 }
+
+/// The range of a hardware rate (peak TFLOP/s, bandwidth GB/s) validation
+/// accepts: real accelerators sit near 10^0 to 10^4 in both units; the
+/// tests' slow toy accelerators go down to 10^-5.
+pub(crate) const RATE_RANGE: (f64, f64) = (1e-9, 1e9);
 
 /// Formats a number for an error message: NaN and infinities by name, integers
 /// without a fraction.

@@ -85,8 +85,8 @@ pub use report::{
 };
 pub use sim::saturation::load_estimate as report_load_estimate;
 pub use sim::{
-    BYTES_PER_REQUEST, EngineKind, Progress, RequestRecord, RunError, RunOptions, RunOutput,
-    SeriesPoint, Simulation, Status, StepCounters, run_bytes_estimate,
+    BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, Progress, RequestRecord, RunError, RunOptions,
+    RunOutput, SeriesPoint, Simulation, Status, StepCounters, run_bytes_estimate,
 };
 
 // The planner.
@@ -96,10 +96,10 @@ pub use plan::space::{discipline_label, discipline_short, router_label};
 pub use plan::{
     AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
     ConfiguredFleet, CostSummary, Cover, CurvePoint, CurveTarget, ExploredPoint, Interval,
-    JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession,
-    PlanStep, Recommendation, RunKey, ScenarioResult, SearchDimension, SearchEffort, SearchResult,
-    SearchStatus, Sensitivity, SensitivityRow, ServiceCurve, Verdict, capacity_searches,
-    check_budget, plan, plan_with_progress, resolve_threads, run_batch,
+    JobOutput, MAX_PLAN_REQUESTS, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress,
+    PlanResult, PlanSession, PlanStep, Recommendation, RunKey, ScenarioResult, SearchDimension,
+    SearchEffort, SearchResult, SearchStatus, Sensitivity, SensitivityRow, ServiceCurve, Verdict,
+    capacity_searches, check_budget, plan, plan_with_progress, resolve_threads, run_batch,
 };
 
 // How results read, for the page and the CLI: number formats, the run

@@ -7,12 +7,15 @@
 //!
 //! Benchmark points are fitted by replaying each one in simulations, and
 //! the page runs simulations only in its workers: the page says so and
-//! points to `sojourn calibrate`, whose output file it imports.
+//! points to `sojourn calibrate`, whose output file it imports; points over
+//! a fit's work budget (`check_benchmark_budget`, microseconds) get the
+//! refusal `sojourn calibrate` would give, naming their rows.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use sojourn_engine::calibration::{
-    FitResult, FittedPoint, Measurements, fit, parameters_table, parse_measurements, points_table,
+    FitResult, FittedPoint, Measurements, check_benchmark_budget, fit, parameters_table,
+    parse_measurements, points_table,
 };
 use sojourn_engine::{DataTable, Scenario, ScenarioParams, StepTimeParams, format_number};
 
@@ -34,12 +37,15 @@ pub enum Prepared {
 /// of bad input.
 pub fn prepare(params: &ScenarioParams, text: &str) -> Result<Prepared, String> {
     match parse_measurements(text).map_err(|e| e.to_string())? {
-        Measurements::Benchmarks(_) => Err(
-            "Benchmark points are fitted by replaying each in simulations, which the page runs \
-             only in its workers. Fit them with `sojourn calibrate POINTS.csv --scenario \
-             SCENARIO.json --out FITTED.json` and import FITTED.json."
-                .into(),
-        ),
+        Measurements::Benchmarks(points) => {
+            check_benchmark_budget(&points).map_err(|e| format!("Too large to fit: {e}."))?;
+            Err(
+                "Benchmark points are fitted by replaying each in simulations, which the page runs \
+                 only in its workers. Fit them with `sojourn calibrate POINTS.csv --scenario \
+                 SCENARIO.json --out FITTED.json` and import FITTED.json."
+                    .into(),
+            )
+        }
         Measurements::Table(table) => {
             let mut checked = params.clone();
             checked.step_time = table.clone();
@@ -105,7 +111,9 @@ pub fn fit_record(params: &ScenarioParams) -> Option<(String, Vec<FittedPoint>)>
 /// Column names the box accepts, shown under it.
 const FORMATS: &str = "Step times: prefill_tokens, decode_seqs, kv_tokens, step_s \
     (optional prefill_context). A table: batch_tokens, kv_tokens, step_s or \
-    batch_size, context_tokens, step_s. One header row, one row per measurement.";
+    batch_size, context_tokens, step_s. One header row, one row per measurement, \
+    separated by commas, semicolons or tabs as the header is (decimal commas with \
+    semicolons or tabs).";
 
 /// The fit area: the box, the file import, the Fit button, the result and
 /// Apply; and the record of the fit the scenario already carries.
@@ -272,6 +280,28 @@ mod tests {
             "{line}"
         );
         assert_eq!(points.len(), 5);
+    }
+
+    // Benchmark points over a fit's budget (review issue 39's n14: 40 of
+    // 4,000,000 requests) get the engine's refusal naming their rows, from a
+    // check of microseconds, where the page sent them to the CLI, which
+    // then ran for minutes.
+    #[test]
+    fn benchmark_points_over_the_fits_budget_are_refused_by_row() {
+        let mut n14 =
+            String::from("mode,requests,input_tokens,output_tokens,output_tokens_per_s\n");
+        for i in 0..40 {
+            n14 += &format!("offline,4000000,{},10,5000\n", 100 + i);
+        }
+        let e = prepare(&params(), &n14).expect_err("over the budget");
+        assert!(
+            e.starts_with("Too large to fit: the fit would simulate about"),
+            "{e}"
+        );
+        assert!(
+            e.contains("the largest: row 2, column requests (4,000,000 requests)"),
+            "{e}"
+        );
     }
 
     // Bad input gets a message naming the row and column; benchmark points

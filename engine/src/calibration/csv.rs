@@ -2,14 +2,18 @@
 //! the header tells the kind, each row becomes a measurement, a table's
 //! rows become its grid; every error names its row and column.
 //!
-//! The `csv` crate reads the text (quoted fields, CRLF line ends, `#`
-//! comment lines); rows are numbered by the line they start on, as a
-//! spreadsheet numbers them, comments and blank lines included.
+//! The text is read as every CSV of the engine is (`params::csv_text`):
+//! the separator the header uses (comma, semicolon or tab), decimal commas
+//! where unambiguous, quoted fields, CRLF line ends, `#` comment lines;
+//! rows are numbered by the line they start on, as a spreadsheet numbers
+//! them, comments and blank lines included.
 
 use super::measurements::{
-    BenchmarkMode, BenchmarkPoint, MeasuredStep, MeasurementError, Measurements, empty_check, error,
+    BenchmarkMode, BenchmarkPoint, MeasuredStep, MeasurementError, Measurements, Place,
+    empty_check, error,
 };
 use crate::params::StepTimeParams;
+use crate::params::csv_text::{Numbers, Separator, records};
 
 /// The columns of each kind of CSV: (kind, required, optional).
 const CSV_KINDS: [(&str, &[&str], &[&str]); 4] = [
@@ -43,11 +47,12 @@ struct Row<'a> {
     number: usize,
     columns: &'a [String],
     fields: csv::StringRecord,
+    numbers: &'a Numbers,
 }
 
 impl Row<'_> {
     fn place(&self, column: &str) -> String {
-        format!("row {}, column {column}", self.number)
+        Place::Row(self.number).column(column)
     }
 
     /// The field of `column`, if present and not empty.
@@ -60,9 +65,10 @@ impl Row<'_> {
         let Some(text) = self.text(column) else {
             return Ok(None);
         };
-        let value: f64 = text
-            .parse()
-            .map_err(|_| error(self.place(column), format!("\"{text}\" is not a number")))?;
+        let value = self
+            .numbers
+            .read(text, self.number)
+            .map_err(|reason| error(self.place(column), reason))?;
         if !value.is_finite() {
             return Err(error(self.place(column), "must be a finite number"));
         }
@@ -92,7 +98,10 @@ impl Row<'_> {
 }
 
 pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
-    let mut records = csv_records(text);
+    let separator = Separator::sniff(text);
+    let numbers = Numbers::new(separator);
+    let mut records = records(text, separator)
+        .map(|record| record.map_err(|(row, reason)| error(format!("row {row}"), reason)));
     let Some((header_row, header)) = records.next().transpose()? else {
         return Err(error("", "no header row: the first row names the columns"));
     };
@@ -105,17 +114,14 @@ pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
         if fields.len() != columns.len() {
             return Err(error(
                 format!("row {number}"),
-                format!(
-                    "{} fields, but the header names {} columns",
-                    fields.len(),
-                    columns.len()
-                ),
+                separator.width_mismatch(&fields, columns.len()),
             ));
         }
         rows.push(Row {
             number,
             columns: &columns,
             fields,
+            numbers: &numbers,
         });
     }
     empty_check(rows.len(), "the CSV")?;
@@ -149,51 +155,6 @@ pub(super) fn from_csv(text: &str) -> Result<Measurements, MeasurementError> {
             },
         ),
     }
-}
-
-/// The records of `text` with the line each starts on, fields trimmed;
-/// blank lines (even of spaces) and `#` comment lines are skipped.
-fn csv_records(
-    text: &str,
-) -> impl Iterator<Item = Result<(usize, csv::StringRecord), MeasurementError>> + '_ {
-    let line = |p: Option<&csv::Position>| line_at(text.as_bytes(), p.map_or(0, |p| p.byte()));
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .comment(Some(b'#'))
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes())
-        .into_records()
-        .filter_map(move |record| match record {
-            Ok(r) if r.iter().all(str::is_empty) => None,
-            Ok(r) => Some(Ok((line(r.position()), r))),
-            Err(e) => Some(Err(error(
-                format!("row {}", line(e.position())),
-                e.to_string(),
-            ))),
-        })
-}
-
-/// The line (from 1) of the record the reader says starts at `byte`. The
-/// reader's position can lie before the line ends, blank lines and comment
-/// lines it skipped (its own line count misses blank lines and CRLF), so
-/// those are passed over first.
-fn line_at(text: &[u8], byte: u64) -> usize {
-    let mut at = (byte as usize).min(text.len());
-    while at < text.len() {
-        let line_start = at == 0 || text[at - 1] == b'\n';
-        match text[at] {
-            b'#' if line_start => {
-                at += text[at..]
-                    .iter()
-                    .position(|b| *b == b'\n')
-                    .unwrap_or(text.len() - at);
-            }
-            b if b.is_ascii_whitespace() => at += 1,
-            _ => break,
-        }
-    }
-    1 + text[..at].iter().filter(|b| **b == b'\n').count()
 }
 
 /// Which kind of CSV `columns` make, or why none.
@@ -231,8 +192,9 @@ fn step_row(row: &Row) -> Result<MeasuredStep, MeasurementError> {
         decode_seqs: row.count("decode_seqs")?,
         kv_tokens: row.count("kv_tokens")?,
         step_s: row.real("step_s")?,
+        place: Some(Place::Row(row.number)),
     };
-    step.check(|column| row.place(column))?;
+    step.check(&Place::Row(row.number))?;
     Ok(step)
 }
 
@@ -260,8 +222,9 @@ fn benchmark_row(row: &Row) -> Result<BenchmarkPoint, MeasurementError> {
         output_tokens_per_s: row.number("output_tokens_per_s")?,
         mean_itl_ms: row.number("mean_itl_ms")?,
         mean_ttft_ms: row.number("mean_ttft_ms")?,
+        place: Some(Place::Row(row.number)),
     };
-    point.check(|column| row.place(column))?;
+    point.check(&Place::Row(row.number))?;
     Ok(point)
 }
 

@@ -31,29 +31,78 @@
 //!
 //! # Work
 //! A step-time fit evaluates the formula: with central differences about
-//! 17 evaluations per iteration, each one step time per measurement, well
-//! under a second for the largest input ([`super::MAX_MEASUREMENTS`]
-//! rows). A benchmark fit replays every point per evaluation, with forward
-//! differences, and stops after `max_evaluations` evaluations
+//! 17 evaluations per iteration, each one step time per measurement, and
+//! at most [`MAX_STEP_FIT_WORK`] step times in all (a 2,000-row fit may
+//! make 975 evaluations, about 1.4 s natively at worst; the 2,000 noisy
+//! rows tried took 122 and 0.2 s), so the page's fit, on its own thread,
+//! cannot run away. A benchmark fit replays every point per evaluation,
+//! with forward differences, and stops after `max_evaluations` evaluations
 //! ([`BENCHMARK_EVALUATIONS`] by default): the replays use the scenario's
-//! seed, so the same input gives the same fit.
+//! seed, so the same input gives the same fit. Its work is bounded twice
+//! (see [`MAX_FIT_REQUESTS`] and [`MAX_FIT_EVENTS`]): the requests of
+//! every replay it may make, checked before the first, and the engine
+//! events of each replay of the set, checked as it runs; together they
+//! keep an accepted fit under half a minute natively.
 
 use serde::Serialize;
 
 use super::least_squares::{identifiable, normal_equations, solve, sum_of_squares};
-use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements};
-use super::replay;
+use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements, Place};
+use super::{ReplayError, replay_within};
 use crate::error::Checker;
-use crate::format::format_number;
+use crate::format::{counted, format_count, format_number};
 use crate::model::scenario::Scenario;
 use crate::model::step_time::{Efficiencies, Family, StepTimeModel};
 use crate::params::step_time::{FitRecord, FittedPoint};
 use crate::params::{OperationsParams, ScenarioParams, StepTimeParams};
 use crate::present::table::{Cell, DataTable};
+use crate::sim::RunError;
 
 /// Whole-set evaluations a benchmark fit makes at most by default (each
 /// replays every point once).
 pub const BENCHMARK_EVALUATIONS: u32 = 80;
+
+/// The requests the replays of one benchmark fit may simulate in all,
+/// checked before the first replay: the points' requests (each replay's,
+/// [`BenchmarkPoint::replay_requests`], plus [`REPLAY_OVERHEAD_REQUESTS`])
+/// times the most evaluations the fit may make (80 by default: 50,000
+/// requests for one replay of all the points). Replays where few requests
+/// share a step took 0.7-1.5 us a request natively on the development
+/// machine (2 cores shared with other work), so this is 3-6 s; longer
+/// outputs and prompts cost more steps a request, which [`MAX_FIT_EVENTS`]
+/// bounds. It bounds memory too: replays run one at a time, and the
+/// largest a fit of 80 evaluations accepts holds 50,000 requests, about
+/// 12 MB at 230 bytes each (at most 444,000 and 100 MB for the fewest
+/// evaluations a fit makes, 9), far inside a run's 1 GiB.
+pub const MAX_FIT_REQUESTS: u64 = 4_000_000;
+
+/// What a replay costs beside its requests, in requests: validating its
+/// scenario, building the run and its report took 66 us natively for a
+/// one-request replay, 25 requests' worth.
+pub const REPLAY_OVERHEAD_REQUESTS: u64 = 25;
+
+/// The engine events (executed steps and skipped runs of steps) the
+/// replays of one benchmark fit may take in all, each replay of all the
+/// points its share (this over the most evaluations: 250,000 by default),
+/// checked as the replays run: the work of requests that take many steps
+/// each (long outputs at high concurrency, long prompts in many chunks),
+/// which a count of requests does not see. An event took 0.55-0.9 us
+/// natively on the shapes measured, so this is 11-18 s. With the requests,
+/// an accepted fit takes under half a minute natively: the heaviest tried
+/// (a point of 4,900 prompts of 100,000 tokens, 240,000 events a replay,
+/// beside nine of 4,975 short requests) took 160-190 ms an evaluation,
+/// 13-15 s for 80.
+pub const MAX_FIT_EVENTS: u64 = 20_000_000;
+
+/// The step times a step-time fit may compute in all, each evaluation
+/// counting its measurements plus [`STEP_EVALUATION_OVERHEAD`] (the model's
+/// build): about 0.7 us each natively, so 1.4 s at most. Its evaluations
+/// are at most this over that count, and at most 50,000.
+pub const MAX_STEP_FIT_WORK: u64 = 2_000_000;
+
+/// An evaluation's cost beside its step times, in step times (building the
+/// model: a 14-row fit's 145 evaluations took under 5 ms).
+const STEP_EVALUATION_OVERHEAD: u64 = 50;
 
 /// A fitted per-operation model and what it was fitted to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -126,49 +175,178 @@ pub fn fit_step_times(
     };
     let measured = steps
         .iter()
-        .map(|s| (s.label(), "step [s]", s.step_s))
+        .enumerate()
+        .map(|(i, s)| Measured {
+            point: s.label(),
+            figure: "step [s]",
+            place: Place::or_item(&s.place, "step_times", i).column("step_s"),
+            value: s.step_s,
+        })
         .collect();
-    let search = Search {
+    run(
+        params,
+        "step times",
+        measured,
+        &mut predict,
+        &step_time_search(steps.len()),
+    )
+}
+
+/// How a step-time fit of `rows` measurements searches: central
+/// differences, within [`MAX_STEP_FIT_WORK`].
+fn step_time_search(rows: usize) -> Search {
+    let per_evaluation = rows as u64 + STEP_EVALUATION_OVERHEAD;
+    Search {
         step: 1e-6,
         central: true,
-        max_evaluations: 50_000,
-    };
-    run(params, "step times", measured, &mut predict, &search)
+        max_evaluations: (MAX_STEP_FIT_WORK / per_evaluation).min(50_000) as u32,
+    }
 }
 
 /// Fits the per-operation model of `params` to benchmark points, each
 /// replayed on one replica of the scenario's configuration, within
-/// `max_evaluations` replays of the whole set.
+/// `max_evaluations` replays of the whole set; refused before the first if
+/// they could simulate more than [`MAX_FIT_REQUESTS`] requests, and as they
+/// run if one replay of the set takes more than its share of
+/// [`MAX_FIT_EVENTS`].
 pub fn fit_benchmarks(
     params: &ScenarioParams,
     points: &[BenchmarkPoint],
     max_evaluations: u32,
 ) -> Result<FitResult, String> {
+    let places = places(points);
+    let search = benchmark_search(max_evaluations);
+    let most = search.most_evaluations();
+    check_requests(points, &places, most)?;
+    let per_set = MAX_FIT_EVENTS / u64::from(most);
     let scenarios: Vec<ScenarioParams> = points.iter().map(|p| p.scenario(params)).collect();
     let mut predict = |operations: &OperationsParams| {
         let mut predicted = Vec::new();
-        for (point, scenario) in points.iter().zip(&scenarios) {
+        let mut events = 0;
+        for ((point, place), scenario) in points.iter().zip(&places).zip(&scenarios) {
             let mut scenario = scenario.clone();
             scenario.step_time = StepTimeParams::Operations(operations.clone());
-            let run = replay(scenario).map_err(|e| format!("{}: {e}", point.label()))?;
+            let run =
+                replay_within(scenario, per_set.saturating_sub(events)).map_err(|e| match e {
+                    ReplayError::Run(RunError::TooManyEvents { .. }) => {
+                        over_events(place, per_set, most)
+                    }
+                    other => format!("{place}: replaying this point: {other}"),
+                })?;
+            events += run.events;
             predicted.extend(point.figures().iter().map(|(figure, _)| figure.of(&run)));
         }
         Ok(predicted)
     };
     let measured = points
         .iter()
-        .flat_map(|p| {
+        .zip(&places)
+        .flat_map(|(p, place)| {
             p.figures()
                 .into_iter()
-                .map(move |(figure, value)| (p.label(), figure.label(), value))
+                .map(move |(figure, value)| Measured {
+                    point: p.label(),
+                    figure: figure.label(),
+                    place: place.column(figure.column()),
+                    value,
+                })
         })
         .collect();
-    let search = Search {
+    run(params, "benchmark points", measured, &mut predict, &search)
+}
+
+/// Whether a benchmark fit of `points` (as [`fit`] makes it) is within
+/// [`MAX_FIT_REQUESTS`], or why not: a check of microseconds, before any
+/// replay.
+pub fn check_benchmark_budget(points: &[BenchmarkPoint]) -> Result<(), String> {
+    let most = benchmark_search(BENCHMARK_EVALUATIONS).most_evaluations();
+    check_requests(points, &places(points), most)
+}
+
+/// How a benchmark fit searches: forward differences (each evaluation
+/// replays every point), within `max_evaluations`.
+fn benchmark_search(max_evaluations: u32) -> Search {
+    Search {
         step: 1e-3,
         central: false,
         max_evaluations,
-    };
-    run(params, "benchmark points", measured, &mut predict, &search)
+    }
+}
+
+/// Where each point is: where it was read, or its item in a JSON list.
+fn places(points: &[BenchmarkPoint]) -> Vec<Place> {
+    points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Place::or_item(&p.place, "benchmarks", i))
+        .collect()
+}
+
+/// Why a replay of the points stopped at `place`: past `per_set` engine
+/// events, its share of [`MAX_FIT_EVENTS`] over `most` replays.
+fn over_events(place: &Place, per_set: u64, most: u32) -> String {
+    format!(
+        "{place}: one replay of the points, up to this one, takes more than {} engine steps, \
+         its share of the {} a fit may take over its up to {} replays of them (long prompts \
+         and long outputs take many steps a request); lower the requests, input_tokens or \
+         output_tokens of this point or those before it, or fit fewer points",
+        format_count(per_set),
+        format_count(MAX_FIT_EVENTS),
+        format_count(u64::from(most)),
+    )
+}
+
+/// Refuses `points` if `most` replays of each could simulate more than
+/// [`MAX_FIT_REQUESTS`] requests, naming the largest points' rows.
+fn check_requests(points: &[BenchmarkPoint], places: &[Place], most: u32) -> Result<(), String> {
+    const NAMED: usize = 3;
+    let cost = |p: &BenchmarkPoint| u64::from(p.replay_requests()) + REPLAY_OVERHEAD_REQUESTS;
+    let per_set: u64 = points.iter().map(cost).sum();
+    let total = per_set.saturating_mul(u64::from(most));
+    if total <= MAX_FIT_REQUESTS {
+        return Ok(());
+    }
+    let mut largest: Vec<usize> = (0..points.len()).collect();
+    largest.sort_by_key(|&i| std::cmp::Reverse(points[i].replay_requests()));
+    let mut named: Vec<String> = largest
+        .iter()
+        .take(NAMED)
+        .map(|&i| {
+            let p = &points[i];
+            format!(
+                "{} ({})",
+                places[i].column(p.requests_column()),
+                counted(u64::from(p.replay_requests()), "request")
+            )
+        })
+        .collect();
+    if points.len() > NAMED {
+        named.push(format!("and {} more", points.len() - NAMED));
+    }
+    let allowed = MAX_FIT_REQUESTS / u64::from(most);
+    Err(format!(
+        "the fit would simulate about {} requests, replaying each of its {} up to {most} times, \
+         more than the {} a fit may; the largest: {}. Lower the requests \
+         of the largest points (a replay's figures settle within a few thousand requests) or \
+         fit fewer points: one replay of all the points may hold {} requests, each point counting \
+         {REPLAY_OVERHEAD_REQUESTS} more for its replay",
+        format_count(total),
+        counted(points.len() as u64, "point"),
+        format_count(MAX_FIT_REQUESTS),
+        named.join("; "),
+        format_count(allowed),
+    ))
+}
+
+/// One measured figure.
+struct Measured {
+    /// The point or step in words, for the record's table.
+    point: String,
+    /// The figure with its unit.
+    figure: &'static str,
+    /// Its row and column in the file (or its JSON path), for errors.
+    place: String,
+    value: f64,
 }
 
 /// The model's values for every measured figure, with the given parameters.
@@ -181,6 +359,18 @@ struct Search {
     /// Central differences (two evaluations per parameter) or forward.
     central: bool,
     max_evaluations: u32,
+}
+
+impl Search {
+    /// The most evaluations a fit makes: `max_evaluations`, but at least
+    /// the first evaluation and the first Jacobian over every parameter
+    /// ([`minimise`] starts no Jacobian and tries no step past
+    /// `max_evaluations`).
+    fn most_evaluations(&self) -> u32 {
+        let per_parameter = if self.central { 2 } else { 1 };
+        self.max_evaluations
+            .max(1 + per_parameter * KNOBS.len() as u32)
+    }
 }
 
 /// One parameter of the per-operation model, as the fit sees it.
@@ -273,6 +463,8 @@ struct Problem<'a, 'p> {
     /// The starting model (the parameters not fitted keep its values).
     base: OperationsParams,
     measured: Vec<f64>,
+    /// Where each measured figure is, for errors.
+    places: Vec<String>,
     evaluations: u32,
 }
 
@@ -294,11 +486,12 @@ impl Problem<'_, '_> {
         let residuals = predicted
             .iter()
             .zip(&self.measured)
-            .map(|(p, m)| {
+            .zip(&self.places)
+            .map(|((p, m), place)| {
                 if p.is_finite() && *p > 0.0 {
                     Ok(libm::log(p / m))
                 } else {
-                    Err(format!("the model gives {p} for a measured {m}"))
+                    Err(format!("{place}: the model gives {p} for the measured {m}"))
                 }
             })
             .collect::<Result<_, String>>()?;
@@ -308,11 +501,11 @@ impl Problem<'_, '_> {
         })
     }
 
-    /// The evaluation at a point of the search; `None` if the model has
-    /// none there (the step is then refused).
-    fn at(&mut self, free: &[usize], logs: &[f64]) -> Option<Evaluation> {
+    /// The evaluation at a point of the search, or why the model has none
+    /// there (a step there is then refused).
+    fn at(&mut self, free: &[usize], logs: &[f64]) -> Result<Evaluation, String> {
         let operations = self.operations(free, logs);
-        self.evaluate(&operations).ok()
+        self.evaluate(&operations)
     }
 
     /// d residuals / d log-parameter for each of `free`, by finite
@@ -323,7 +516,7 @@ impl Problem<'_, '_> {
         logs: &[f64],
         r: &[f64],
         search: &Search,
-    ) -> Option<Vec<Vec<f64>>> {
+    ) -> Result<Vec<Vec<f64>>, String> {
         let mut columns = Vec::with_capacity(free.len());
         for (c, &k) in free.iter().enumerate() {
             let (lo, hi) = KNOBS[k].bounds();
@@ -337,7 +530,7 @@ impl Problem<'_, '_> {
             };
             let mut at = |value: f64| {
                 if value == x {
-                    return Some(r.to_vec());
+                    return Ok(r.to_vec());
                 }
                 let mut moved = logs.to_vec();
                 moved[c] = value;
@@ -346,7 +539,7 @@ impl Problem<'_, '_> {
             let (ra, rb) = (at(a)?, at(b)?);
             columns.push(ra.iter().zip(&rb).map(|(p, q)| (q - p) / (b - a)).collect());
         }
-        Some(columns)
+        Ok(columns)
     }
 }
 
@@ -355,7 +548,7 @@ impl Problem<'_, '_> {
 fn run(
     params: &ScenarioParams,
     data: &str,
-    measured: Vec<(String, &'static str, f64)>,
+    measured: Vec<Measured>,
     predict: &mut Predict,
     search: &Search,
 ) -> Result<FitResult, String> {
@@ -380,14 +573,15 @@ fn run(
     let mut problem = Problem {
         predict,
         base: base.clone(),
-        measured: measured.iter().map(|m| m.2).collect(),
+        measured: measured.iter().map(|m| m.value).collect(),
+        places: measured.iter().map(|m| m.place.clone()).collect(),
         evaluations: 0,
     };
     let before = problem.evaluate(&base)?;
     let all: Vec<usize> = (0..KNOBS.len()).collect();
     let columns = problem
         .jacobian(&all, &start, &before.residuals, search)
-        .ok_or("the model has no value near the starting point")?;
+        .map_err(|e| format!("near the starting values: {e}"))?;
     let free = identifiable(&columns, measured.len());
     let logs: Vec<f64> = free.iter().map(|&k| start[k]).collect();
     let (logs, after) = minimise(&mut problem, &free, logs, before.clone(), search);
@@ -413,10 +607,10 @@ fn run(
     let points = measured
         .into_iter()
         .zip(before.predicted.iter().zip(&after.predicted))
-        .map(|((point, figure, value), (&before, &after))| FittedPoint {
-            point,
-            figure: figure.to_string(),
-            measured: value,
+        .map(|(measured, (&before, &after))| FittedPoint {
+            point: measured.point,
+            figure: measured.figure.to_string(),
+            measured: measured.value,
             before,
             after,
         })
@@ -459,7 +653,7 @@ fn minimise(
         && cost > EXACT
         && problem.evaluations + per_jacobian < search.max_evaluations
     {
-        let Some(jacobian) = problem.jacobian(free, &logs, &current.residuals, search) else {
+        let Ok(jacobian) = problem.jacobian(free, &logs, &current.residuals, search) else {
             break;
         };
         let (normal, gradient) = normal_equations(&jacobian, &current.residuals);
@@ -487,7 +681,7 @@ fn minimise(
                 None => logs.clone(),
             };
             let accepted = (trial != logs)
-                .then(|| problem.at(free, &trial))
+                .then(|| problem.at(free, &trial).ok())
                 .flatten()
                 .filter(|e| sum_of_squares(&e.residuals) < cost);
             if let Some(evaluation) = accepted {

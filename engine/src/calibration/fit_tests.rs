@@ -1,5 +1,6 @@
 use super::*;
-use crate::calibration::measurements::{BenchmarkMode, parse_measurements};
+use crate::calibration::measurements::{BenchmarkMode, MAX_MEASUREMENTS, parse_measurements};
+use crate::calibration::replay;
 use crate::params::scenario_params_from_json;
 
 /// The example scenario (Llama-3.1-8B on one H100 SXM) under the
@@ -66,6 +67,7 @@ fn measured(operations: OperationsParams, noise: impl Fn(usize) -> f64) -> Vec<M
                     decode_seqs,
                     kv_tokens,
                     step_s: 0.0,
+                    place: None,
                 };
                 step.step_s = model.step_s(&step.shape()) * (1.0 + noise(i));
                 step
@@ -267,6 +269,7 @@ fn benchmark_points_are_fitted_within_the_budget() {
                     output_tokens_per_s: Some(tps),
                     mean_itl_ms: Some(itl),
                     mean_ttft_ms: Some(ttft),
+                    place: None,
                 },
             )
             .collect()
@@ -286,6 +289,138 @@ fn benchmark_points_are_fitted_within_the_budget() {
     for p in result.points() {
         assert!(p.error_after().abs() < 0.01, "{p:?}");
     }
+}
+
+// An error about a point names its row and column (or its JSON item), not
+// its values: here a prompt longer than max_model_len, which the replay
+// refuses, so the point has no throughput.
+#[test]
+fn errors_about_a_point_name_its_row_and_column() {
+    let mut params = scenario(OperationsParams::default());
+    params.engine.max_model_len = Some(4096);
+    let csv = "mode,requests,clients,input_tokens,output_tokens,output_tokens_per_s\n\
+               # a comment line counts\n\
+               offline,16,,1000,100,5000\n\
+               offline,16,,8000,100,5000\n";
+    let e = fit(&params, &parse_measurements(csv).expect("csv")).expect_err("too long");
+    assert_eq!(
+        e,
+        "row 4, column output_tokens_per_s: the model gives NaN for the measured 5000"
+    );
+    let json = r#"{"benchmarks": [
+        {"mode": "offline", "requests": 16, "input_tokens": 1000, "output_tokens": 100, "output_tokens_per_s": 5000},
+        {"mode": "offline", "requests": 16, "input_tokens": 8000, "output_tokens": 100, "output_tokens_per_s": 5000}]}"#;
+    let e = fit(&params, &parse_measurements(json).expect("json")).expect_err("too long");
+    assert!(e.starts_with("benchmarks[1].output_tokens_per_s: "), "{e}");
+}
+
+/// `count` offline points of `requests` requests each, 100 tokens in and 10
+/// out, as CSV.
+fn offline_points(count: usize, requests: u64) -> String {
+    let mut csv =
+        String::from("mode,requests,clients,input_tokens,output_tokens,output_tokens_per_s\n");
+    for i in 0..count {
+        csv += &format!("offline,{requests},,{},10,5000\n", 100 + i);
+    }
+    csv
+}
+
+// Review issue 39's n14: 40 points of 4,000,000 requests, each replayed up
+// to 80 times, ran over 300 s and 802 MB. Refused before any replay, by
+// the rows of the largest points (the check alone answers the page in
+// microseconds; the fit gives the same answer, having replayed nothing).
+#[test]
+fn a_fit_over_its_request_budget_is_refused_before_any_replay() {
+    let Ok(Measurements::Benchmarks(points)) = parse_measurements(&offline_points(40, 4_000_000))
+    else {
+        panic!("benchmark points expected");
+    };
+    let e = check_benchmark_budget(&points).expect_err("over the budget");
+    assert!(
+        e.starts_with(
+            "the fit would simulate about 12,800,080,000 requests, replaying each of its 40 points up to 80 times, \
+             more than the 4,000,000 a fit may; "
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "the largest: row 2, column requests (4,000,000 requests); row 3, column requests \
+             (4,000,000 requests); row 4, column requests (4,000,000 requests); and 37 more."
+        ),
+        "{e}"
+    );
+    assert!(e.ends_with("one replay of all the points may hold 50,000 requests, each point counting 25 more for its replay"), "{e}");
+    let params = scenario(OperationsParams::default());
+    assert_eq!(fit(&params, &Measurements::Benchmarks(points)), Err(e));
+
+    // At the budget exactly: 10 points of 4,975 requests, (4,975 + 25) x 10
+    // x 80 = 4,000,000; one more request is over. A concurrency point's
+    // replay holds four requests per client, named by its clients.
+    let Ok(Measurements::Benchmarks(mut points)) = parse_measurements(&offline_points(10, 4_975))
+    else {
+        panic!("benchmark points expected");
+    };
+    assert_eq!(check_benchmark_budget(&points), Ok(()));
+    points[9].requests = Some(4_976);
+    let e = check_benchmark_budget(&points).expect_err("one request over");
+    assert!(
+        e.contains("the largest: row 11, column requests (4,976 requests); row 2"),
+        "{e}"
+    );
+    points[9].requests = Some(4_975);
+    points[0] = BenchmarkPoint {
+        mode: BenchmarkMode::Concurrency,
+        requests: None,
+        clients: Some(2_000),
+        ..points[0].clone()
+    };
+    let e = check_benchmark_budget(&points).expect_err("8,000 requests");
+    assert!(
+        e.contains("the largest: row 2, column clients (8,000 requests)"),
+        "{e}"
+    );
+}
+
+// Requests do not see a replay's steps: long prompts run in many chunks.
+// Each replay of the points may take its share of MAX_FIT_EVENTS (here
+// 1,000 events, over up to 20,000 evaluations); the point that passes it
+// is named, and no replay runs on past it.
+#[test]
+fn a_replay_of_the_points_over_its_share_of_events_is_stopped_by_row() {
+    let csv = "mode,requests,clients,input_tokens,output_tokens,output_tokens_per_s\n\
+               offline,10,,1000,10,5000\n\
+               offline,40,,100000,10,100\n";
+    let Ok(Measurements::Benchmarks(points)) = parse_measurements(csv) else {
+        panic!("benchmark points expected");
+    };
+    let params = scenario(OperationsParams::default());
+    let e = fit_benchmarks(&params, &points, 20_000).expect_err("over the events");
+    assert!(
+        e.starts_with(
+            "row 3: one replay of the points, up to this one, takes more than 1,000 engine steps"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("its share of the 20,000,000 a fit may take over its up to 20,000 replays"),
+        "{e}"
+    );
+    // Within its share (the default's 250,000), the same points are fitted.
+    let result = fit_benchmarks(&params, &points, BENCHMARK_EVALUATIONS).expect("within");
+    assert!(result.evaluations <= BENCHMARK_EVALUATIONS);
+}
+
+// The page fits step times on its own thread: a fit of the most
+// measurements makes at most 975 evaluations (it could make 50,000, some
+// 70 s natively), and a small one still the 50,000 it needs at most.
+#[test]
+fn a_step_time_fit_computes_at_most_its_budget_of_step_times() {
+    let largest = step_time_search(MAX_MEASUREMENTS);
+    let work = largest.most_evaluations() as u64 * (MAX_MEASUREMENTS as u64 + 50);
+    assert!(work <= MAX_STEP_FIT_WORK, "{work}");
+    assert_eq!(largest.most_evaluations(), 975);
+    assert_eq!(step_time_search(sweep().len()).most_evaluations(), 31_250);
 }
 
 #[test]

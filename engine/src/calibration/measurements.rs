@@ -54,6 +54,9 @@ pub struct MeasuredStep {
     pub kv_tokens: u64,
     /// The measured duration \[s\].
     pub step_s: f64,
+    /// Where it was read, if from a file (errors name it).
+    #[serde(skip)]
+    pub place: Option<Place>,
 }
 
 /// How a benchmark loaded the server.
@@ -86,6 +89,44 @@ pub struct BenchmarkPoint {
     /// Mean time to first token \[ms\].
     #[serde(default)]
     pub mean_ttft_ms: Option<f64>,
+    /// Where it was read, if from a file (errors name it).
+    #[serde(skip)]
+    pub place: Option<Place>,
+}
+
+/// Where a measurement is in its file, for errors to name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A CSV row: the line it starts on, from 1, as a spreadsheet numbers
+    /// rows (the header is row 1; blank and comment lines count).
+    Row(usize),
+    /// An item of a JSON list, from 0: `benchmarks[2]`.
+    Item { list: &'static str, index: usize },
+}
+
+impl Place {
+    /// `place`, or for a measurement not read from a file (built in code)
+    /// item `index` of `list`, as its JSON would name it.
+    pub fn or_item(place: &Option<Place>, list: &'static str, index: usize) -> Place {
+        place.clone().unwrap_or(Place::Item { list, index })
+    }
+
+    /// One of its columns: "row 4, column step_s" or "step_times\[2\].step_s".
+    pub fn column(&self, column: &str) -> String {
+        match self {
+            Place::Row(row) => format!("row {row}, column {column}"),
+            Place::Item { list, index } => format!("{list}[{index}].{column}"),
+        }
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Row(row) => write!(f, "row {row}"),
+            Place::Item { list, index } => write!(f, "{list}[{index}]"),
+        }
+    }
 }
 
 /// What a file of measurements holds.
@@ -115,6 +156,15 @@ impl Figure {
             Figure::OutputTokensPerS => "output tokens/s",
             Figure::MeanItlMs => "mean ITL [ms]",
             Figure::MeanTtftMs => "mean TTFT [ms]",
+        }
+    }
+
+    /// Its column in a file of benchmark points.
+    pub fn column(self) -> &'static str {
+        match self {
+            Figure::OutputTokensPerS => "output_tokens_per_s",
+            Figure::MeanItlMs => "mean_itl_ms",
+            Figure::MeanTtftMs => "mean_ttft_ms",
         }
     }
 
@@ -182,8 +232,9 @@ impl MeasuredStep {
         )
     }
 
-    /// Checks the step's numbers agree; `place` names a column.
-    pub(super) fn check(&self, place: impl Fn(&str) -> String) -> Result<(), MeasurementError> {
+    /// Checks the step's numbers agree.
+    pub(super) fn check(&self, at: &Place) -> Result<(), MeasurementError> {
+        let place = |column: &str| at.column(column);
         if !(self.step_s.is_finite() && self.step_s > 0.0) {
             return Err(error(
                 place("step_s"),
@@ -250,22 +301,40 @@ impl BenchmarkPoint {
         .collect()
     }
 
+    /// The requests a replay of this point simulates: an offline point's
+    /// `requests`; a concurrency point's, at least four per client.
+    pub fn replay_requests(&self) -> u32 {
+        let requests = self.requests.unwrap_or(0);
+        match self.mode {
+            BenchmarkMode::Offline => requests,
+            BenchmarkMode::Concurrency => requests.max(self.clients.unwrap_or(1).saturating_mul(4)),
+        }
+    }
+
+    /// The column that sets [`BenchmarkPoint::replay_requests`]: `requests`,
+    /// or `clients` where four per client are more.
+    pub fn requests_column(&self) -> &'static str {
+        match self.mode {
+            BenchmarkMode::Concurrency if self.replay_requests() > self.requests.unwrap_or(0) => {
+                "clients"
+            }
+            _ => "requests",
+        }
+    }
+
     /// The scenario that replays this point: `base`'s model, hardware,
     /// engine and step time on one replica, one class of fixed lengths
     /// under the point's load, the example's run settings (no warm-up, a
     /// drain long enough) with `base`'s seed, and no plan section.
     pub fn scenario(&self, base: &ScenarioParams) -> ScenarioParams {
-        let requests = self.requests.unwrap_or(0);
+        let requests = self.replay_requests();
         let load = match self.mode {
             BenchmarkMode::Offline => LoadParams::Offline { requests },
-            BenchmarkMode::Concurrency => {
-                let clients = self.clients.unwrap_or(1);
-                LoadParams::ClosedLoop {
-                    clients,
-                    think_ms: None,
-                    requests: Some(requests.max(clients.saturating_mul(4))),
-                }
-            }
+            BenchmarkMode::Concurrency => LoadParams::ClosedLoop {
+                clients: self.clients.unwrap_or(1),
+                think_ms: None,
+                requests: Some(requests),
+            },
         };
         let mut p = base.clone();
         p.cluster.replicas = 1;
@@ -284,7 +353,8 @@ impl BenchmarkPoint {
         p
     }
 
-    pub(super) fn check(&self, place: impl Fn(&str) -> String) -> Result<(), MeasurementError> {
+    pub(super) fn check(&self, at: &Place) -> Result<(), MeasurementError> {
+        let place = |column: &str| at.column(column);
         match self.mode {
             BenchmarkMode::Offline if self.requests.unwrap_or(0) == 0 => {
                 return Err(error(
@@ -358,20 +428,22 @@ pub fn parse_measurements(text: &str) -> Result<Measurements, MeasurementError> 
 
 fn from_json(text: &str) -> Result<Measurements, MeasurementError> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let measurements: Measurements = serde_path_to_error::deserialize(&mut deserializer)
+    let mut measurements: Measurements = serde_path_to_error::deserialize(&mut deserializer)
         .map_err(|e| error(e.path().to_string(), e.inner().to_string()))?;
-    let at = |list: &'static str, i: usize| move |column: &str| format!("{list}[{i}].{column}");
-    match &measurements {
+    let at = |list: &'static str, index: usize| Place::Item { list, index };
+    match &mut measurements {
         Measurements::StepTimes(rows) => {
             empty_check(rows.len(), "step_times")?;
-            for (i, row) in rows.iter().enumerate() {
-                row.check(at("step_times", i))?;
+            for (i, row) in rows.iter_mut().enumerate() {
+                row.check(&at("step_times", i))?;
+                row.place = Some(at("step_times", i));
             }
         }
         Measurements::Benchmarks(rows) => {
             empty_check(rows.len(), "benchmarks")?;
-            for (i, row) in rows.iter().enumerate() {
-                row.check(at("benchmarks", i))?;
+            for (i, row) in rows.iter_mut().enumerate() {
+                row.check(&at("benchmarks", i))?;
+                row.place = Some(at("benchmarks", i));
             }
         }
         Measurements::Table(_) => {}

@@ -1,5 +1,25 @@
 use super::*;
 
+/// `measurements` without the places they were read at, to compare the
+/// same measurements read from different files.
+fn unplaced(measurements: Measurements) -> Measurements {
+    match measurements {
+        Measurements::StepTimes(steps) => Measurements::StepTimes(
+            steps
+                .into_iter()
+                .map(|s| MeasuredStep { place: None, ..s })
+                .collect(),
+        ),
+        Measurements::Benchmarks(points) => Measurements::Benchmarks(
+            points
+                .into_iter()
+                .map(|p| BenchmarkPoint { place: None, ..p })
+                .collect(),
+        ),
+        table => table,
+    }
+}
+
 fn check_error(text: &str, place: &str, reason_contains: &str) {
     let e = parse_measurements(text).expect_err("an error");
     assert_eq!(e.place, place, "{e}");
@@ -12,11 +32,26 @@ fn step_times_read_from_csv_and_json_alike() {
     let json = r#"{"step_times": [
         {"prefill_tokens": 2048, "decode_seqs": 0, "kv_tokens": 2048, "step_s": 0.05},
         {"prefill_tokens": 0, "decode_seqs": 8, "kv_tokens": 8008, "step_s": 0.011}]}"#;
-    let from_csv = parse_measurements(csv).expect("csv");
-    assert_eq!(from_csv, parse_measurements(json).expect("json"));
-    let Measurements::StepTimes(rows) = from_csv else {
+    let (Ok(Measurements::StepTimes(rows)), Ok(Measurements::StepTimes(items))) =
+        (parse_measurements(csv), parse_measurements(json))
+    else {
         panic!("step times expected");
     };
+    // The same steps, each with its own place: the line of its row (the
+    // comment is row 1, the header row 2), or its item.
+    let places = |steps: &[MeasuredStep]| steps.iter().map(|s| s.place.clone()).collect::<Vec<_>>();
+    assert_eq!(places(&rows), [Some(Place::Row(3)), Some(Place::Row(5))]);
+    let item = |index| {
+        Some(Place::Item {
+            list: "step_times",
+            index,
+        })
+    };
+    assert_eq!(places(&items), [item(0), item(1)]);
+    assert_eq!(
+        unplaced(Measurements::StepTimes(rows.clone())),
+        unplaced(Measurements::StepTimes(items))
+    );
     let shape = rows[1].shape();
     assert_eq!((shape.decode_seqs, shape.decode_kv_tokens), (8, 8008));
     let shape = rows[0].shape();
@@ -35,13 +70,43 @@ fn csv_fields_may_be_quoted_and_lines_end_in_crlf() {
     let quoted =
         "prefill_tokens,decode_seqs,kv_tokens,step_s\r\n   \r\n\"2048\",0,2048,\" 0.05\"\r\n";
     assert_eq!(
-        parse_measurements(quoted).expect("quoted"),
-        parse_measurements(plain).expect("plain")
+        unplaced(parse_measurements(quoted).expect("quoted")),
+        unplaced(parse_measurements(plain).expect("plain"))
     );
     check_error(
         "prefill_tokens,decode_seqs,kv_tokens,step_s\r\n\r\n# slow\r\n\"512\",0,512,\"fast\"\r\n",
         "row 4, column step_s",
         "\"fast\" is not a number",
+    );
+}
+
+// A spreadsheet of a decimal-comma locale exports semicolons, and pasted
+// cells are tab-separated: both read as the comma file does (the reader
+// took commas only, so such a header was one unknown column). A number
+// that could be read two ways, or a file writing decimals both ways, is
+// refused by row and column.
+#[test]
+fn csv_may_be_separated_by_semicolons_or_tabs_with_decimal_commas() {
+    let commas = "prefill_tokens,decode_seqs,kv_tokens,step_s\n2048,0,2048,0.05\n0,8,8008,0.011\n";
+    let semicolons =
+        "prefill_tokens;decode_seqs;kv_tokens;step_s\n2048;0;2048;0,05\n0;8;8008;0,011\n";
+    let expected = parse_measurements(commas).expect("commas");
+    assert_eq!(parse_measurements(semicolons), Ok(expected.clone()));
+    assert_eq!(parse_measurements(&commas.replace(',', "\t")), Ok(expected));
+    check_error(
+        "prefill_tokens;decode_seqs;kv_tokens;step_s\n512;0;512;0,020\n512;0;512;0.03\n",
+        "row 3, column step_s",
+        "row 2 wrote a number with a decimal comma",
+    );
+    check_error(
+        "mode\trequests\tinput_tokens\toutput_tokens\toutput_tokens_per_s\noffline\t1,000\t100\t10\t5000\n",
+        "row 2, column requests",
+        "or a thousands separator (1000)",
+    );
+    check_error(
+        "prefill_tokens,decode_seqs,kv_tokens,step_s\n512,0,512,\"0,02\"\n",
+        "row 2, column step_s",
+        "separates this file's fields",
     );
 }
 

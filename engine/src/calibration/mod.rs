@@ -22,6 +22,8 @@
 //! `docs/calibration.md` holds the table [`table`] prints for the default
 //! model; a test recomputes it, so the page cannot drift from the code.
 
+use std::fmt;
+
 use serde::Deserialize;
 
 use crate::model::memory::{FLAT_RESERVE_GIB, MemoryBudget};
@@ -31,7 +33,7 @@ use crate::params::{
     StepTimeParams, presets,
 };
 use crate::report::Report;
-use crate::sim::{RunOptions, Simulation};
+use crate::sim::{RunError, RunOptions, Simulation};
 
 mod csv;
 mod datasets;
@@ -42,12 +44,13 @@ mod models;
 
 pub use crate::params::step_time::{FitRecord, FittedPoint};
 pub use fit::{
-    BENCHMARK_EVALUATIONS, FitResult, FittedParameter, fit, fit_benchmarks, fit_step_times,
-    parameters_table, points_table,
+    BENCHMARK_EVALUATIONS, FitResult, FittedParameter, MAX_FIT_EVENTS, MAX_FIT_REQUESTS,
+    MAX_STEP_FIT_WORK, REPLAY_OVERHEAD_REQUESTS, check_benchmark_budget, fit, fit_benchmarks,
+    fit_step_times, parameters_table, points_table,
 };
 pub use measurements::{
     BenchmarkMode, BenchmarkPoint, Figure, MAX_MEASUREMENTS, MeasuredStep, MeasurementError,
-    Measurements, parse_measurements,
+    Measurements, Place, parse_measurements,
 };
 
 /// The published points, as `engine/data/calibration_points.json` holds them.
@@ -403,17 +406,49 @@ pub struct Replay {
     /// Mean over requests of their time per output token after the first.
     pub mean_tpot_ms: f64,
     pub mean_ttft_ms: f64,
+    /// The engine events the run took (executed steps and skipped runs of
+    /// steps): its work.
+    pub events: u64,
 }
 
 /// Runs `params` (seed 1) and reads the published figures from the run.
 pub fn replay(params: ScenarioParams) -> Result<Replay, String> {
-    let scenario = Scenario::try_from(params).map_err(|e| e.to_string())?;
+    replay_within(params, RunOptions::default().max_events).map_err(|e| e.to_string())
+}
+
+/// Why a replay has no figures.
+#[derive(Debug)]
+pub(crate) enum ReplayError {
+    /// The scenario is invalid.
+    Invalid(String),
+    /// The run stopped (over a cap).
+    Run(RunError),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Invalid(reason) => f.write_str(reason),
+            ReplayError::Run(error) => error.fmt(f),
+        }
+    }
+}
+
+/// [`replay`] within `max_events` engine events.
+pub(crate) fn replay_within(
+    params: ScenarioParams,
+    max_events: u64,
+) -> Result<Replay, ReplayError> {
+    let scenario = Scenario::try_from(params).map_err(|e| ReplayError::Invalid(e.to_string()))?;
     let options = RunOptions {
         keep_records: true,
+        max_events,
         ..RunOptions::default()
     };
-    let simulation = Simulation::new(&scenario, &options).map_err(|e| e.to_string())?;
-    let report = Report::build(simulation.finish().map_err(|e| e.to_string())?);
+    let run = Simulation::new(&scenario, &options)
+        .and_then(Simulation::finish)
+        .map_err(ReplayError::Run)?;
+    let report = Report::build(run);
     let records = &report.records;
     let (mut gaps_s, mut gaps) = (0.0, 0.0);
     for r in records
@@ -431,6 +466,7 @@ pub fn replay(params: ScenarioParams) -> Result<Replay, String> {
         mean_itl_ms: 1e3 * gaps_s / gaps,
         mean_tpot_ms: 1e3 * report.overall.tpot.mean,
         mean_ttft_ms: 1e3 * report.overall.ttft.mean,
+        events: report.engine.events,
     })
 }
 

@@ -33,6 +33,13 @@ use crate::params::{ModelParams, ScenarioParams, Schedule};
 /// Bytes in a GiB.
 pub const GIB: f64 = 1_073_741_824.0;
 
+/// The largest architecture size validation accepts (layers, heads, head
+/// and latent dimensions, widths, vocabulary, experts): 2^20. The largest
+/// in the catalog are a vocabulary of 201,088 and an MLP 53,248 wide, so
+/// this leaves room for any real model and refuses a typo (an extra few
+/// digits) by name, before its products give nonsense step times.
+pub const MAX_ARCHITECTURE_SIZE: u32 = 1 << 20;
+
 /// vLLM's profiling pass per GPU, fitted to the 59 server logs of vLLM
 /// 0.19 on an H100 in llm-d-planner's accuracy sweep (docs/engine.md,
 /// "Memory"): memory PyTorch does not allocate, one GPU \[GiB\] ...
@@ -254,10 +261,14 @@ impl MemoryBudget {
                     format!("must not exceed params_b ({}), got {active}", m.params_b),
                 );
             }
-            c.at_least("layers", m.layers as u64, 1);
-            c.at_least("q_heads", m.q_heads as u64, 1);
-            c.at_least("kv_heads", m.kv_heads as u64, 1);
-            c.at_least("head_dim", m.head_dim as u64, 1);
+            for (field, size) in [
+                ("layers", m.layers),
+                ("q_heads", m.q_heads),
+                ("kv_heads", m.kv_heads),
+                ("head_dim", m.head_dim),
+            ] {
+                architecture_size(c, field, size);
+            }
             if m.kv_heads > m.q_heads || (m.kv_heads > 0 && !m.q_heads.is_multiple_of(m.kv_heads)) {
                 c.fail(
                     "kv_heads",
@@ -268,15 +279,24 @@ impl MemoryBudget {
                 );
             }
             if let Some(latent) = m.kv_latent_dim {
-                c.at_least("kv_latent_dim", latent as u64, 1);
+                architecture_size(c, "kv_latent_dim", latent);
             }
             check_shapes(m, c);
         });
         let h = &params.hardware;
         check.at("hardware", |c| {
             c.positive("memory_gib", h.memory_gib);
-            c.positive("bandwidth_gb_s", h.bandwidth_gb_s);
-            c.positive("peak_tflops", h.peak_tflops);
+            c.rate("bandwidth_gb_s", h.bandwidth_gb_s);
+            c.rate("peak_tflops", h.peak_tflops);
+            if let Some(fp8) = h.peak_fp8_tflops {
+                c.rate("peak_fp8_tflops", fp8);
+            }
+            if let Some(fp4) = h.peak_fp4_tflops {
+                c.rate("peak_fp4_tflops", fp4);
+            }
+            if let Some(link) = &h.interconnect {
+                c.at("interconnect", |c| c.rate("gb_s", link.gb_s));
+            }
         });
         let r = &params.replica;
         check.at("replica", |c| {
@@ -337,6 +357,20 @@ impl MemoryBudget {
     }
 }
 
+/// Checks an architecture size is between 1 and [`MAX_ARCHITECTURE_SIZE`].
+fn architecture_size(c: &mut Checker, field: &str, size: u32) -> bool {
+    if size > MAX_ARCHITECTURE_SIZE {
+        c.fail(
+            field,
+            format!(
+                "must be at most {MAX_ARCHITECTURE_SIZE} (2^20, several times any real model's), got {size}"
+            ),
+        );
+        return false;
+    }
+    c.at_least(field, size as u64, 1)
+}
+
 /// Checks the optional shapes a model gives beyond what the memory budget
 /// reads (hidden size, widths, experts, latent attention, windows): each
 /// positive, and consistent with the layers and the latent cache.
@@ -348,7 +382,7 @@ fn check_shapes(m: &ModelParams, c: &mut Checker) {
     ];
     for (field, width) in widths {
         if let Some(width) = width {
-            c.at_least(field, width as u64, 1);
+            architecture_size(c, field, width);
         }
     }
     let within_layers = |c: &mut Checker, field: &str, count: u32| {
@@ -361,12 +395,8 @@ fn check_shapes(m: &ModelParams, c: &mut Checker) {
     };
     if let Some(e) = &m.moe {
         c.at("moe", |c| {
-            c.at_least(
-                "expert_intermediate_size",
-                e.expert_intermediate_size as u64,
-                1,
-            );
-            if c.at_least("experts", e.experts as u64, 1)
+            architecture_size(c, "expert_intermediate_size", e.expert_intermediate_size);
+            if architecture_size(c, "experts", e.experts)
                 && !(1..=e.experts).contains(&e.experts_per_token)
             {
                 c.fail(

@@ -269,3 +269,22 @@ fn inconsistent_shapes_are_field_errors() {
         "61 of 61 is allowed: {e}"
     );
 }
+
+// Architecture sizes above 2^20 are typos no model has: refused by field
+// (before, a head_dim of 2,000,000 read as a model whose one KV block does
+// not fit, blamed on its weights, and other sizes passed).
+#[test]
+fn absurd_architecture_sizes_are_refused_by_name() {
+    let mut p = params("qwen3-30b-a3b", "h100-sxm", 1);
+    p.model.head_dim = 2_000_000;
+    p.model.vocab_size = Some(1 << 21);
+    p.model.moe.as_mut().unwrap().experts = 5_000_000;
+    let e = Scenario::try_from(p).unwrap_err();
+    for field in ["model.head_dim", "model.vocab_size", "model.moe.experts"] {
+        let reason = e.for_field(field).unwrap_or_else(|| panic!("{field}: {e}"));
+        assert!(reason.starts_with("must be at most 1048576"), "{reason}");
+    }
+    let mut largest = params("llama-3.1-8b", "h100-sxm", 1);
+    largest.model.vocab_size = Some(1 << 20);
+    Scenario::try_from(largest).expect("2^20 itself is allowed");
+}

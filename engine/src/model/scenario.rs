@@ -9,14 +9,13 @@ use crate::model::load::{Load, check_counted_run, check_load};
 use crate::model::memory::MemoryBudget;
 use crate::model::plan_checks::check_plan;
 use crate::model::step_time::StepTimeModel;
-use crate::params::{ClassParams, DAY_S, FORMAT_VERSION, ScenarioParams, Schedule};
+pub use crate::params::MAX_HORIZON_S;
+use crate::params::{ClassParams, FORMAT_VERSION, LoadParams, ScenarioParams, Schedule};
 
 /// Most request classes in one scenario.
 pub const MAX_CLASSES: usize = 64;
 /// Most replicas in one cluster.
 pub const MAX_REPLICAS: u32 = 4096;
-/// Longest horizon \[s\] (one year).
-pub const MAX_HORIZON_S: f64 = 365.0 * DAY_S;
 /// Most time-series intervals in one run.
 pub const MAX_SERIES_POINTS: usize = 100_000;
 /// At most this many replica samples (series points x replicas) in a run:
@@ -126,6 +125,9 @@ impl TryFrom<ScenarioParams> for Scenario {
         let step_time = check.at("step_time", |c| StepTimeModel::build(&params, c));
         let drain_s = check_run(&params, &mut check);
         check_counted_run(&params, &mut check);
+        if let Some(classes) = &classes {
+            check_closed_loops(&params, classes, &mut check);
+        }
         let built = match (&classes, &step_time, check.has_errors()) {
             (Some(classes), Some(step_time), false) => Some((classes.as_slice(), step_time)),
             _ => None,
@@ -205,32 +207,58 @@ impl Scenario {
             .sum()
     }
 
-    /// Expected number of requests: over the horizon at each open class's
-    /// rate, the count of counted classes, and for a closed loop over the
-    /// horizon at most one request per client per cycle of think time and
-    /// service alone (an overestimate: a batch serves each request more
-    /// slowly than alone).
+    /// Expected number of requests: the sum of [`Scenario::class_requests`].
     pub fn expected_requests(&self) -> f64 {
-        let horizon = self.params.run.horizon_s;
-        self.classes
-            .iter()
-            .map(|c| match (&c.load, c.load.counted_requests()) {
-                (_, Some(n)) => n as f64,
-                (
-                    Load::ClosedLoop {
-                        clients, think_ms, ..
-                    },
-                    None,
-                ) => {
-                    let think_s = think_ms.as_ref().map_or(0.0, |d| d.moments().0 / 1000.0);
-                    let cycle_s = think_s + self.service_alone_s(c);
-                    *clients as f64 * (horizon / cycle_s).ceil()
-                }
-                _ => c.mean_batch_rate_per_s() * c.batch_size.moments().0 * horizon,
-            })
+        (0..self.classes.len())
+            .map(|i| self.class_requests(i))
             .sum()
     }
 
+    /// Expected number of requests class `i` sends: over the horizon at an
+    /// open class's rate, a counted class's count, and for a closed loop
+    /// over the horizon at most one request per client per cycle
+    /// ([`Scenario::closed_loop_cycle_s`]).
+    pub fn class_requests(&self, i: usize) -> f64 {
+        let horizon = self.params.run.horizon_s;
+        let c = &self.classes[i];
+        match (&c.load, c.load.counted_requests()) {
+            (_, Some(n)) => n as f64,
+            (Load::ClosedLoop { clients, .. }, None) => {
+                *clients as f64 * (horizon / self.closed_loop_cycle_s(c)).ceil()
+            }
+            _ => c.mean_batch_rate_per_s() * c.batch_size.moments().0 * horizon,
+        }
+    }
+
+    /// The shortest mean time between two sends of one closed-loop client of
+    /// `class` \[s\]: its think time, plus the time its request spends in the
+    /// system at the least. That is service alone (a batch serves each
+    /// request more slowly, so this overestimates the sends), cut short by
+    /// the class's timeout; and nothing at all when a request can be
+    /// refused on arrival ([`Scenario::refusals_possible`]): a refused
+    /// client sends again after its think time alone. Zero when neither
+    /// bounds it (validation refuses such a loop without a total).
+    pub fn closed_loop_cycle_s(&self, class: &Class) -> f64 {
+        let Load::ClosedLoop { think_ms, .. } = &class.load else {
+            return f64::INFINITY;
+        };
+        let think_s = think_ms.as_ref().map_or(0.0, |d| d.moments().0 / 1000.0);
+        let in_system_s = if self.refusals_possible() {
+            0.0
+        } else {
+            self.service_alone_s(class)
+                .min(class.timeout_s.unwrap_or(f64::INFINITY))
+        };
+        think_s + in_system_s
+    }
+
+    /// Whether a request can find its replica's waiting queue full
+    /// (`engine.max_waiting`): always with a bound, unless every class is a
+    /// closed loop and all their clients together cannot fill it (the one
+    /// arriving is not yet waiting).
+    pub fn refusals_possible(&self) -> bool {
+        refusals_possible(&self.params)
+    }
     /// One request of `class` at its mean lengths alone on a replica \[s\].
     fn service_alone_s(&self, class: &Class) -> f64 {
         let (input, output) = class.mean_lengths();
@@ -272,6 +300,53 @@ impl Scenario {
         out.params.cluster.replicas = replicas;
         out.params.run.seed = seed;
         Ok(out)
+    }
+}
+
+/// See [`Scenario::refusals_possible`].
+fn refusals_possible(params: &ScenarioParams) -> bool {
+    let Some(bound) = params.engine.max_waiting else {
+        return false;
+    };
+    let mut clients = 0u64;
+    for class in &params.classes {
+        match &class.load {
+            LoadParams::ClosedLoop { clients: n, .. } => clients += *n as u64,
+            _ => return true,
+        }
+    }
+    clients > bound as u64
+}
+
+/// A closed loop that sends until the horizon must not send without end at
+/// one instant: when a request can be refused on arrival (its client then
+/// sends again after its think time alone), a client with no think time
+/// would.
+fn check_closed_loops(params: &ScenarioParams, classes: &[Class], check: &mut Checker) {
+    if !refusals_possible(params) {
+        return;
+    }
+    for (i, class) in classes.iter().enumerate() {
+        let Load::ClosedLoop {
+            think_ms,
+            requests: None,
+            ..
+        } = &class.load
+        else {
+            continue;
+        };
+        if think_ms.as_ref().is_some_and(|d| d.moments().0 > 0.0) {
+            continue;
+        }
+        let bound = params.engine.max_waiting.unwrap_or(0);
+        check.fail(
+            &format!("classes[{i}].load.think_ms"),
+            format!(
+                "a client whose request is refused (engine.max_waiting {bound}: a full waiting queue refuses it) \
+                 sends again after its think time alone, so with none it would send without end at one instant; \
+                 give the clients a think time, a total (classes[{i}].load.requests), or raise engine.max_waiting"
+            ),
+        );
     }
 }
 

@@ -9,6 +9,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::csv_text::{Numbers, Separator, records};
+
 /// A joint model of (prompt, output) lengths that replaces drawing the two
 /// independently.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,35 +104,41 @@ fn column_name(column: usize) -> &'static str {
 
 /// Reads a table of (prompt, output) pairs from CSV text: one pair per
 /// line, `input,output` or `input,output,weight` (every row alike),
-/// separated by commas, semicolons or tabs (a spreadsheet's paste); blank
-/// lines and lines starting with `#` are skipped, and a first line that
-/// does not start with a number is a header. Lengths must be positive and
-/// weights zero or more. No rows at all is not an error here: validation
-/// says the table is empty.
+/// separated by commas, semicolons or tabs (a spreadsheet's paste; the
+/// first line decides, and a file separated by semicolons or tabs may write
+/// decimal commas: see `csv_text`); blank lines and lines starting with
+/// `#` are skipped, and a first line that does not start with a number is
+/// a header. Lengths must be positive and weights zero or more. No rows at
+/// all is not an error here: validation says the table is empty.
 pub fn lengths_from_csv(text: &str) -> Result<LengthsParams, CsvError> {
+    let separator = Separator::sniff(text);
+    let numbers = Numbers::new(separator);
     let mut pairs = Vec::new();
     let mut weights = Vec::new();
     let mut width = None;
     let mut first = true;
-    for (line, raw) in text.lines().enumerate() {
-        let row = line + 1;
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let cells: Vec<&str> = trimmed.split([',', ';', '\t']).map(str::trim).collect();
-        let is_header = first && cells[0].parse::<f64>().is_err();
+    for record in records(text, separator) {
+        let (row, cells) = record.map_err(|(row, reason)| CsvError {
+            row,
+            column: 1,
+            reason,
+        })?;
+        let cell_text = |column: usize| cells.get(column - 1).unwrap_or_default();
+        let is_header = first && cell_text(1).replace(',', ".").parse::<f64>().is_err();
         first = false;
         if is_header {
             continue;
         }
         let expected = *width.get_or_insert(cells.len());
-        check_width(row, cells.len(), expected)?;
-        let input = cell(row, 1, cells[0], false)?;
-        let output = cell(row, 2, cells[1], false)?;
-        pairs.push([input, output]);
-        if let Some(w) = cells.get(2) {
-            weights.push(cell(row, 3, w, true)?);
+        check_width(row, cells.len(), expected).map_err(|e| CsvError {
+            reason: e.reason + &separator.hint(&cells),
+            ..e
+        })?;
+        let read =
+            |column: usize, weight: bool| cell(&numbers, row, column, cell_text(column), weight);
+        pairs.push([read(1, false)?, read(2, false)?]);
+        if cells.len() == 3 {
+            weights.push(read(3, true)?);
         }
     }
     Ok(LengthsParams::Pairs {
@@ -167,15 +175,19 @@ fn check_width(row: usize, cells: usize, expected: usize) -> Result<(), CsvError
 
 /// One number: a length (finite and positive) or a weight (finite, zero
 /// or more).
-fn cell(row: usize, column: usize, text: &str, weight: bool) -> Result<f64, CsvError> {
+fn cell(
+    numbers: &Numbers,
+    row: usize,
+    column: usize,
+    text: &str,
+    weight: bool,
+) -> Result<f64, CsvError> {
     let fail = |reason: String| CsvError {
         row,
         column,
         reason,
     };
-    let value: f64 = text
-        .parse()
-        .map_err(|_| fail(format!("\"{text}\" is not a number")))?;
+    let value = numbers.read(text, row).map_err(fail)?;
     let fits = value.is_finite() && (value > 0.0 || (weight && value == 0.0));
     if !fits {
         let wanted = if weight {
@@ -209,9 +221,10 @@ mod tests {
         let (p, w) = pairs("input,output\n100,20\n\n# a comment\n 2000 , 500 \n");
         assert_eq!(p, [[100.0, 20.0], [2000.0, 500.0]]);
         assert_eq!(w, None);
-        let (p, w) = pairs("100\t20\t3\r\n2000;500;1\n");
+        let (p, w) = pairs("100\t20\t3\r\n2000\t500\t1\n");
         assert_eq!(p, [[100.0, 20.0], [2000.0, 500.0]]);
         assert_eq!(w, Some(vec![3.0, 1.0]));
+        assert_eq!(pairs("input;output\n100;20\n2000;500\n").0, p);
         assert_eq!(pairs("input,output\n").0, Vec::<[f64; 2]>::new());
     }
 
@@ -233,6 +246,36 @@ mod tests {
         assert_eq!((row, column), (1, 2), "{text}");
         let (row, column, _) = error("1,2,3,4\n");
         assert_eq!((row, column), (1, 4));
+    }
+
+    // The first line decides the separator: lengths_from_csv split every
+    // line on any of the three, so "100;20,5" (an output of 20.5 tokens
+    // with a decimal comma) read as the pair (100, 20) of weight 5. A file
+    // separated by semicolons or tabs may write decimal commas, and what
+    // could also be a thousands separator is refused.
+    #[test]
+    fn one_separator_per_file_and_decimal_commas_where_unambiguous() {
+        assert_eq!(
+            pairs("input;output\n100;20,5\n"),
+            (vec![[100.0, 20.5]], None)
+        );
+        let (p, w) = pairs("input;output;weight\n100;20;0,5\n2000;500;1,25\n");
+        assert_eq!(p, [[100.0, 20.0], [2000.0, 500.0]]);
+        assert_eq!(w, Some(vec![0.5, 1.25]));
+        let (p, w) = pairs("100\t20\t0,5\n");
+        assert_eq!((p, w), (vec![[100.0, 20.0]], Some(vec![0.5])));
+        let (row, column, text) = error("input;output\n1,500;20\n");
+        assert_eq!((row, column), (2, 1), "{text}");
+        assert!(text.contains("or a thousands separator (1500)"), "{text}");
+        let (row, column, text) = error("100\t20\n2000;500\n");
+        assert_eq!((row, column), (2, 2), "{text}");
+        assert!(
+            text.ends_with("the first row separates its fields with tabs, this one with semicolons: use one separator throughout)"),
+            "{text}"
+        );
+        let (row, column, text) = error("100,20,0.5\n200,30,\"1,5\"\n");
+        assert_eq!((row, column), (2, 3), "{text}");
+        assert!(text.contains("separates this file's fields"), "{text}");
     }
 
     #[test]

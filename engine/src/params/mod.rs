@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) mod csv_text;
 pub mod dist;
 pub mod lengths;
 mod load;
@@ -30,6 +31,10 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// Seconds in a day.
 pub const DAY_S: f64 = 86_400.0;
+/// Longest horizon \[s\] (one year), and the latest time a replayed request
+/// may arrive: every time a run reaches stays where a double still resolves
+/// a step's milliseconds (its unit in the last place is 4 ns at a year).
+pub const MAX_HORIZON_S: f64 = 365.0 * DAY_S;
 
 /// Everything a run needs, as written by a user. Units are in the field names.
 ///

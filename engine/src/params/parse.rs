@@ -31,18 +31,23 @@ pub fn scenario_params_from_json(json: &[u8]) -> Result<ScenarioParams, FieldErr
 
 fn field_error(path: String, error: serde_json::Error) -> FieldError {
     let message = error.to_string();
-    // serde_json appends " at line L column C": useful only without a path.
-    let reason = match (path.is_empty(), message.rfind(" at line ")) {
-        (false, Some(at)) => message[..at].to_string(),
-        _ => message,
-    };
-    // An unknown key: name it in the path, as validation names fields.
-    // (The path already ends with it, except inside a distribution, whose
-    // kind tag makes serde read the object before the path is tracked.)
-    let field = match unknown_key(&reason).or_else(|| missing_key(&reason)) {
+    // An unknown, missing or repeated key: name it in the path, as
+    // validation names fields. (The path already ends with an unknown key,
+    // except inside a distribution, whose kind tag makes serde read the
+    // object before the path is tracked; a missing or repeated key's path
+    // stops at its object.)
+    let key = unknown_key(&message)
+        .or_else(|| missing_key(&message))
+        .or_else(|| duplicate_key(&message));
+    let field = match key {
         Some(key) if path.is_empty() => key.to_string(),
         Some(key) if path != key && !path.ends_with(&format!(".{key}")) => format!("{path}.{key}"),
         _ => path,
+    };
+    // serde_json appends " at line L column C": useful only without a field.
+    let reason = match (field.is_empty(), message.rfind(" at line ")) {
+        (false, Some(at)) => message[..at].to_string(),
+        _ => message,
     };
     FieldError { field, reason }
 }
@@ -56,6 +61,13 @@ fn unknown_key(reason: &str) -> Option<&str> {
 /// The key of serde's "missing field `classes`" message.
 fn missing_key(reason: &str) -> Option<&str> {
     let rest = reason.strip_prefix("missing field `")?;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// The key of serde's "duplicate field `run`" message (a key written twice
+/// in one object: the path stops at the object).
+fn duplicate_key(reason: &str) -> Option<&str> {
+    let rest = reason.strip_prefix("duplicate field `")?;
     rest.split_once('`').map(|(key, _)| key)
 }
 
@@ -155,11 +167,25 @@ mod tests {
     }
 
     #[test]
+    fn a_key_written_twice_is_named() {
+        // n10 of the second review: "not a scenario: : duplicate field `run`".
+        let e = error_of(r#"{"run": {"horizon_s": 60}, "run": {"horizon_s": 120}}"#);
+        assert_eq!(e.field, "run", "{e}");
+        assert!(e.reason.starts_with("duplicate field `run`"), "{e}");
+        assert!(!e.reason.contains("line"), "{e}");
+        let e = error_of(r#"{"engine": {"max_num_seqs": 1, "max_num_seqs": 2}}"#);
+        assert_eq!(e.field, "engine.max_num_seqs", "{e}");
+    }
+
+    #[test]
     fn malformed_json_says_where() {
         let e = error_of(r#"{"name": "x",,}"#);
         assert_eq!(e.field, "");
         assert!(e.reason.contains("line 1"), "{e}");
-        let e = error_of(r#"{"name": "x"} trailing"#);
+        // Text after a whole scenario (a missing key would be named first).
+        let whole = serde_json::to_string(&ScenarioParams::overnight_batch()).expect("JSON");
+        let e = error_of(&format!("{whole} trailing"));
+        assert_eq!(e.field, "");
         assert!(e.reason.contains("line 1"), "{e}");
     }
 }

@@ -75,6 +75,25 @@ impl Setting {
 }
 
 impl SearchParams {
+    /// How many settings [`SearchParams::settings`] lists, counted without
+    /// listing them (saturating): a space is checked against its limit
+    /// before anything enumerates it. (Listed values are distinct in a
+    /// valid scenario; a repeat counts twice here.)
+    pub fn count(&self) -> usize {
+        fn len<T>(listed: Option<&Vec<T>>, default: usize) -> usize {
+            listed.map_or(default, Vec::len)
+        }
+        [
+            len(self.disciplines.as_ref(), DISCIPLINES.len()),
+            len(self.max_num_seqs.as_ref(), 1),
+            len(self.max_num_batched_tokens.as_ref(), 1),
+            len(self.max_waiting.as_ref(), 1),
+            len(self.routers.as_ref(), 1),
+        ]
+        .into_iter()
+        .fold(1usize, usize::saturating_mul)
+    }
+
     /// Every setting the plan may choose for `params`, the scenario's own
     /// values first in each dimension when they are among those listed (so
     /// that among equally cheap settings the configured one wins).

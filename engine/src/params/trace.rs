@@ -20,8 +20,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::FieldError;
+use crate::params::csv_text::{Numbers, Separator, records};
 use crate::params::dist::{DistParams, Shape};
-use crate::params::{ClassParams, DAY_S, LoadParams};
+use crate::params::{ClassParams, DAY_S, LoadParams, MAX_HORIZON_S};
 
 /// One request of a trace.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -68,16 +69,26 @@ pub const MAX_TRACE_ROWS: usize = 2_000_000;
 
 /// The requests of a CSV trace with a header naming its columns
 /// (`arrival_s`, `input_tokens`, `output_tokens`, optionally `class` and
-/// `prefix_hit`), or the first bad row with its column and reason.
+/// `prefix_hit`), or the first bad row with its column and reason. Read as
+/// the other CSV readers read (`csv_text`): commas, semicolons or tabs as
+/// the header uses, decimal commas where unambiguous, `#` comment lines,
+/// rows numbered by their line.
 pub fn parse_trace_csv(text: &str) -> Result<Vec<TraceRequest>, FieldError> {
     let error = |field: String, reason: String| FieldError { field, reason };
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers = reader
-        .headers()
-        .map_err(|e| error("trace".into(), format!("cannot read the header: {e}")))?
-        .clone();
+    let separator = Separator::sniff(text);
+    let numbers = Numbers::new(separator);
+    let mut rows = records(text, separator);
+    let headers = rows
+        .next()
+        .transpose()
+        .map_err(|(row, e)| {
+            error(
+                format!("trace row {row}"),
+                format!("cannot read the header: {e}"),
+            )
+        })?
+        .map(|(_, header)| header)
+        .unwrap_or_default();
     for column in ["arrival_s", "input_tokens", "output_tokens"] {
         if !headers.iter().any(|h| h == column) {
             return Err(error(
@@ -86,16 +97,42 @@ pub fn parse_trace_csv(text: &str) -> Result<Vec<TraceRequest>, FieldError> {
             ));
         }
     }
+    let numeric = |column: &str| {
+        matches!(
+            column,
+            "arrival_s" | "input_tokens" | "output_tokens" | "prefix_hit"
+        )
+    };
     let mut out = Vec::new();
-    for (i, row) in reader.records().enumerate() {
-        let row_name = format!("trace row {}", i + 2);
+    for record in rows {
+        let (row, fields) = record.map_err(|(row, e)| error(format!("trace row {row}"), e))?;
+        let row_name = format!("trace row {row}");
         if out.len() == MAX_TRACE_ROWS {
             return Err(error(
                 row_name,
                 format!("a trace holds at most {MAX_TRACE_ROWS} requests"),
             ));
         }
-        let record = row.map_err(|e| error(row_name.clone(), e.to_string()))?;
+        if fields.len() != headers.len() {
+            return Err(error(
+                row_name,
+                separator.width_mismatch(&fields, headers.len()),
+            ));
+        }
+        let record = fields
+            .iter()
+            .zip(&headers)
+            .map(|(field, column)| {
+                if numeric(column) {
+                    numbers
+                        .plain(field, row)
+                        .map_err(|e| error(format!("{row_name}, column {column}"), e))
+                } else {
+                    Ok(field.into())
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let record = csv::StringRecord::from(record.iter().map(|f| f.as_ref()).collect::<Vec<_>>());
         let request: TraceRequest = record.deserialize(Some(&headers)).map_err(|e| {
             let csv::ErrorKind::Deserialize { err, .. } = e.kind() else {
                 return error(row_name.clone(), e.to_string());
@@ -141,6 +178,15 @@ pub(crate) fn check_traced(r: &TracedRequest) -> Result<(), (&'static str, Strin
         return Err((
             "arrival_s",
             format!("must be a time of 0 s or more, got {}", r.arrival_s),
+        ));
+    }
+    if r.arrival_s > MAX_HORIZON_S {
+        return Err((
+            "arrival_s",
+            format!(
+                "must be at most one year ({MAX_HORIZON_S} s) after the trace's start, got {}",
+                r.arrival_s
+            ),
         ));
     }
     if r.input_tokens == 0 {
@@ -299,6 +345,49 @@ mod tests {
                 "arrival_s,input_tokens,output_tokens\n",
                 "trace",
                 "no requests",
+            ),
+        ];
+        for (text, field, reason) in cases {
+            let e = parse_trace_csv(text).expect_err(text);
+            assert_eq!(e.field, field, "{text}");
+            assert!(e.reason.contains(reason), "{text}: {}", e.reason);
+        }
+    }
+
+    // A trace reads as the other CSV files do: the header's separator,
+    // decimal commas where unambiguous, and rows numbered by their line (a
+    // blank or comment line counts: the reader numbered data rows from 2,
+    // so an error after one named the row above it).
+    #[test]
+    fn a_trace_takes_the_headers_separator_and_names_rows_by_line() {
+        let semicolons = "arrival_s;input_tokens;output_tokens;class\n0,5;100;20;chat\n# later\n12;200;30;api,v2\n";
+        let r = parse_trace_csv(semicolons).expect("reads");
+        assert_eq!(
+            r.iter()
+                .map(|r| (r.arrival_s, r.input_tokens, r.class.as_deref()))
+                .collect::<Vec<_>>(),
+            [(0.5, 100, Some("chat")), (12.0, 200, Some("api,v2"))]
+        );
+        let cases = [
+            (
+                "arrival_s,input_tokens,output_tokens\n0,1,2\n\n3,x,2\n",
+                "trace row 4, column input_tokens",
+                "whole number",
+            ),
+            (
+                "arrival_s\tinput_tokens\toutput_tokens\n1,000\t1\t2\n",
+                "trace row 2, column arrival_s",
+                "thousands separator",
+            ),
+            (
+                "arrival_s;input_tokens;output_tokens\n0,5;1;2\n1.5;1;2\n",
+                "trace row 3, column arrival_s",
+                "row 2 wrote a number with a decimal comma",
+            ),
+            (
+                "arrival_s;input_tokens;output_tokens\n0;1;2\n1,1,2\n",
+                "trace row 3",
+                "1 field, but the header names 3 columns (the first row separates its fields with semicolons, this one with commas",
             ),
         ];
         for (text, field, reason) in cases {

@@ -481,6 +481,28 @@ pub(crate) fn mean_ci(values: &[f64]) -> (f64, Option<[f64; 2]>) {
     (mean, ci)
 }
 
+/// The exact (Clopper-Pearson) 95% upper bound of class `k`'s P(miss), from
+/// its misses and requests pooled over `runs`.
+pub(crate) fn pooled_exact_upper(runs: &[&RunSummary], k: usize) -> f64 {
+    let (misses, arrived) = runs.iter().fold((0, 0), |(m, n), r| {
+        let c = &r.classes[k];
+        (m + c.arrived - c.met, n + c.arrived)
+    });
+    clopper_pearson(misses, arrived, 0.05).1
+}
+
+/// The bounds the `upper95` rule decides on: the Student-t interval (the
+/// mean for both ends with one replication), its upper end raised to the
+/// exact bound when there is one.
+pub(crate) fn upper95_bounds(
+    mean: f64,
+    ci95: Option<[f64; 2]>,
+    exact_upper: Option<f64>,
+) -> [f64; 2] {
+    let [lo, hi] = ci95.unwrap_or([mean, mean]);
+    [lo.min(mean), hi.max(mean).max(exact_upper.unwrap_or(0.0))]
+}
+
 /// Judges runs (one per replication) against every check.
 ///
 /// The decision rule (`upper95`, the default): a check is met when the upper
@@ -516,20 +538,13 @@ pub(crate) fn evaluate(
         };
         let exact_upper = match (spec.metric, spec.class) {
             (CheckMetric::MissProbability, Some(k)) if not_evaluated.is_none() => {
-                let (misses, arrived) = runs.iter().fold((0, 0), |(m, n), r| {
-                    let c = &r.classes[k];
-                    (m + c.arrived - c.met, n + c.arrived)
-                });
-                Some(clopper_pearson(misses, arrived, 0.05).1)
+                Some(pooled_exact_upper(runs, k))
             }
             _ => None,
         };
         let bounds = match decision {
             DecisionRule::Mean => [mean, mean],
-            DecisionRule::Upper95 => {
-                let [lo, hi] = ci95.unwrap_or([mean, mean]);
-                [lo.min(mean), hi.max(mean).max(exact_upper.unwrap_or(0.0))]
-            }
+            DecisionRule::Upper95 => upper95_bounds(mean, ci95, exact_upper),
         };
         let verdict = if not_evaluated.is_some() || bounds[0] > spec.threshold {
             Verdict::NotMet

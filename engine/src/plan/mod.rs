@@ -41,6 +41,7 @@ pub mod evaluate;
 
 mod analytic;
 mod binding;
+mod budget;
 mod cases;
 mod configured;
 mod curve;
@@ -65,7 +66,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::ScenarioError;
 use crate::model::plan_checks::check_plannable;
 use crate::model::scenario::Scenario;
-use crate::params::plan::{Multipliers, SensitivityInput};
+use crate::params::plan::Multipliers;
+pub use crate::plan::budget::{MAX_PLAN_REQUESTS, check_budget};
 pub use crate::plan::curve::CurveTarget;
 pub use crate::plan::evaluate::Verdict;
 pub use crate::plan::jobs::{JobOutput, PlanJob, RunKey, resolve_threads, run_batch};
@@ -90,6 +92,9 @@ pub struct PlanOptions {
     pub max_events_per_run: u64,
     /// Memory budget of each simulation (see [`RunOptions::max_bytes`]).
     pub max_bytes_per_run: u64,
+    /// The most requests the plan's runs may expect to simulate in all
+    /// ([`MAX_PLAN_REQUESTS`] by default), checked before the first.
+    pub max_plan_requests: f64,
     /// Run the best and worst cases.
     pub scenarios: bool,
     pub service_curve: bool,
@@ -123,6 +128,7 @@ impl Default for PlanOptions {
             max_requests_per_run: run.max_requests,
             max_events_per_run: run.max_events,
             max_bytes_per_run: run.max_bytes,
+            max_plan_requests: MAX_PLAN_REQUESTS,
             scenarios: true,
             service_curve: true,
             sensitivity: true,
@@ -165,6 +171,14 @@ pub enum PlanError {
     /// A pass waited without asking for a run (a planner defect, reported
     /// rather than looping).
     Stalled,
+    /// The plan's runs together would simulate more requests than its
+    /// budget ([`PlanOptions::max_plan_requests`]); `advice` names where
+    /// most of them go and the fields that set it.
+    TooMuchWork {
+        expected_requests: f64,
+        cap: f64,
+        advice: String,
+    },
 }
 
 impl fmt::Display for PlanError {
@@ -181,6 +195,16 @@ impl fmt::Display for PlanError {
             PlanError::Stalled => write!(
                 f,
                 "the planner stopped making progress (a defect: please report the scenario)"
+            ),
+            PlanError::TooMuchWork {
+                expected_requests,
+                cap,
+                advice,
+            } => write!(
+                f,
+                "the plan would simulate about {:.0} million requests in all, more than its budget of {:.0} million; {advice}",
+                expected_requests / 1e6,
+                cap / 1e6
             ),
         }
     }
@@ -263,63 +287,6 @@ fn drive<T>(
     }
 }
 
-/// Checks, before the first simulation, that every simulation the plan may
-/// run fits the per-run budgets: the base, best and worst cases, each
-/// service-curve load and each sensitivity end, on the largest workload each
-/// gives (the fleet and the hardware do not change how many requests
-/// arrive). A plan never discards finished work because a later point is
-/// too large.
-pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), PlanError> {
-    check_plannable(scenario).map_err(|error| PlanError::InvalidCase {
-        case: "base".to_string(),
-        error,
-    })?;
-    let plan = &scenario.params().plan;
-    let mut cases = vec![("base".to_string(), Multipliers::BASE)];
-    if options.scenarios {
-        cases.push(("best".to_string(), plan.best));
-        cases.push(("worst".to_string(), plan.worst));
-    }
-    if options.service_curve {
-        for &load in &plan.service_curve.load_multipliers {
-            let m = Multipliers {
-                arrival_rate: load,
-                ..Multipliers::BASE
-            };
-            cases.push((format!("base at {load}x load"), m));
-        }
-    }
-    if options.sensitivity {
-        for &input in &plan.sensitivity.inputs {
-            let factor = 1.0 + plan.sensitivity.delta;
-            cases.push((
-                format!("{} x{factor}", input.label()),
-                Multipliers::BASE.with(input, factor),
-            ));
-        }
-    }
-    let run_options = RunOptions {
-        max_requests: options.max_requests_per_run,
-        max_bytes: options.max_bytes_per_run,
-        ..RunOptions::default()
-    };
-    for (case, m) in cases {
-        // Only the multipliers that change the number of requests matter.
-        if m.arrival_rate <= 1.0 && m.batch_size <= 1.0 && case != "base" {
-            continue;
-        }
-        let scenario = Scenario::try_from(m.apply(scenario.params())).map_err(|error| {
-            PlanError::InvalidCase {
-                case: case.clone(),
-                error,
-            }
-        })?;
-        crate::sim::check_run_budget(&scenario, &run_options)
-            .map_err(|error| PlanError::Run { case, error })?;
-    }
-    Ok(())
-}
-
 /// Only the explorations of the base, best and worst cases over the whole
 /// configuration space (their cheapest configurations' searches), and the
 /// number of simulations they ran (what `sojourn plan --bench` times).
@@ -349,13 +316,11 @@ pub fn capacity_searches(
     Ok((searches, state.simulations))
 }
 
-/// A rough number of runs per capacity search, for the progress estimate.
-const SEARCH_RUNS_GUESS: u64 = 8;
-
 /// One pass over the whole plan, phase by phase (see the module docs).
 fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let plan = runner.base.params().plan.clone();
-    runner.estimated = estimate_simulations(runner);
+    runner.estimated =
+        budget::estimate_simulations(runner.base, runner.options, runner.configs.len());
     let all: Vec<usize> = (0..runner.configs.len()).collect();
 
     // 1. The exploration of the whole space.
@@ -511,48 +476,6 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
 const EXPECTED: &str = "expected demand";
 const LOW: &str = "low demand";
 const HIGH: &str = "high demand";
-
-/// How many simulations a whole plan is expected to run, for progress
-/// (searches decide as they go how many they need).
-fn estimate_simulations(runner: &Runner) -> u64 {
-    let plan = &runner.base.params().plan;
-    let options = runner.options;
-    let r = runner.min_replications() as u64;
-    let explorations = (runner.configs.len() as u64).min(explore::WIDTH as u64 + 1);
-    // One configuration's search, and the whole space's (branch and bound
-    // decides about WIDTH + 1 configurations' searches in full).
-    let one_search = SEARCH_RUNS_GUESS * r / 2;
-    let search = explorations * one_search;
-    let curve_points =
-        (plan.service_curve.load_multipliers.len() as u64 + 1) * runner.curve_replications() as u64;
-    let sensitivity_runs = plan
-        .sensitivity
-        .inputs
-        .iter()
-        .filter(|i| **i != SensitivityInput::Price)
-        .count() as u64
-        * 2
-        * plan.sensitivity.replications as u64;
-    // The search, the scenario's own settings searched for the "why" and
-    // the configured fleet judged; the demand cases re-plan the chosen
-    // configuration alone, and sensitivity re-plans a few inputs' ends
-    // from the plan's fleet (on the shipped scenarios this comes within
-    // -18% to +83% of the simulations run; it was 1.7 to 3.7 times them).
-    search
-        + one_search
-        + 2 * r
-        + if options.scenarios { 2 * one_search } else { 0 }
-        + if options.service_curve {
-            curve_points
-        } else {
-            0
-        }
-        + if options.sensitivity {
-            sensitivity_runs + 2 * one_search
-        } else {
-            0
-        }
-}
 
 /// The configured fleet's judgement, or why there is none, into `result`.
 fn set_configured(result: &mut PlanResult, configured: Option<Result<ConfiguredFleet, String>>) {

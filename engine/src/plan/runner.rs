@@ -24,7 +24,10 @@ use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
 use crate::plan::cost::{self, CostBasis};
 use crate::plan::diagnose::{self, Unreachable};
-use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate, mean_ci};
+use crate::plan::evaluate::{
+    CheckSpec, Evaluation, RunSummary, Verdict, evaluate, mean_ci, pooled_exact_upper,
+    upper95_bounds,
+};
 use crate::plan::jobs::{PlanJob, RunKey};
 use crate::plan::result::{ClassIntervals, CostSummary, Interval};
 use crate::plan::space::{Configuration, configurations};
@@ -557,12 +560,22 @@ impl<'a> Runner<'a> {
 
     /// Each class's P(miss) and percentiles over replications 0..count of
     /// `case` on `replicas` (which must have run). A percentile of a class
-    /// without requests counts as no delay.
+    /// without requests counts as no delay. P(miss)'s interval is the one a
+    /// miss target is decided on: its upper end at least the exact bound of
+    /// the misses pooled over the replications (no miss is not P(miss) 0).
     pub fn class_intervals(&self, case: usize, replicas: u32, count: u32) -> Vec<ClassIntervals> {
         let runs = self.runs(case, replicas, count);
         let interval = |f: &dyn Fn(&RunSummary) -> f64| {
             let (mean, ci95) = mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>());
             Interval { mean, ci95 }
+        };
+        let p_miss = |k: usize| {
+            let Interval { mean, ci95 } = interval(&|r| r.classes[k].p_miss);
+            let exact = pooled_exact_upper(&runs, k);
+            Interval {
+                mean,
+                ci95: (!mean.is_nan()).then(|| upper95_bounds(mean, ci95, Some(exact))),
+            }
         };
         self.base
             .params()
@@ -571,7 +584,7 @@ impl<'a> Runner<'a> {
             .enumerate()
             .map(|(k, class)| ClassIntervals {
                 class: class.name.clone(),
-                p_miss: interval(&|r| r.classes[k].p_miss),
+                p_miss: p_miss(k),
                 sojourn_p50_s: interval(&|r| no_data_is_zero(r.classes[k].sojourn.p50)),
                 sojourn_p99_s: interval(&|r| no_data_is_zero(r.classes[k].sojourn.p99)),
                 ttft_p99_s: interval(&|r| no_data_is_zero(r.classes[k].ttft.p99)),

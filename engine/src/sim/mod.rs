@@ -19,6 +19,7 @@ mod free_blocks;
 mod options;
 mod record;
 pub mod reference;
+mod replica;
 mod rules;
 pub mod saturation;
 pub mod state;
@@ -34,10 +35,10 @@ use serde::Serialize;
 
 use crate::model::Load;
 use crate::model::scenario::Scenario;
-use crate::model::step_time::StepTimeModel;
-use crate::params::{Discipline, Router, Schedule};
+use crate::params::Router;
 use crate::serde_float::NonFinite;
-use crate::sim::rules::{BlockSize, Pool};
+use crate::sim::closed_loop::ReplicaOrder;
+pub(crate) use crate::sim::replica::{Ctx, Replica, ReplicaConfig};
 pub(crate) use crate::sim::state::Time;
 use crate::sim::state::{Active, ReqId};
 use crate::sim::workload::{RequestSpec, Workload};
@@ -46,7 +47,8 @@ pub use batch::StepCounters;
 pub(crate) use batch::StepHistogram;
 pub(crate) use options::max_series_points;
 pub use options::{
-    BYTES_PER_REQUEST, EngineKind, RunError, RunOptions, check_run_budget, run_bytes_estimate,
+    BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, RunError, RunOptions, check_run_budget,
+    run_bytes_estimate,
 };
 pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
 
@@ -59,163 +61,6 @@ const TIE: f64 = 1e-11;
 /// The drain advances in at most about this many units of work (or in
 /// series intervals, when those are longer).
 const DRAIN_UNITS: f64 = 10_000.0;
-
-/// Numbers a replica needs, copied out of the scenario.
-#[derive(Clone, Debug)]
-pub(crate) struct ReplicaConfig {
-    pub max_num_seqs: usize,
-    pub budget: u64,
-    /// Per-request prefill limit per step (u64::MAX for none).
-    pub threshold: u64,
-    pub block_size: BlockSize,
-    pub total_blocks: u32,
-    pub discipline: Discipline,
-    /// Whether any class has a timeout.
-    pub timeouts: bool,
-    pub schedule: Schedule,
-    /// Whether preempted requests' blocks stay cached (`sim::free_blocks`).
-    pub prefix_caching: bool,
-    pub step_time: StepTimeModel,
-}
-
-impl ReplicaConfig {
-    fn new(scenario: &Scenario) -> ReplicaConfig {
-        let e = &scenario.params().engine;
-        ReplicaConfig {
-            max_num_seqs: e.max_num_seqs as usize,
-            budget: e.max_num_batched_tokens as u64,
-            threshold: if e.long_prefill_threshold == 0 {
-                u64::MAX
-            } else {
-                e.long_prefill_threshold as u64
-            },
-            block_size: BlockSize::new(scenario.memory().block_size as u64),
-            total_blocks: scenario.memory().total_blocks,
-            discipline: e.discipline,
-            timeouts: scenario.classes().iter().any(|c| c.timeout_s.is_some()),
-            schedule: e.schedule,
-            prefix_caching: e.prefix_caching,
-            step_time: scenario.step_time().clone(),
-        }
-    }
-}
-
-/// What replicas write into while they run.
-pub(crate) struct Ctx {
-    pub records: Vec<RequestRecord>,
-    pub events: u64,
-    pub steps: u64,
-    /// The steps' shapes and durations, and the fullest KV cache since the
-    /// last series sample.
-    pub batches: StepCounters,
-    pub max_events: u64,
-    /// The closed-loop classes, one bit each (there are at most 64 classes).
-    closed_classes: u64,
-    /// Closed-loop requests completed since the cluster last took them.
-    pub returns: Vec<ReqId>,
-    /// Replicas stop stepping once `events` passes this: the event budget,
-    /// or 0 while `returns` holds a request whose client's next send the
-    /// cluster has not yet scheduled (it may fall before the next step).
-    stop_after: u64,
-}
-
-impl Ctx {
-    /// A context for `capacity` records; `closed_classes` has bit c set for
-    /// each closed-loop class c.
-    pub fn new(capacity: usize, max_events: u64, closed_classes: u64) -> Ctx {
-        Ctx {
-            records: Vec::with_capacity(capacity),
-            events: 0,
-            steps: 0,
-            batches: StepCounters::default(),
-            max_events,
-            closed_classes,
-            returns: Vec::new(),
-            stop_after: max_events,
-        }
-    }
-
-    /// Records how a request left a replica.
-    pub fn close(&mut self, a: &Active, status: Status, end_s: f64) {
-        let status = match status {
-            Status::Unfinished if a.timeout_at_s <= end_s => Status::TimedOut,
-            s => s,
-        };
-        let end_s = match status {
-            Status::TimedOut => a.timeout_at_s,
-            Status::Unfinished => f64::NAN,
-            _ => end_s,
-        };
-        let r = &mut self.records[a.id as usize];
-        r.status = status;
-        r.end_s = end_s;
-        r.busy_s = a.busy_s;
-        r.preemptions = a.preemptions;
-        r.recomputed_tokens = a.recomputed_tokens;
-        // (Timeouts are the cluster's: it knows them in advance.)
-        if status == Status::Completed && self.closed_classes >> r.class & 1 == 1 {
-            self.returns.push(a.id);
-            self.stop_after = 0;
-        }
-    }
-
-    pub fn over_budget(&self) -> bool {
-        self.events > self.max_events
-    }
-
-    /// Whether `class` is a closed loop.
-    pub fn is_closed(&self, class: u16) -> bool {
-        self.closed_classes >> class & 1 == 1
-    }
-
-    /// Whether replicas must stop stepping: over the event budget, or a
-    /// closed-loop request has returned.
-    #[inline]
-    pub fn must_stop(&self) -> bool {
-        self.events > self.stop_after
-    }
-
-    /// Hands over the returned closed-loop requests and lets replicas step on.
-    pub fn take_returns(&mut self, into: &mut Vec<ReqId>) {
-        into.append(&mut self.returns);
-        self.stop_after = self.max_events;
-    }
-}
-
-/// One replica's scheduler, as the cluster loop drives it.
-pub(crate) trait Replica {
-    fn new(cfg: ReplicaConfig) -> Self;
-    /// Runs every step that starts before `t`, abandoning timed-out requests
-    /// at step starts. May defer work that no query below could observe.
-    fn advance_until(&mut self, t: f64, ctx: &mut Ctx);
-    /// Does any deferred work, so that `used_blocks` is exact.
-    fn sync(&mut self, ctx: &mut Ctx);
-    /// Runs every step that starts before `t`, deferring nothing, until
-    /// [`Ctx::must_stop`] (a closed-loop request returned).
-    fn advance_exact(&mut self, t: f64, ctx: &mut Ctx);
-    /// Whether it holds any request.
-    fn is_busy(&self) -> bool {
-        self.waiting_len() + self.running_len() > 0
-    }
-    /// A request routed here at time `t` (after `advance_until(t)`, or with
-    /// closed loops to just before `t`: `Cluster::steps_before`).
-    fn enqueue(&mut self, request: Active, t: f64, ctx: &mut Ctx);
-    /// Its free blocks and waiting queue.
-    fn pool(&self) -> &Pool;
-    fn waiting_len(&self) -> usize {
-        self.pool().waiting.len()
-    }
-    fn running_len(&self) -> usize;
-    fn used_blocks(&self) -> u32 {
-        self.pool().used_blocks()
-    }
-    /// Total duration of the steps executed \[s\].
-    fn busy_s(&self) -> f64;
-    /// When the last executed step ended (or the replica last became idle) \[s\].
-    fn clock_s(&self) -> f64;
-    /// Marks everything still here as unfinished (or timed out) at `end_s`.
-    fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx);
-}
 
 /// How far a [`Simulation`] has got.
 #[serde_with::serde_as]
@@ -241,7 +86,11 @@ struct Cluster<'s, R: Replica> {
     next_sample_s: f64,
     end_s: f64,
     now_s: f64,
+    /// When the latest request so far arrived \[s\].
+    last_arrival_s: f64,
     max_requests: u64,
+    /// The run's memory budget \[bytes\] ([`RunOptions::max_bytes`]).
+    max_bytes: u64,
     /// The most series points this run takes
     /// ([`crate::model::scenario::MAX_SERIES_POINTS`], fewer with many
     /// replicas: [`crate::model::scenario::MAX_REPLICA_SAMPLES`]).
@@ -259,6 +108,9 @@ struct Cluster<'s, R: Replica> {
     closed_timeouts: BinaryHeap<Reverse<(Time, ReqId)>>,
     /// Scratch list of returned closed-loop requests (kept for its allocation).
     returned: Vec<ReqId>,
+    /// With closed loops, the busy replicas by their next step; touched
+    /// only then.
+    order: ReplicaOrder,
 }
 
 impl<'s, R: Replica> Cluster<'s, R> {
@@ -293,7 +145,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
             // until every request is done.
             end_s: scenario.params().run.horizon_s + drain_s,
             now_s: 0.0,
+            last_arrival_s: 0.0,
             max_requests: options.max_requests,
+            max_bytes: options.max_bytes,
             max_series_points: max_series_points(n),
             drain_step_s: if drain_s.is_finite() {
                 interval_s.max(drain_s / DRAIN_UNITS)
@@ -306,6 +160,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             reactive: closed_classes != 0,
             closed_timeouts: BinaryHeap::new(),
             returned: Vec::new(),
+            order: ReplicaOrder::new(if closed_classes != 0 { n } else { 0 }),
         })
     }
 
@@ -316,10 +171,22 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 simulated_s: self.now_s,
             });
         }
-        if self.ctx.records.len() as u64 > self.max_requests {
+        // The estimates checked before the run bound it in expectation;
+        // these bound what it holds, whatever it turns out to send.
+        let sent = self.ctx.records.len() as u64;
+        if sent > self.max_requests {
             return Err(RunError::TooManyRequests {
-                expected: self.ctx.records.len() as f64,
+                expected: sent as f64,
                 cap: self.max_requests,
+                advice: options::fewer_requests(self.scenario),
+            });
+        }
+        if sent as f64 * BYTES_PER_REQUEST > self.max_bytes as f64 {
+            return Err(RunError::TooMuchMemory {
+                estimated_bytes: sent as f64 * BYTES_PER_REQUEST,
+                expected_requests: sent as f64,
+                cap_bytes: self.max_bytes,
+                advice: options::fewer_requests(self.scenario),
             });
         }
         Ok(())
@@ -357,6 +224,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
             let at = self.next_sample_s;
             let upto = self.steps_before(at);
             let (mut waiting, mut running, mut blocks) = (0, 0, 0u64);
+            if self.reactive {
+                self.order.touch_all();
+            }
             for r in &mut self.replicas {
                 r.advance_until(upto, &mut self.ctx);
                 r.sync(&mut self.ctx);
@@ -382,6 +252,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
 
     fn deliver(&mut self, spec: RequestSpec) {
         let t = spec.arrival_s;
+        self.last_arrival_s = self.last_arrival_s.max(t);
         let upto = self.steps_before(t);
         let class = &self.scenario.classes()[spec.class as usize];
         let id = self.ctx.records.len() as ReqId;
@@ -398,6 +269,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 c
             }
             Router::JoinShortestQueue | Router::LeastKvLoad => {
+                if self.reactive {
+                    self.order.touch_all();
+                }
                 let by_kv = self.scenario.params().cluster.router == Router::LeastKvLoad;
                 // One pass: each replica is brought up to `t` and weighed;
                 // the first of the least loaded wins.
@@ -418,6 +292,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 best.2
             }
         };
+        if self.reactive {
+            self.order.touch(chosen);
+        }
         let replica = &mut self.replicas[chosen];
         replica.advance_until(upto, &mut self.ctx);
         self.ctx.records[id as usize].replica = chosen as u16;
@@ -467,8 +344,14 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 None => {
                     // Drain: a series interval (or a 1/10,000th of the
                     // drain, if longer) per unit of work, until the end or
-                    // until the fleet has nothing left to do.
-                    let t = (self.now_s + self.drain_step_s).min(self.end_s);
+                    // until the fleet has nothing left to do. Once the
+                    // series is full, the step doubles at every unit, so
+                    // that a drain of any length (a counted run's is
+                    // open-ended) takes a bounded number of units; and a
+                    // step always moves the time on, however far out.
+                    let t = (self.now_s + self.drain_step_s)
+                        .max(self.now_s.next_up())
+                        .min(self.end_s);
                     self.sample_until(t);
                     let mut idle = true;
                     for r in &mut self.replicas {
@@ -476,6 +359,9 @@ impl<'s, R: Replica> Cluster<'s, R> {
                         idle &= !r.is_busy();
                     }
                     self.now_s = t;
+                    if self.series.len() >= self.max_series_points {
+                        self.drain_step_s *= 2.0;
+                    }
                     if t >= self.end_s || idle {
                         self.close();
                     }
@@ -497,15 +383,16 @@ impl<'s, R: Replica> Cluster<'s, R> {
     }
 
     /// Ends the run: what is still in the system is unfinished. A run whose
-    /// end was open (a fixed count) ends at the later of the horizon and
-    /// its last step.
+    /// end was open (a fixed count) ends at the latest of the horizon, its
+    /// last step and its last arrival (a refused request ends where it
+    /// arrives, and no request ends after the run).
     fn close(&mut self) {
         if !self.end_s.is_finite() {
             let last_s = self
                 .replicas
                 .iter()
                 .map(|r| r.clock_s())
-                .fold(0.0, f64::max);
+                .fold(self.last_arrival_s, f64::max);
             self.end_s = last_s.max(self.scenario.params().run.horizon_s);
         }
         for r in &mut self.replicas {
@@ -521,14 +408,16 @@ impl<'s, R: Replica> Cluster<'s, R> {
         // Busy time up to the end of the run: a step that started before the
         // end but finishes after it (the replica is busy from its start to
         // its clock) counts only up to the end, so that the busy fraction
-        // is at most 1.
+        // is at most 1. (`max` and `min`, not `clamp`: they never panic,
+        // and a NaN from an overflowing clock becomes 0.)
         let end_s = self.end_s;
         let busy: Vec<f64> = self
             .replicas
             .iter()
             .map(|r| {
                 let clock = r.clock_s();
-                (r.busy_s() - (clock - end_s).max(0.0)).clamp(0.0, clock.min(end_s))
+                let within = clock.min(end_s).max(0.0);
+                (r.busy_s() - (clock - end_s).max(0.0)).max(0.0).min(within)
             })
             .collect();
         let active_until_s = self

@@ -6,7 +6,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::Load;
 use crate::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Scenario};
+use crate::params::Router;
 use crate::serde_float::NonFinite;
 use crate::sim::state::Active;
 use crate::sim::{RequestRecord, SeriesPoint};
@@ -45,6 +47,12 @@ impl Default for RunOptions {
 pub const DEFAULT_MAX_REQUESTS: u64 = 20_000_000;
 /// Default cap on engine events per run.
 pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
+/// Most replica looks a run's router may expect: join-shortest-queue and
+/// least-KV routing bring every replica up to an arrival and weigh it (10
+/// to 40 ns each natively: 4,096 replicas and 60,000 requests took 3.4 s
+/// and 7.4 s on a loaded 2-core machine). 200 million keeps a run's routing
+/// to seconds.
+pub const MAX_ROUTER_LOOKS: f64 = 2e8;
 /// Default memory budget of a run: 1 GiB, which a browser's Web Worker
 /// (wasm32, 4 GiB of address space at most) holds with room to spare.
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
@@ -61,10 +69,29 @@ pub enum EngineKind {
 #[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum RunError {
-    /// The scenario expects more requests than the cap allows.
-    TooManyRequests { expected: f64, cap: u64 },
+    /// The scenario expects more requests than the cap allows (or sent
+    /// them: `expected` is then the count so far). `advice` names the
+    /// class that sends the most and the fields that set its count.
+    TooManyRequests {
+        #[serde_as(as = "NonFinite")]
+        expected: f64,
+        cap: u64,
+        advice: String,
+    },
     /// The run hit the event cap.
     TooManyEvents { cap: u64, simulated_s: f64 },
+    /// Routing by load (join-shortest-queue, least KV) looks at every
+    /// replica for every request: the looks expected are over the budget
+    /// ([`MAX_ROUTER_LOOKS`]).
+    TooMuchRouting {
+        #[serde_as(as = "NonFinite")]
+        expected_requests: f64,
+        replicas: u32,
+        #[serde_as(as = "NonFinite")]
+        looks: f64,
+        cap: f64,
+        advice: String,
+    },
     /// The run's memory estimate is over the budget.
     TooMuchMemory {
         #[serde_as(as = "NonFinite")]
@@ -72,16 +99,20 @@ pub enum RunError {
         #[serde_as(as = "NonFinite")]
         expected_requests: f64,
         cap_bytes: u64,
+        advice: String,
     },
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::TooManyRequests { expected, cap } => write!(
+            RunError::TooManyRequests {
+                expected,
+                cap,
+                advice,
+            } => write!(
                 f,
-                "the scenario would simulate about {expected:.0} requests, more than the cap of {cap}; \
-                 shorten the horizon or lower the arrival rates (or a load mode's requests or clients)"
+                "the scenario would simulate about {expected:.0} requests, more than the cap of {cap}; {advice}"
             ),
             RunError::TooManyEvents { cap, simulated_s } => write!(
                 f,
@@ -89,14 +120,29 @@ impl fmt::Display for RunError {
                  the scenario is too large to simulate here (shorten the horizon, lower the rates or add replicas)",
                 simulated_s / 3600.0
             ),
+            RunError::TooMuchRouting {
+                expected_requests,
+                replicas,
+                looks,
+                cap,
+                advice,
+            } => write!(
+                f,
+                "routing each of its about {expected_requests:.0} requests by load looks at all {replicas} replicas: \
+                 about {:.0} million looks, more than the budget of {:.0} million a run; \
+                 route round-robin (cluster.router) or use fewer replicas (cluster.replicas); {advice}",
+                looks / 1e6,
+                cap / 1e6
+            ),
             RunError::TooMuchMemory {
                 estimated_bytes,
                 expected_requests,
                 cap_bytes,
+                advice,
             } => write!(
                 f,
                 "the scenario would need about {:.0} MB of memory for its {expected_requests:.0} expected requests, \
-                 more than the budget of {:.0} MB per run; shorten the horizon (run.horizon_s) or lower the arrival rates (or a load mode's requests or clients)",
+                 more than the budget of {:.0} MB per run; {advice}",
                 estimated_bytes / 1e6,
                 *cap_bytes as f64 / 1e6
             ),
@@ -106,12 +152,16 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Memory a run holds per request \[bytes\]: its record, its state while it
-/// waits or runs (every request may be waiting at once), and the report's
-/// per-request samples (sojourn, time to first token, time per output token).
-pub const BYTES_PER_REQUEST: f64 = (std::mem::size_of::<RequestRecord>()
-    + std::mem::size_of::<Active>()
-    + 3 * std::mem::size_of::<f64>()) as f64;
+/// Memory a run holds per request at the most \[bytes\]: its record, and its
+/// state while it waits or runs, three times over: every request may be
+/// waiting at once, and a waiting queue that grows holds its old storage
+/// and the doubled new one while it moves them (in wasm32 the allocator
+/// cannot always grow a block in place). The report's per-request samples
+/// come after the states are freed and take less. Measured against the use
+/// by `engine/tests/memory` (a counting allocator): an offline class
+/// holding every request in one queue comes closest.
+pub const BYTES_PER_REQUEST: f64 =
+    (std::mem::size_of::<RequestRecord>() + 3 * std::mem::size_of::<Active>()) as f64;
 
 /// Memory a run of `scenario` needs at most, roughly \[bytes\]: every
 /// request expected (plus five standard deviations) at
@@ -127,21 +177,70 @@ pub fn run_bytes_estimate(scenario: &Scenario) -> f64 {
 /// estimate are over `options`' caps.
 pub fn check_run_budget(scenario: &Scenario, options: &RunOptions) -> Result<(), RunError> {
     let expected = scenario.expected_requests();
-    if expected > options.max_requests as f64 {
+    if expected.is_nan() || expected > options.max_requests as f64 {
         return Err(RunError::TooManyRequests {
             expected,
             cap: options.max_requests,
+            advice: fewer_requests(scenario),
+        });
+    }
+    let replicas = scenario.params().cluster.replicas;
+    let looks = match scenario.params().cluster.router {
+        Router::RoundRobin => 0.0,
+        Router::JoinShortestQueue | Router::LeastKvLoad => expected * replicas as f64,
+    };
+    if looks.is_nan() || looks > MAX_ROUTER_LOOKS {
+        return Err(RunError::TooMuchRouting {
+            expected_requests: expected,
+            replicas,
+            looks,
+            cap: MAX_ROUTER_LOOKS,
+            advice: fewer_requests(scenario),
         });
     }
     let estimated_bytes = run_bytes_estimate(scenario);
-    if estimated_bytes > options.max_bytes as f64 {
+    if estimated_bytes.is_nan() || estimated_bytes > options.max_bytes as f64 {
         return Err(RunError::TooMuchMemory {
             estimated_bytes,
             expected_requests: expected,
             cap_bytes: options.max_bytes,
+            advice: fewer_requests(scenario),
         });
     }
     Ok(())
+}
+
+/// What to change for fewer requests: the class expected to send the most,
+/// and the fields that set its count.
+pub(crate) fn fewer_requests(scenario: &Scenario) -> String {
+    let most = (0..scenario.classes().len())
+        .map(|i| (i, scenario.class_requests(i)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((i, requests)) = most else {
+        return "shorten the horizon (run.horizon_s)".to_string();
+    };
+    let class = &scenario.classes()[i];
+    let name = &scenario.params().classes[i].name;
+    let fields = match &class.load {
+        Load::Open => format!("lower classes[{i}].batches_per_hour or shorten run.horizon_s"),
+        Load::FixedCount { .. } | Load::Offline { .. } => {
+            format!("lower classes[{i}].load.requests")
+        }
+        Load::ClosedLoop {
+            requests: Some(_), ..
+        } => format!("lower classes[{i}].load.requests"),
+        Load::ClosedLoop { requests: None, .. } => format!(
+            "each of its clients sends again as soon as its request returns{} (plus a think time of classes[{i}].load.think_ms): \
+             lower classes[{i}].load.clients, lengthen the think time, set a total (classes[{i}].load.requests) or shorten run.horizon_s",
+            match (scenario.refusals_possible(), class.timeout_s) {
+                (true, _) => " or is refused",
+                (false, Some(_)) => " or times out",
+                (false, None) => "",
+            }
+        ),
+        Load::Trace { .. } => format!("replay fewer requests (classes[{i}].load.requests)"),
+    };
+    format!("class \"{name}\" sends about {requests:.0} of them: {fields}")
 }
 
 /// The most series points a run of `replicas` replicas takes.

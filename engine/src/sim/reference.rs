@@ -27,7 +27,7 @@ use crate::model::step_time::StepShape;
 use crate::params::Schedule;
 use crate::sim::free_blocks::FreeBlocks;
 use crate::sim::rules::{self, Pool, blocks_needed, victim_index};
-use crate::sim::state::Active;
+use crate::sim::state::{Active, Clock};
 use crate::sim::{Ctx, ReplicaConfig, Status};
 
 /// Builds one step over an explicit running list (admission order): rules
@@ -156,16 +156,8 @@ fn apply_step(
 /// The reference replica.
 pub(crate) struct RefReplica {
     cfg: ReplicaConfig,
-    /// When the next step may start \[s\]: `sum + err` rounded.
-    clock: f64,
-    /// The clock as a compensated (Neumaier) sum of step durations, so that
-    /// millions of steps do not accumulate a rounding drift: the fast
-    /// engine sums a run of steps in closed form, and the two must agree to
-    /// rounding however long the run (`tests/engine/oracle.rs`,
-    /// `a_long_busy_run_agrees_to_rounding`).
-    sum: f64,
-    /// The rounding error `sum` has lost so far.
-    err: f64,
+    /// When the next step may start, compensated ([`Clock`]).
+    clock: Clock,
     /// The running requests in admission order.
     running: Vec<Active>,
     pool: Pool,
@@ -173,19 +165,6 @@ pub(crate) struct RefReplica {
 }
 
 impl RefReplica {
-    /// Adds `dt` to the compensated clock and returns the new clock.
-    fn add_to_clock(&mut self, dt: f64) -> f64 {
-        let t = self.sum + dt;
-        self.err += if self.sum.abs() >= dt.abs() {
-            (self.sum - t) + dt
-        } else {
-            (dt - t) + self.sum
-        };
-        self.sum = t;
-        self.clock = t + self.err;
-        self.clock
-    }
-
     /// Rule 1: the requests, waiting or running, whose client timeout has
     /// passed by `now` are abandoned (ending at their timeout), and their
     /// blocks freed.
@@ -207,7 +186,7 @@ impl RefReplica {
 
     /// One step; false when nothing could be scheduled or preempted (a stall).
     fn step(&mut self, ctx: &mut Ctx) -> bool {
-        let now = self.clock;
+        let now = self.clock.now_s();
         let (shape, recomputed, preempted) =
             schedule_step(&self.cfg, &mut self.running, &mut self.pool, now, ctx);
         let tokens = shape.tokens();
@@ -218,7 +197,7 @@ impl RefReplica {
         }
         let dt = self.cfg.step_time.step_s(&shape);
         (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
-        let end = self.add_to_clock(dt);
+        let end = self.clock.add(dt);
         apply_step(&mut self.running, dt, tokens, end, &mut self.pool.free, ctx);
         self.busy_s += dt;
         ctx.steps += 1;
@@ -230,9 +209,7 @@ impl RefReplica {
 impl super::Replica for RefReplica {
     fn new(cfg: ReplicaConfig) -> Self {
         RefReplica {
-            clock: 0.0,
-            sum: 0.0,
-            err: 0.0,
+            clock: Clock::default(),
             running: Vec::new(),
             pool: Pool::new(&cfg),
             busy_s: 0.0,
@@ -245,11 +222,11 @@ impl super::Replica for RefReplica {
     }
 
     fn advance_until(&mut self, t: f64, ctx: &mut Ctx) {
-        while self.clock < t && !(self.running.is_empty() && self.pool.waiting.is_empty()) {
+        while self.clock.now_s() < t && !(self.running.is_empty() && self.pool.waiting.is_empty()) {
             if ctx.must_stop() {
                 return;
             }
-            self.expire_timeouts(self.clock, ctx);
+            self.expire_timeouts(self.clock.now_s(), ctx);
             if (self.running.is_empty() && self.pool.waiting.is_empty()) || !self.step(ctx) {
                 return;
             }
@@ -288,8 +265,8 @@ impl super::Replica for RefReplica {
 
     fn enqueue(&mut self, request: Active, t: f64, _ctx: &mut Ctx) {
         // An idle replica's clock jumps to the arrival.
-        if self.running.is_empty() && self.pool.waiting.is_empty() && t > self.clock {
-            (self.clock, self.sum, self.err) = (t, t, 0.0);
+        if self.running.is_empty() && self.pool.waiting.is_empty() {
+            self.clock.wait_until(t);
         }
         self.pool.waiting.push_back(request);
     }
@@ -303,7 +280,7 @@ impl super::Replica for RefReplica {
     }
 
     fn clock_s(&self) -> f64 {
-        self.clock
+        self.clock.now_s()
     }
 
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {

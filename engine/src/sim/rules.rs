@@ -176,14 +176,16 @@ impl Pool {
 
     /// Marks `r`, just taken from the head of the waiting queue, as admitted
     /// in a step starting at `now`: it gets the next admission number, and
-    /// its record the time of its first admission.
+    /// its record the time of its first admission. That is never before
+    /// its arrival: with closed loops a step starting a hair before an
+    /// arrival counts as starting at it (`sim::TIE`), and admits it there.
     #[inline(always)]
     pub fn stamp_admitted(&mut self, r: &mut Active, now: f64, ctx: &mut Ctx) {
         r.admit_seq = self.next_admit_seq;
         self.next_admit_seq += 1;
         let record = &mut ctx.records[r.id as usize];
         if record.admitted_s.is_nan() {
-            record.admitted_s = now;
+            record.admitted_s = now.max(record.arrival_s);
         }
     }
 

@@ -108,9 +108,10 @@ fn a_run_over_the_memory_budget_is_refused_before_it_starts() {
     };
     assert!(matches!(err, RunError::TooMuchMemory { .. }), "{err}");
     assert!(err.to_string().contains("run.horizon_s"), "{err}");
-    // The estimate is about the measured 240 bytes per request.
+    // The estimate is the record and three states a request (the states
+    // of a waiting queue that grows), about 460 bytes.
     let per_request = run_bytes_estimate(&scenario) / scenario.expected_requests();
-    assert!((150.0..400.0).contains(&per_request), "{per_request}");
+    assert!((400.0..600.0).contains(&per_request), "{per_request}");
 }
 
 /// r06: steps far slower than the window (MFU 3e-5) were counted in full
@@ -224,5 +225,76 @@ fn targets_and_candidates_are_bounded_in_number() {
         p.plan.candidates = Some(vec![candidate; 33]);
         let err = Scenario::try_from(p).unwrap_err();
         assert!(err.for_field("plan.candidates").is_some(), "{err}");
+    }
+}
+
+/// n13: 32 service-curve loads up to 94x, 100 replications each (654 bytes,
+/// over 300 s). The plan's whole work is estimated before its first run and
+/// refused above its budget, naming where it goes and what to change.
+#[test]
+fn a_plan_over_its_work_budget_is_refused_before_it_starts() {
+    use sojourn_engine::{PlanError, PlanOptions, PlanSession, check_budget};
+    let path = format!(
+        "{}/tests/data/repro/n13_plan_curve_unbounded_work.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let json = std::fs::read(path).unwrap();
+    let params = sojourn_engine::scenario_params_from_json(&json).unwrap();
+    let scenario = Scenario::try_from(params).unwrap();
+    let Err(err) = check_budget(&scenario, &PlanOptions::default()) else {
+        panic!("the plan went ahead");
+    };
+    let PlanError::TooMuchWork {
+        expected_requests,
+        ref advice,
+        ..
+    } = err
+    else {
+        panic!("{err}");
+    };
+    // The curve alone: 3,600 requests at 1x, x (1 + 4 + ... + 94) = 1,520,
+    // x 100 replications: 547 million.
+    assert!(expected_requests > 5.4e8, "{expected_requests}");
+    assert!(advice.contains("the service curve"), "{advice}");
+    assert!(
+        advice.contains("plan.service_curve.replications"),
+        "{advice}"
+    );
+    let mut session = PlanSession::new(scenario.clone(), PlanOptions::default());
+    assert!(session.step().is_err());
+    assert_eq!(session.simulations(), 0, "refused before any simulation");
+
+    // Ten replications of each load fit.
+    let mut p = scenario.params().clone();
+    p.plan.service_curve.replications = Some(10);
+    p.plan.replications = 10;
+    p.plan.min_replications = 10;
+    p.plan.sensitivity.replications = 10;
+    let scenario = Scenario::try_from(p).unwrap();
+    assert!(check_budget(&scenario, &PlanOptions::default()).is_ok());
+}
+
+/// Routing by load looks at every replica for every request: 4,096
+/// replicas and 60,000 requests took 3.4 s by join-shortest-queue and 7.4 s
+/// by least KV (review, item 6). The looks are counted before the run.
+#[test]
+fn routing_by_load_over_many_replicas_is_bounded() {
+    use sojourn_engine::{MAX_ROUTER_LOOKS, Router};
+    for router in [Router::JoinShortestQueue, Router::LeastKvLoad] {
+        let mut p = one_class("api", 360_000.0, 60.0);
+        p.run.horizon_s = 600.0;
+        p.cluster.replicas = 4096;
+        p.cluster.router = router;
+        let scenario = Scenario::try_from(p.clone()).unwrap();
+        assert!(scenario.expected_requests() * 4096.0 > MAX_ROUTER_LOOKS);
+        let Err(err) = simulate(&scenario, &RunOptions::default()) else {
+            panic!("{router:?}: the run went ahead");
+        };
+        assert!(matches!(err, RunError::TooMuchRouting { .. }), "{err}");
+        assert!(err.to_string().contains("cluster.router"), "{err}");
+        // Round-robin looks at one replica a request.
+        p.cluster.router = Router::RoundRobin;
+        let scenario = Scenario::try_from(p).unwrap();
+        assert!(sojourn_engine::Simulation::new(&scenario, &RunOptions::default()).is_ok());
     }
 }

@@ -163,8 +163,8 @@ fn value_stability_of_the_default_scenario() {
 }
 
 const PINNED_ROOFLINE: (u64, u64, &str, u64) =
-    (5977, 5938, "26.830641", 12_514_997_861_074_806_257);
-const PINNED_DEFAULT: (u64, u64, &str, u64) = (5977, 5946, "23.588778", 5_454_429_266_974_448_671);
+    (5977, 5938, "26.830641", 13_042_459_766_307_235_427);
+const PINNED_DEFAULT: (u64, u64, &str, u64) = (5977, 5946, "23.588778", 11_309_134_810_588_026_730);
 
 #[test]
 fn runaway_scenarios_stop_with_a_clear_message() {

@@ -17,6 +17,7 @@ mod oracle;
 mod planner;
 mod provisional;
 mod recost;
+mod reproducers;
 mod robustness;
 mod rounds;
 mod saturation;

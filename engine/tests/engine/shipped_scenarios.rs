@@ -123,6 +123,38 @@ fn shipped_scenarios_validate_and_run() {
     }
 }
 
+/// Every shipped scenario plans within the plan's budget, with room: the
+/// budget refuses runaway plans (review n13), not the ones we ship.
+#[test]
+fn shipped_scenarios_plan_within_the_budget() {
+    use sojourn_engine::{MAX_PLAN_REQUESTS, PlanError, PlanOptions, check_budget};
+    for (name, params) in shipped() {
+        let scenario = Scenario::try_from(params).unwrap();
+        // The expected work, read from the refusal under a budget of 0.
+        let nothing = PlanOptions {
+            max_plan_requests: 0.0,
+            ..PlanOptions::default()
+        };
+        let expected_requests = match check_budget(&scenario, &nothing) {
+            Err(PlanError::TooMuchWork {
+                expected_requests, ..
+            }) => expected_requests,
+            // (The calibration example is a closed loop: not plannable.)
+            Err(PlanError::InvalidCase { case, .. }) if case == "base" => continue,
+            other => panic!("{name}: {other:?}"),
+        };
+        println!("{name}: about {:.1} M requests", expected_requests / 1e6);
+        assert!(
+            expected_requests < MAX_PLAN_REQUESTS / 2.0,
+            "{name}: {expected_requests}"
+        );
+        assert!(
+            check_budget(&scenario, &PlanOptions::default()).is_ok(),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn every_shipped_scenario_has_a_write_up() {
     let readme = std::fs::read_to_string(scenarios_dir().join("README.md")).unwrap();

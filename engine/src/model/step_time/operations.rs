@@ -414,7 +414,11 @@ impl Operations {
         let memory = MemoryBudget::compute(params);
         let tp = memory.gpus_per_replica as f64;
         let active = m.active_params_b.unwrap_or(m.params_b) * 1e9;
-        let hidden = m.hidden_size.map_or(m.q_heads * m.head_dim, |h| h) as f64;
+        // Without a hidden size, the attention's width stands for it (in
+        // f64: the product of two u32 sizes can pass u32::MAX).
+        let hidden = m
+            .hidden_size
+            .map_or(m.q_heads as f64 * m.head_dim as f64, |h| h as f64);
         let embeddings = m.vocab_size.map_or(0.0, |v| v as f64 * hidden);
         let peak = |tflops: f64| tp * tflops * 1e12;
         let weight_peak = match m.weight_dtype {

@@ -122,6 +122,27 @@ fn fp8_weights_run_on_fp8_peak_and_tensor_parallelism_adds_all_reduces() {
     assert_eq!(ops(&bf16).allreduce_s, 0.0);
 }
 
+// Without a hidden size the LM head's width is q_heads x head_dim, which
+// for 2^20 heads of 4,096 (each size allowed) is 2^32: one past u32::MAX,
+// a multiplication in u32 wrapped it to 0 (no LM head at all) in a release
+// build and panicked in a debug one.
+#[test]
+fn an_attention_width_beyond_u32_is_not_wrapped() {
+    let model = h100_8b(|p| {
+        p.model.q_heads = 1 << 20;
+        p.model.head_dim = 4096;
+        p.model.hidden_size = None;
+    });
+    let o = ops(&model);
+    let width = 4096.0 * (1u64 << 20) as f64;
+    let head_s = 2.0 * 128_256.0 * width / (989.4e12 * o.efficiencies.gemm);
+    assert!(
+        (o.head_s_per_sample / head_s - 1.0).abs() < 1e-12,
+        "{} vs {head_s}",
+        o.head_s_per_sample
+    );
+}
+
 #[test]
 fn edited_efficiencies_replace_the_defaults_and_bad_ones_are_refused() {
     let model = h100_8b(|p| {

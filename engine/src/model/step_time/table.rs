@@ -182,13 +182,23 @@ impl Table {
 
     /// Interpolated step time at `b` tokens and `k` KV tokens: clamped below
     /// the first grid value of each axis, extrapolated linearly beyond the last.
+    ///
+    /// Beyond the last row the columns' lines are extrapolated each with its
+    /// own slope, and a column whose time grows more slowly with tokens can
+    /// fall below the one before it there: read across such a row, the time
+    /// would fall with more context, and extrapolated further across, turn
+    /// negative (a 2 x 2 grid did, review n06). So the time never falls
+    /// across the columns ([`column_pair`]): inside the grid, where a valid
+    /// grid never falls, this changes nothing; outside it, the time is at
+    /// least the first column's, itself at least the first cell's (every
+    /// row slope is zero or more), so always positive.
     pub(super) fn at(&self, b: f64, k: f64) -> f64 {
         let x = (k / self.kv_per_column(b)).max(self.columns[0]);
         if self.columns.len() < 2 {
             return self.line_at(b, 0);
         }
         let j = cell(&self.columns, x);
-        let (lo, hi) = (self.line_at(b, j), self.line_at(b, j + 1));
+        let (lo, hi) = self.column_pair(b, j);
         let (x0, x1) = (self.columns[j], self.columns[j + 1]);
         lo + (hi - lo) * (x - x0) / (x1 - x0)
     }
@@ -204,7 +214,7 @@ impl Table {
             };
         }
         let j = cell(&self.columns, k / per);
-        let (lo, hi) = (self.line_at(b, j), self.line_at(b, j + 1));
+        let (lo, hi) = self.column_pair(b, j);
         let (k0, k1) = (self.columns[j] * per, self.columns[j + 1] * per);
         let slope = (hi - lo) / (k1 - k0);
         DecodePiece {
@@ -212,6 +222,13 @@ impl Table {
             slope_s_per_token: slope,
             valid_below: (j + 2 < self.columns.len()).then(|| k1.ceil() as u64),
         }
+    }
+
+    /// Step times at `b` tokens on columns `j` and `j + 1`, the second
+    /// never below the first (see [`Table::at`]).
+    fn column_pair(&self, b: f64, j: usize) -> (f64, f64) {
+        let lo = self.line_at(b, j);
+        (lo, self.line_at(b, j + 1).max(lo))
     }
 
     /// Step time at `b` tokens on grid column `col`, interpolated along
@@ -282,6 +299,44 @@ mod tests {
             "far = {far}"
         );
         for n in [1, 100, 256, 4000] {
+            check_pieces(&m, n, 0, 3_000_000);
+        }
+    }
+
+    /// Review n06: a valid 2 x 2 grid whose second column grows more
+    /// slowly with tokens than its first. Beyond the last row the second
+    /// column's line falls below the first's, and read across to many KV
+    /// tokens the time turned negative (-19 s at 2,000 tokens and 2 M KV
+    /// tokens). It never falls with more context now, and the decode pieces
+    /// the fast engine sums agree with it there.
+    #[test]
+    fn extrapolation_never_falls_with_more_context() {
+        let m = model_of(StepTimeParams::Table {
+            batch_tokens: vec![1.0, 2.0],
+            kv_tokens: vec![0.0, 1000.0],
+            step_s: vec![vec![0.01, 0.02], vec![0.011, 0.0205]],
+        });
+        // Inside the grid nothing moves: 2 tokens and 500 KV tokens are
+        // midway along the second row.
+        let mid = m.step_s(&decode_shape(2, 500));
+        assert!((mid - (0.011 + 0.0205) / 2.0).abs() < 1e-15, "{mid}");
+        for tokens in [2, 10, 2000, 100_000] {
+            let mut last = 0.0;
+            for kv in [0, 1000, 10_000, 2_000_000, 1_000_000_000] {
+                let t = m.step_s(&decode_shape(tokens, kv));
+                assert!(
+                    t > 0.0 && t >= last,
+                    "{tokens} tokens, {kv} KV: {t} after {last}"
+                );
+                last = t;
+            }
+        }
+        // At 2,000 tokens the first column's line reads 0.01 + 0.001 x 1,999:
+        // the second's (0.02 + 0.0005 x 1,999) is below it, so the time
+        // stays at the first's however much context.
+        let t = m.step_s(&decode_shape(2000, 2_000_000));
+        assert!((t - (0.01 + 0.001 * 1999.0)).abs() < 1e-12, "{t}");
+        for n in [2, 100, 2000] {
             check_pieces(&m, n, 0, 3_000_000);
         }
     }

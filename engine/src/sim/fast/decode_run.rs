@@ -88,7 +88,7 @@ impl FastReplica {
         }
         Some(DecodeRun {
             steps,
-            last_start: self.clock + series_s(&piece, kv, n, steps - 1),
+            last_start: self.clock.now_s() + series_s(&piece, kv, n, steps - 1),
             piece,
             kv,
             n,
@@ -101,11 +101,11 @@ impl FastReplica {
         self.pool.free.take(self.group.blocks_needed_over(k) as u32);
         (ctx.batches).decode_run(n, k, total_s, self.pool.used_blocks());
         self.group.advance(k, total_s / n as f64);
-        self.clock += total_s;
+        let end_s = self.clock.add(total_s);
         self.busy_s += total_s;
         ctx.steps += k;
         ctx.events += 1;
-        self.complete_finished(self.clock, ctx);
+        self.complete_finished(end_s, ctx);
     }
 }
 

@@ -29,14 +29,14 @@ use std::collections::BinaryHeap;
 use self::decode_run::DecodeRun;
 use self::group::DecodeGroup;
 use super::rules::Pool;
-use super::state::{Active, ReqId};
+use super::state::{Active, Clock, ReqId};
 use super::{Ctx, Replica, ReplicaConfig, Status, Time};
 use crate::model::step_time::DecodePieces;
 
 pub(crate) struct FastReplica {
     cfg: ReplicaConfig,
-    /// When the next step may start \[s\].
-    clock: f64,
+    /// When the next step may start, compensated ([`Clock`]).
+    clock: Clock,
     /// Free blocks, the waiting queue, the admission count.
     pool: Pool,
     busy_s: f64,
@@ -108,7 +108,7 @@ impl FastReplica {
     /// most calls have nothing to do.)
     #[inline]
     fn advance_exact(&mut self, t: f64, ctx: &mut Ctx) {
-        if self.clock < t && !self.is_idle() {
+        if self.clock.now_s() < t && !self.is_idle() {
             self.run_steps(t, false, ctx);
         }
     }
@@ -120,12 +120,12 @@ impl FastReplica {
     /// cuts it where the state must be exact.
     #[inline(never)]
     fn run_steps(&mut self, t: f64, lazy: bool, ctx: &mut Ctx) {
-        while self.clock < t && !self.is_idle() {
+        while self.clock.now_s() < t && !self.is_idle() {
             if ctx.must_stop() {
                 return;
             }
             if self.cfg.timeouts {
-                self.expire_timeouts(self.clock, ctx);
+                self.expire_timeouts(self.clock.now_s(), ctx);
                 if self.is_idle() {
                     return;
                 }
@@ -149,7 +149,7 @@ impl FastReplica {
                     return;
                 } else {
                     // Only the steps that start before the limit.
-                    run.steps_before(limit - self.clock)
+                    run.steps_before(limit - self.clock.now_s())
                 };
                 if k > 0 {
                     self.skip(k, run.duration_s(k), ctx);
@@ -217,7 +217,7 @@ impl FastReplica {
 impl Replica for FastReplica {
     fn new(cfg: ReplicaConfig) -> Self {
         FastReplica {
-            clock: 0.0,
+            clock: Clock::default(),
             pool: Pool::new(&cfg),
             busy_s: 0.0,
             group: DecodeGroup::new(
@@ -249,7 +249,7 @@ impl Replica for FastReplica {
         if t > self.requested_s {
             self.requested_s = t;
         }
-        if t > self.quiet_until && self.clock < t && !self.is_idle() {
+        if t > self.quiet_until && self.clock.now_s() < t && !self.is_idle() {
             self.run_steps(t, true, ctx);
         }
     }
@@ -269,7 +269,7 @@ impl Replica for FastReplica {
         self.quiet_until = f64::NEG_INFINITY;
         self.deferred = None;
         if self.is_idle() {
-            self.clock = self.clock.max(t);
+            self.clock.wait_until(t);
         }
         if self.cfg.timeouts && request.timeout_at_s.is_finite() {
             self.timeouts
@@ -287,7 +287,7 @@ impl Replica for FastReplica {
     }
 
     fn clock_s(&self) -> f64 {
-        self.clock
+        self.clock.now_s()
     }
 
     fn close_unfinished(&mut self, end_s: f64, ctx: &mut Ctx) {

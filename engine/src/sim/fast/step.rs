@@ -37,7 +37,7 @@ impl FastReplica {
     pub(super) fn single_prefill_steps(&mut self, t: f64, ctx: &mut Ctx) -> bool {
         let mut any = false;
         let decode_first = self.cfg.schedule == Schedule::DecodeFirst;
-        while decode_first && !self.cfg.timeouts && self.clock < t && !ctx.must_stop() {
+        while decode_first && !self.cfg.timeouts && self.clock.now_s() < t && !ctx.must_stop() {
             let n = self.group.len() as u64;
             let budget = self.cfg.budget - n;
             let admitting = match (self.prefillers.len(), self.pool.waiting.len()) {
@@ -60,7 +60,7 @@ impl FastReplica {
             if tokens == 0 || !self.pool.fits(&head, decode_blocks) {
                 break;
             }
-            let now = self.clock;
+            let now = self.clock.now_s();
             // The decoders' blocks first, then the prefill's (taking back
             // what it has cached): the order the free queue hands them out.
             self.pool.free.take(decode_blocks as u32);
@@ -81,7 +81,7 @@ impl FastReplica {
             let step_tokens = shape.tokens();
             let dt = self.cfg.step_time.step_s(&shape);
             (ctx.batches).step(&shape, p.recomputed_in(tokens), dt, self.pool.used_blocks());
-            let end = now + dt;
+            let end = self.clock.add(dt);
             // (The same quotient `step` computes twice, so the same bits.)
             let per_token_s = dt / step_tokens as f64;
             if n > 0 {
@@ -95,7 +95,7 @@ impl FastReplica {
                 self.retire_prefilled(r, end, ctx);
             }
             self.complete_finished(end, ctx);
-            self.end_step(end, dt, ctx);
+            self.end_step(dt, ctx);
             any = true;
             #[cfg(debug_assertions)]
             self.check_invariants();
@@ -180,7 +180,7 @@ impl FastReplica {
         if prefill_first && self.prefill_step(ctx) {
             return true;
         }
-        let now = self.clock;
+        let now = self.clock.now_s();
         let mut budget = self.cfg.budget;
         // Decoders later in admission order than a decoder that preempted
         // itself are not scheduled this step (priority discipline only).
@@ -255,13 +255,13 @@ impl FastReplica {
         if tokens > 0 {
             let dt = self.cfg.step_time.step_s(&shape);
             (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
-            let end = now + dt;
+            let end = self.clock.add(dt);
             if n > 0 {
                 self.group.advance(1, dt / tokens as f64);
             }
             self.apply_prefill_chunks(dt, tokens, end, ctx);
             self.complete_finished(end, ctx);
-            self.end_step(end, dt, ctx);
+            self.end_step(dt, ctx);
         }
         for d in unscheduled {
             self.group.join(d);
@@ -274,7 +274,7 @@ impl FastReplica {
     /// the decoders wait through it (their step counter stays). False,
     /// changing nothing, when it cannot be admitted.
     fn prefill_step(&mut self, ctx: &mut Ctx) -> bool {
-        let now = self.clock;
+        let now = self.clock.now_s();
         let mut budget = self.cfg.budget;
         let decoders = self.group.len();
         (self.pool).admit_whole(
@@ -297,17 +297,16 @@ impl FastReplica {
         let tokens = shape.tokens();
         let dt = self.cfg.step_time.step_s(&shape);
         (ctx.batches).step(&shape, recomputed, dt, self.pool.used_blocks());
-        let end = now + dt;
+        let end = self.clock.add(dt);
         self.apply_prefill_chunks(dt, tokens, end, ctx);
-        self.end_step(end, dt, ctx);
+        self.end_step(dt, ctx);
         true
     }
 
-    /// An executed step of `dt` seconds ending at `end_s` is over: the clock
-    /// moves to its end, the busy time and the counts grow.
+    /// An executed step of `dt` seconds is over (the clock already moved to
+    /// its end): the busy time and the counts grow.
     #[inline]
-    fn end_step(&mut self, end_s: f64, dt: f64, ctx: &mut Ctx) {
-        self.clock = end_s;
+    fn end_step(&mut self, dt: f64, ctx: &mut Ctx) {
         self.busy_s += dt;
         ctx.steps += 1;
         ctx.events += 1;
@@ -494,7 +493,7 @@ mod tests {
             (0, 13, 12)
         );
         assert_eq!(ctx.steps, 1);
-        assert!((replica.clock - 0.01).abs() < 1e-12);
+        assert!((replica.clock.now_s() - 0.01).abs() < 1e-12);
         // Requests 0 and 1 decoded a token each.
         assert_eq!(replica.group.kv_tokens(), (5 + 1) + (9 + 1));
         replica.check_invariants();
@@ -519,7 +518,7 @@ mod tests {
         assert_eq!((back.id, back.preemptions), (2, 1));
         // Request 0 finished its prompt and decodes; request 1 took the
         // other 16 tokens.
-        assert_eq!(ctx.records[0].first_token_s, replica.clock);
+        assert_eq!(ctx.records[0].first_token_s, replica.clock.now_s());
         assert_eq!(replica.group.len(), 1);
         assert_eq!(replica.prefillers[0].computed, 16);
         replica.check_invariants();
@@ -544,7 +543,7 @@ mod tests {
         assert_eq!(context.steps, 3);
         assert_eq!(context.records[1].admitted_s, 0.0);
         assert!((context.records[1].first_token_s - end).abs() < 1e-12);
-        assert!((replica.clock - end).abs() < 1e-12);
+        assert!((replica.clock.now_s() - end).abs() < 1e-12);
         assert_eq!((replica.group.len(), replica.prefillers.len()), (2, 0));
         // The decoder decoded in each of them.
         assert_eq!(replica.group.kv_tokens(), (20 + 3 + 1) + (150 + 1));
