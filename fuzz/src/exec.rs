@@ -1,0 +1,836 @@
+//! Running one input: its kind's parser, then (where it gives a scenario)
+//! validation, the run with the shipped caps, the report's checks and the
+//! plan's up-front checks, each step timed; panics caught with their
+//! message and place. What counts as a finding is in `docs/reliability.md`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sojourn_app::{form, link};
+use sojourn_engine::calibration::{self, BenchmarkMode, Measurements};
+use sojourn_engine::{
+    Discipline, PlanError, PlanOptions, Report, Router, RunError, RunOptions, Scenario,
+    ScenarioError, ScenarioParams, Simulation, Status,
+};
+
+use crate::alloc;
+use crate::input::{Input, Kind};
+
+/// What the harness checks against, and what it may run.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// An input taking longer is a finding \[s\].
+    pub time_s: f64,
+    /// An input whose heap peaks above this is a finding \[bytes\].
+    pub memory_bytes: u64,
+    /// One validation taking longer is a finding \[s\].
+    pub validate_s: f64,
+    /// Run whole plans (see [`Limits::plan_max_requests`]).
+    pub plans: bool,
+    /// A plan runs only when its estimated simulated requests are at most
+    /// this many.
+    pub plan_max_requests: f64,
+    /// A plan still running after this long is stopped, and a finding \[s\].
+    pub plan_time_s: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            time_s: 10.0,
+            memory_bytes: 1_000_000_000,
+            validate_s: 1.0,
+            plans: false,
+            plan_max_requests: 2e6,
+            plan_time_s: 30.0,
+        }
+    }
+}
+
+/// How far an input got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Its parser refused it, with a message (a JSON or CSV error, a
+    /// refused link, a typed list that does not read).
+    NotRead,
+    /// Read, then refused by validation (field errors).
+    Invalid,
+    /// Read and valid, but nothing to simulate (search lists, a fit).
+    Checked,
+    /// Valid, refused by the run's budget before it started.
+    Budget,
+    /// Valid, stopped by the event cap.
+    EventCap,
+    /// Valid, simulated to a report.
+    Ran,
+    /// A panic ended it (see its finding).
+    Panicked,
+}
+
+/// The kinds of finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum What {
+    /// A panic, caught.
+    Panic,
+    /// The input took longer than the time limit.
+    OverTime,
+    /// The input's heap peaked above the memory limit.
+    OverMemory,
+    /// The worker was stopped: no end within the hang limit.
+    Hang,
+    /// The worker died (the hard memory cap, an abort, a signal).
+    Crash,
+    /// A validation error (or a parse error on well-formed JSON) that
+    /// names no field.
+    NoField,
+    /// One validation took longer than its limit.
+    SlowValidation,
+    /// The report does not read back from its own JSON, or reads back
+    /// different.
+    RoundTrip,
+    /// A report figure or record breaks what the docs say of it.
+    Invariant,
+    /// A damaged format-2 link decoded to another scenario.
+    DamagedLinkAccepted,
+    /// The query-string helpers disagree about the link parameter.
+    QueryString,
+    /// A plan ran past its own time limit.
+    PlanOverTime,
+    /// A run's heap peaked well above the estimate its budget was checked
+    /// on (more than 1.25 x the estimate + 64 MB).
+    OverEstimate,
+}
+
+impl What {
+    pub fn label(self) -> &'static str {
+        match self {
+            What::Panic => "panic",
+            What::OverTime => "over time",
+            What::OverMemory => "over memory",
+            What::Hang => "hang",
+            What::Crash => "crash",
+            What::NoField => "no field",
+            What::SlowValidation => "slow validation",
+            What::RoundTrip => "report round trip",
+            What::Invariant => "invariant",
+            What::DamagedLinkAccepted => "damaged link accepted",
+            What::QueryString => "query string",
+            What::PlanOverTime => "plan over time",
+            What::OverEstimate => "memory over estimate",
+        }
+    }
+}
+
+/// One finding: what, the step it happened in, and the details.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub what: What,
+    /// The call in progress ("simulate", "Scenario::try_from", ...).
+    pub step: String,
+    /// The panic's message and place, the time, the broken rule.
+    pub detail: String,
+}
+
+/// What a plan did, when one ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanStat {
+    /// The up-front checks refused it (budget or an invalid case).
+    pub refused: bool,
+    /// It ran (to a result, an error or its time limit).
+    pub ran: bool,
+    pub seconds: f64,
+    /// Requests it was estimated to simulate, and did simulate.
+    pub estimated_requests: f64,
+    pub simulated_requests: f64,
+    /// Why the checks refused it, cut short.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refusal: String,
+}
+
+/// Everything known about one input after it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub index: u64,
+    pub kind: Kind,
+    pub variant: String,
+    pub stage: Stage,
+    /// Wall time of the input, a plan's excepted \[s\].
+    pub seconds: f64,
+    /// The longest single validation \[s\].
+    pub validate_seconds: f64,
+    /// The heap's peak above what was live before \[bytes\].
+    pub peak_bytes: u64,
+    pub findings: Vec<Finding>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanStat>,
+    /// Requests and engine events of the run, when one ran to a report.
+    #[serde(default)]
+    pub requests: u64,
+    #[serde(default)]
+    pub events: u64,
+    /// A fit was skipped as too large to run (benchmark points).
+    #[serde(default)]
+    pub fit_skipped: bool,
+    /// Why it was refused (the parser's or validation's first message,
+    /// cut short), if it was.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refusal: String,
+    /// The input, sent along when there is a finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Input>,
+}
+
+/// The last panic's message and place, recorded by the hook
+/// [`install_panic_hook`] sets.
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Replaces the default hook (which prints) with one that records the
+/// message and place for the finding.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(a panic without a message)".into());
+        let place = info
+            .location()
+            .map_or_else(String::new, |l| format!(" at {}:{}", l.file(), l.line()));
+        let backtrace = std::backtrace::Backtrace::force_capture().to_string();
+        if std::env::var_os("SOJOURN_FUZZ_BACKTRACE").is_some() {
+            eprintln!("{backtrace}");
+        }
+        let caller = project_frame(&backtrace);
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(format!("{message}{place}{caller}"));
+        }
+    }));
+}
+
+/// The innermost frame of the project's own code (the engine's or the
+/// app's) in a backtrace, as " in FUNCTION (FILE:LINE)": where a panic in
+/// the standard library (a `clamp`, an index) was called from. Frames are
+/// told by their file, since inlined ones carry short names.
+fn project_frame(backtrace: &str) -> String {
+    let mut symbol = "";
+    for line in backtrace.lines() {
+        let line = line.trim_start();
+        if let Some(at) = line.strip_prefix("at ") {
+            let ours = ["engine/src/", "src/"]
+                .iter()
+                .any(|dir| at.starts_with(&format!("./{dir}")))
+                || at.contains("/engine/src/");
+            if ours {
+                let symbol: String = symbol.chars().take(80).collect();
+                return format!(" in {symbol} ({at})");
+            }
+        } else if let Some((_, name)) = line.split_once(": ") {
+            symbol = name;
+        }
+    }
+    String::new()
+}
+
+/// The state of one input's pipeline.
+struct Ctx<'a> {
+    limits: &'a Limits,
+    step: &'static str,
+    step_started: Instant,
+    /// The step that took longest, and its time \[s\].
+    slowest_step: (&'static str, f64),
+    /// The heap's peak when a step last ended, and the step it rose in.
+    peak_seen: usize,
+    peak_step: &'static str,
+    stage: Stage,
+    findings: Vec<Finding>,
+    validate_seconds: f64,
+    plan: Option<PlanStat>,
+    plan_seconds: f64,
+    fit_skipped: bool,
+    refusal: String,
+    requests: u64,
+    events: u64,
+    /// Whether a valid scenario is simulated (search lists change only
+    /// what a plan compares: their runs would repeat the scenario's).
+    simulate: bool,
+}
+
+/// The step the worker's input is in, for a hang or a crash (read by the
+/// worker's watchdog, and by the allocator when the hard cap stops it).
+pub static STEP: Mutex<&'static str> = Mutex::new("start");
+
+impl Ctx<'_> {
+    /// Starts `step` (ending the one before: its time, and whether the
+    /// heap's peak rose in it).
+    fn at(&mut self, step: &'static str) {
+        let seconds = self.step_started.elapsed().as_secs_f64();
+        if seconds > self.slowest_step.1 {
+            self.slowest_step = (self.step, seconds);
+        }
+        let peak = alloc::peak();
+        if peak > self.peak_seen {
+            self.peak_seen = peak;
+            self.peak_step = self.step;
+        }
+        self.step_started = Instant::now();
+        self.step = step;
+        if let Ok(mut current) = STEP.lock() {
+            *current = step;
+        }
+    }
+
+    /// Notes why the input was refused.
+    fn refused(&mut self, stage: Stage, why: impl std::fmt::Display) {
+        self.stage = stage;
+        self.refusal = why.to_string().chars().take(300).collect();
+    }
+
+    fn find(&mut self, what: What, detail: impl Into<String>) {
+        self.findings.push(Finding {
+            what,
+            step: self.step.to_string(),
+            detail: detail.into(),
+        });
+    }
+}
+
+/// Runs `input`, catching panics, timing it and measuring its heap.
+pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
+    let mut ctx = Ctx {
+        limits,
+        step: "start",
+        step_started: Instant::now(),
+        slowest_step: ("start", 0.0),
+        peak_seen: 0,
+        peak_step: "start",
+        stage: Stage::NotRead,
+        findings: Vec::new(),
+        validate_seconds: 0.0,
+        plan: None,
+        plan_seconds: 0.0,
+        fit_skipped: false,
+        refusal: String::new(),
+        requests: 0,
+        events: 0,
+        simulate: true,
+    };
+    if let Ok(mut last) = LAST_PANIC.lock() {
+        *last = None;
+    }
+    let live_before = alloc::live();
+    alloc::reset_peak();
+    ctx.peak_seen = alloc::peak();
+    let started = Instant::now();
+    ctx.step_started = started;
+    let result = catch_unwind(AssertUnwindSafe(|| pipeline(input, &mut ctx)));
+    let seconds = (started.elapsed().as_secs_f64() - ctx.plan_seconds).max(0.0);
+    let peak_bytes = alloc::peak().saturating_sub(live_before) as u64;
+    if result.is_err() {
+        let message = LAST_PANIC
+            .lock()
+            .ok()
+            .and_then(|mut last| last.take())
+            .unwrap_or_else(|| "(no message recorded)".into());
+        ctx.stage = Stage::Panicked;
+        ctx.find(What::Panic, message);
+    }
+    // Found in the step that took longest, or the one the heap peaked in.
+    if result.is_ok() {
+        ctx.at("end");
+    }
+    if seconds > limits.time_s {
+        let (step, step_seconds) = ctx.slowest_step;
+        ctx.step = step;
+        ctx.find(
+            What::OverTime,
+            format!("{seconds:.2} s, {step_seconds:.2} s of it in {step}"),
+        );
+    }
+    if peak_bytes > limits.memory_bytes {
+        ctx.step = ctx.peak_step;
+        ctx.find(
+            What::OverMemory,
+            format!("{:.0} MB", peak_bytes as f64 / 1e6),
+        );
+    }
+    Outcome {
+        index,
+        kind: input.kind,
+        variant: input.variant.clone(),
+        stage: ctx.stage,
+        seconds,
+        validate_seconds: ctx.validate_seconds,
+        peak_bytes,
+        input: (!ctx.findings.is_empty()).then(|| input.clone()),
+        findings: ctx.findings,
+        plan: ctx.plan,
+        fit_skipped: ctx.fit_skipped,
+        refusal: ctx.refusal,
+        requests: ctx.requests,
+        events: ctx.events,
+    }
+}
+
+fn pipeline(input: &Input, ctx: &mut Ctx) {
+    match input.kind {
+        Kind::Scenario => scenario_text(input.text.as_bytes(), ctx),
+        Kind::Trace => trace(input, ctx),
+        Kind::Lengths => lengths(input, ctx),
+        Kind::Calibration => calibration(input, ctx),
+        Kind::Search => search(input, ctx),
+        Kind::Link => link(input, ctx),
+    }
+}
+
+/// The base scenario of a file's import (a generator's output: it reads).
+fn base(input: &Input, ctx: &mut Ctx) -> Option<ScenarioParams> {
+    ctx.at("scenario_params_from_json (base)");
+    sojourn_engine::scenario_params_from_json(input.base.as_bytes()).ok()
+}
+
+fn scenario_text(json: &[u8], ctx: &mut Ctx) {
+    ctx.at("scenario_params_from_json");
+    match sojourn_engine::scenario_params_from_json(json) {
+        Ok(params) => scenario(params, ctx),
+        Err(error) => {
+            ctx.refused(Stage::NotRead, format!("{}: {}", error.field, error.reason));
+            // Malformed JSON has no field; well-formed JSON whose root is
+            // an object always has one to name.
+            let well_formed = serde_json::from_slice::<Value>(json).is_ok_and(|v| v.is_object());
+            if error.field.is_empty() && well_formed {
+                ctx.find(What::NoField, error.reason);
+            }
+        }
+    }
+}
+
+/// Validates, runs, checks the report, and makes the plan's up-front
+/// checks (and with `--plans`, a small plan).
+fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
+    ctx.at("Scenario::try_from");
+    let started = Instant::now();
+    let validated = Scenario::try_from(params);
+    let seconds = started.elapsed().as_secs_f64();
+    ctx.validate_seconds = ctx.validate_seconds.max(seconds);
+    if seconds > ctx.limits.validate_s {
+        ctx.find(What::SlowValidation, format!("{seconds:.2} s"));
+    }
+    let scenario = match validated {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            ctx.refused(Stage::Invalid, &error);
+            no_field(&error, ctx);
+            return;
+        }
+    };
+    ctx.stage = Stage::Checked;
+    if ctx.simulate {
+        let estimate = sojourn_engine::run_bytes_estimate(&scenario);
+        let live_before = alloc::live();
+        let peak_before = alloc::peak();
+        alloc::reset_peak();
+        // `simulate`, in its three steps, so that a finding names the one
+        // it happened in.
+        ctx.at("Simulation::new (the run's budget)");
+        let result = Simulation::new(&scenario, &RunOptions::default()).and_then(|s| {
+            ctx.at("Simulation::finish (the run)");
+            s.finish()
+        });
+        let result = result.map(|output| {
+            ctx.at("Report::build");
+            Report::build(output)
+        });
+        let used = alloc::peak().saturating_sub(live_before) as f64;
+        alloc::raise_peak(peak_before);
+        if used > 1.25 * estimate + 64e6 {
+            // Found in the step the heap peaked in.
+            ctx.at("after the run");
+            ctx.step = ctx.peak_step;
+            ctx.find(
+                What::OverEstimate,
+                format!(
+                    "the run's heap peaked at {:.0} MB, its estimate was {:.0} MB",
+                    used / 1e6,
+                    estimate / 1e6
+                ),
+            );
+        }
+        match result {
+            Ok(report) => {
+                ctx.stage = Stage::Ran;
+                ctx.requests = report.engine.requests;
+                ctx.events = report.engine.events;
+                ctx.at("report checks");
+                check_report(&report, ctx);
+            }
+            Err(e @ RunError::TooManyEvents { .. }) => ctx.refused(Stage::EventCap, e),
+            Err(e) => ctx.refused(Stage::Budget, e),
+        }
+    }
+    plan(&scenario, ctx);
+}
+
+fn no_field(error: &ScenarioError, ctx: &mut Ctx) {
+    for e in &error.errors {
+        if e.field.is_empty() {
+            ctx.find(What::NoField, e.reason.clone());
+        }
+    }
+}
+
+/// The report reads back from its JSON, and its figures and records keep
+/// the rules the docs give them.
+fn check_report(report: &Report, ctx: &mut Ctx) {
+    let json = serde_json::to_string(report).unwrap_or_default();
+    match serde_json::from_str::<Report>(&json) {
+        Ok(back) => {
+            if serde_json::to_string(&back).unwrap_or_default() != json {
+                ctx.find(What::RoundTrip, "the report reads back different");
+            }
+        }
+        Err(e) => ctx.find(
+            What::RoundTrip,
+            format!("the report's JSON does not read back: {e}"),
+        ),
+    }
+    let mut broken = Vec::new();
+    if !(report.utilization.is_finite() && (0.0..=1.0 + 1e-9).contains(&report.utilization)) {
+        broken.push(format!("utilization {} outside [0, 1]", report.utilization));
+    }
+    if !report.end_s.is_finite() {
+        broken.push(format!("end_s {}", report.end_s));
+    }
+    for row in std::iter::once(&report.overall).chain(&report.classes) {
+        let outcomes = row.met + row.late + row.rejected + row.timed_out + row.unfinished;
+        if outcomes != row.arrived {
+            broken.push(format!(
+                "{}: {} arrived but {outcomes} outcomes",
+                row.name, row.arrived
+            ));
+        }
+        if row.arrived > 0 && !(0.0..=1.0).contains(&row.p_miss) {
+            broken.push(format!("{}: P(miss) {}", row.name, row.p_miss));
+        }
+    }
+    // Times in order, to a relative rounding.
+    let before = |a: f64, b: f64| a <= b + 1e-9 * b.abs().max(1.0);
+    let mut late_arrival = 0usize;
+    let mut out_of_order = 0usize;
+    let mut example = String::new();
+    for (i, r) in report.records.iter().enumerate() {
+        if r.arrival_s.is_finite() && !before(r.arrival_s, report.end_s) {
+            late_arrival += 1;
+        }
+        let ordered = !r.admitted_s.is_finite() || before(r.arrival_s, r.admitted_s);
+        let completed_ordered = r.status != Status::Completed
+            || (before(r.admitted_s, r.first_token_s) && before(r.first_token_s, r.end_s));
+        if !(ordered && completed_ordered) {
+            if out_of_order == 0 {
+                example = format!(
+                    "record {i}: arrival {} admitted {} first token {} end {} ({:?})",
+                    r.arrival_s, r.admitted_s, r.first_token_s, r.end_s, r.status
+                );
+            }
+            out_of_order += 1;
+        }
+    }
+    if late_arrival > 0 {
+        broken.push(format!(
+            "{late_arrival} requests arrive after the run's end_s {}",
+            report.end_s
+        ));
+    }
+    if out_of_order > 0 {
+        broken.push(format!(
+            "{out_of_order} records with times out of order, e.g. {example}"
+        ));
+    }
+    for b in broken {
+        ctx.find(What::Invariant, b);
+    }
+}
+
+/// A rough count of the requests a plan simulates: each case and point
+/// (base, best, worst, curve points, sensitivity ends) searched over
+/// fleets, with its seeds. To be replaced by the planner's own work
+/// estimate when it has one.
+fn plan_estimate(scenario: &Scenario) -> f64 {
+    let plan = &scenario.params().plan;
+    let settings = plan.search.settings(scenario.params()).len().max(1) as f64;
+    let candidates = plan.candidates.as_ref().map_or(1, |c| c.len().max(1)) as f64;
+    let cases = 3.0
+        + plan.service_curve.load_multipliers.len() as f64
+        + 2.0 * plan.sensitivity.inputs.len() as f64;
+    let seeds = f64::from(plan.replications.max(2));
+    // A search tries about a dozen fleets.
+    scenario.expected_requests() * settings * candidates * cases * seeds * 12.0
+}
+
+fn plan(scenario: &Scenario, ctx: &mut Ctx) {
+    ctx.at("plan::check_budget");
+    let options = PlanOptions {
+        threads: 1,
+        progress_every_requests: 2_000,
+        ..PlanOptions::default()
+    };
+    if let Err(e) = sojourn_engine::check_budget(scenario, &options) {
+        ctx.plan = Some(PlanStat {
+            refused: true,
+            refusal: e.to_string().chars().take(300).collect(),
+            ..PlanStat::default()
+        });
+        return;
+    }
+    if !ctx.limits.plans {
+        return;
+    }
+    let estimated = plan_estimate(scenario);
+    if estimated > ctx.limits.plan_max_requests {
+        return;
+    }
+    ctx.at("plan");
+    let started = Instant::now();
+    let limit = ctx.limits.plan_time_s;
+    let result = sojourn_engine::plan_with_progress(scenario, &options, &mut |_| {
+        started.elapsed().as_secs_f64() < limit
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    ctx.plan_seconds = seconds;
+    let simulated = match &result {
+        Ok(r) => r.simulated_requests as f64,
+        Err(_) => f64::NAN,
+    };
+    if let Err(PlanError::Cancelled { simulations }) = result {
+        ctx.find(
+            What::PlanOverTime,
+            format!("stopped after {seconds:.1} s and {simulations} simulations (estimated {estimated:.0} requests)"),
+        );
+    }
+    ctx.plan = Some(PlanStat {
+        refused: false,
+        ran: true,
+        seconds,
+        estimated_requests: estimated,
+        simulated_requests: simulated,
+        refusal: String::new(),
+    });
+}
+
+/// A trace imported as the page does (its requests replayed), or its
+/// classes fitted (an open stream drawn from them).
+fn trace(input: &Input, ctx: &mut Ctx) {
+    let Some(base) = base(input, ctx) else { return };
+    if input.variant == "fit" {
+        ctx.at("parse_trace_csv");
+        let requests = match sojourn_engine::parse_trace_csv(&input.text) {
+            Ok(requests) => requests,
+            Err(e) => return ctx.refused(Stage::NotRead, e),
+        };
+        ctx.at("fit_trace_classes");
+        let classes = sojourn_engine::fit_trace_classes(&requests);
+        scenario(ScenarioParams { classes, ..base }, ctx);
+    } else {
+        ctx.at("import_trace");
+        let params = match sojourn_app::panels::toolbar::import_trace(&base, &input.text) {
+            Ok((params, _)) => params,
+            Err(e) => return ctx.refused(Stage::NotRead, e),
+        };
+        scenario(params, ctx);
+    }
+}
+
+/// A lengths table as a class's `lengths`, previewed as the page does.
+fn lengths(input: &Input, ctx: &mut Ctx) {
+    let Some(mut base) = base(input, ctx) else {
+        return;
+    };
+    ctx.at("lengths_from_csv");
+    let lengths = match sojourn_engine::lengths_from_csv(&input.text) {
+        Ok(lengths) => lengths,
+        Err(e) => return ctx.refused(Stage::NotRead, e),
+    };
+    let Some(class) = base.classes.first_mut() else {
+        return;
+    };
+    class.lengths = Some(lengths);
+    ctx.at("preview_lengths");
+    if let Err(error) = sojourn_engine::preview_lengths(class, sojourn_app::form::PREVIEW_SAMPLES) {
+        no_field(&error, ctx);
+    }
+    scenario(base, ctx);
+}
+
+/// Benchmark points small enough to replay 80 times in a second or two.
+fn small_benchmarks(points: &[calibration::BenchmarkPoint]) -> bool {
+    points.len() <= 4
+        && points.iter().all(|p| {
+            let requests = match p.mode {
+                BenchmarkMode::Offline => p.requests.unwrap_or(0),
+                BenchmarkMode::Concurrency => p
+                    .requests
+                    .unwrap_or(0)
+                    .max(p.clients.unwrap_or(1).saturating_mul(4)),
+            };
+            requests <= 100
+                && p.clients.unwrap_or(0) <= 16
+                && p.input_tokens <= 8192
+                && p.output_tokens <= 1024
+        })
+}
+
+/// Measurements read, fitted (step times as the page does; benchmark
+/// points as `sojourn calibrate` does, when small), applied, and the
+/// result validated and run.
+fn calibration(input: &Input, ctx: &mut Ctx) {
+    let Some(mut base) = base(input, ctx) else {
+        return;
+    };
+    ctx.at("parse_measurements");
+    let measurements = match calibration::parse_measurements(&input.text) {
+        Ok(m) => m,
+        Err(e) => return ctx.refused(Stage::NotRead, e),
+    };
+    ctx.stage = Stage::Checked;
+    match &measurements {
+        Measurements::Benchmarks(points) => {
+            if !small_benchmarks(points) {
+                ctx.fit_skipped = true;
+                return;
+            }
+            ctx.at("calibration::fit (benchmarks)");
+            match calibration::fit(&base, &measurements) {
+                Ok(result) => result.apply(&mut base),
+                Err(e) => return ctx.refused(Stage::Checked, e),
+            }
+        }
+        _ => {
+            ctx.at("calibration::prepare (page)");
+            match sojourn_app::panels::calibration::prepare(&base, &input.text) {
+                Ok(prepared) => prepared.apply(&mut base),
+                Err(e) => return ctx.refused(Stage::Checked, e),
+            }
+        }
+    }
+    scenario(base, ctx);
+}
+
+/// The search lists as typed in the page: each box read by the page's
+/// parser (a box that does not read keeps the scenario's value, as the
+/// page does), then validated with the plan's checks.
+fn search(input: &Input, ctx: &mut Ctx) {
+    let Some(mut base) = base(input, ctx) else {
+        return;
+    };
+    ctx.at("search lists (JSON of the boxes)");
+    let Ok(boxes) = serde_json::from_str::<Value>(&input.text) else {
+        return;
+    };
+    let text = |key: &str| boxes.get(key).and_then(Value::as_str).map(str::to_string);
+    let mut read_any = false;
+    ctx.at("parse_counts");
+    let counts = |text: Option<String>, none_allowed: bool| {
+        text.and_then(|t| form::parse_counts(&t, none_allowed).ok())
+    };
+    let search = &mut base.plan.search;
+    if let Some(v) = counts(text("max_num_seqs"), false) {
+        search.max_num_seqs = v.map(|v| v.into_iter().flatten().collect());
+        read_any = true;
+    }
+    if let Some(v) = counts(text("max_num_batched_tokens"), false) {
+        search.max_num_batched_tokens = v.map(|v| v.into_iter().flatten().collect());
+        read_any = true;
+    }
+    if let Some(v) = counts(text("max_waiting"), true) {
+        search.max_waiting = v;
+        read_any = true;
+    }
+    ctx.at("parse_list");
+    if let Some(v) = text("load_multipliers").and_then(|t| form::parse_list(&t)) {
+        base.plan.service_curve.load_multipliers = v;
+        read_any = true;
+    }
+    let names = |key: &str| -> Option<Vec<String>> {
+        boxes.get(key)?.as_array().map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+    };
+    if let Some(names) = names("disciplines") {
+        base.plan.search.disciplines = Some(
+            names
+                .iter()
+                .filter_map(|n| form::enum_parse::<Discipline>(n))
+                .collect(),
+        );
+    }
+    if let Some(names) = names("routers") {
+        base.plan.search.routers = Some(
+            names
+                .iter()
+                .filter_map(|n| form::enum_parse::<Router>(n))
+                .collect(),
+        );
+    }
+    if !read_any {
+        return ctx.refused(Stage::NotRead, "no box reads");
+    }
+    ctx.simulate = false;
+    scenario(base, ctx);
+}
+
+/// A share link decoded (from the address bar or the browser's storage),
+/// then run; or a query string given to the query helpers.
+fn link(input: &Input, ctx: &mut Ctx) {
+    if input.variant == "query" {
+        ctx.at("query string helpers");
+        let value = "2.NEW";
+        let replaced = link::replace_in_query(&input.text, value);
+        if link::find_in_query(&replaced).as_deref() != Some(value) {
+            ctx.find(
+                What::QueryString,
+                format!(
+                    "replace_in_query gives {replaced:?}, whose find_in_query is {:?}",
+                    link::find_in_query(&replaced)
+                ),
+            );
+        }
+        let removed = link::set_in_query(&input.text, None);
+        if link::find_in_query(&removed).is_some() {
+            ctx.find(
+                What::QueryString,
+                format!("set_in_query(None) gives {removed:?}, which still holds a link"),
+            );
+        }
+        ctx.stage = Stage::Checked;
+        return;
+    }
+    ctx.at("link::decode");
+    let decoded = if input.variant == "storage" {
+        link::decode_from_storage(&input.text)
+    } else {
+        link::decode(&input.text)
+    };
+    let params = match decoded {
+        Ok(params) => params,
+        Err(e) => return ctx.refused(Stage::NotRead, e),
+    };
+    if input.variant == "damaged" && !input.base.is_empty() && input.base != input.text {
+        ctx.at("link::decode (the undamaged link)");
+        if let Ok(original) = link::decode(&input.base)
+            && original != params
+        {
+            ctx.find(
+                What::DamagedLinkAccepted,
+                "a damaged format-2 link decodes to another scenario",
+            );
+        }
+    }
+    scenario(params, ctx);
+}
