@@ -85,8 +85,9 @@ pub use report::{
 };
 pub use sim::saturation::load_estimate as report_load_estimate;
 pub use sim::{
-    BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, Progress, RequestRecord, RunError, RunOptions,
-    RunOutput, SeriesPoint, Simulation, Status, StepCounters, run_bytes_estimate,
+    BYTES_PER_REPLICA, BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, Progress, RequestRecord,
+    RunError, RunOptions, RunOutput, SeriesPoint, Simulation, Status, StepCounters,
+    run_bytes_estimate,
 };
 
 // The planner.

@@ -324,6 +324,7 @@ pub fn run(options: &Options) -> Result<i32, String> {
             findings: vec![Finding { what, step, detail }],
             plan: None,
             fit_skipped: false,
+            sent_over_estimate: false,
             refusal: String::new(),
             requests: 0,
             events: 0,

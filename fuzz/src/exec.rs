@@ -176,6 +176,11 @@ pub struct Outcome {
     /// A fit was skipped as too large to run (benchmark points).
     #[serde(default)]
     pub fit_skipped: bool,
+    /// The run sent more requests than its up-front estimate (closed loops
+    /// whose requests are mostly refused as too long): bounded by the run's
+    /// own accounting, not by the estimate.
+    #[serde(default)]
+    pub sent_over_estimate: bool,
     /// Why it was refused (the parser's or validation's first message,
     /// cut short), if it was.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -253,6 +258,7 @@ struct Ctx<'a> {
     plan: Option<PlanStat>,
     plan_seconds: f64,
     fit_skipped: bool,
+    sent_over_estimate: bool,
     refusal: String,
     requests: u64,
     events: u64,
@@ -315,6 +321,7 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         plan: None,
         plan_seconds: 0.0,
         fit_skipped: false,
+        sent_over_estimate: false,
         refusal: String::new(),
         requests: 0,
         events: 0,
@@ -371,6 +378,7 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         findings: ctx.findings,
         plan: ctx.plan,
         fit_skipped: ctx.fit_skipped,
+        sent_over_estimate: ctx.sent_over_estimate,
         refusal: ctx.refusal,
         requests: ctx.requests,
         events: ctx.events,
@@ -432,14 +440,38 @@ fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
     ctx.stage = Stage::Checked;
     if ctx.simulate {
         let estimate = sojourn_engine::run_bytes_estimate(&scenario);
+        let expected = scenario.expected_requests() + 5.0 * scenario.requests_sd();
         let live_before = alloc::live();
         let peak_before = alloc::peak();
         alloc::reset_peak();
         // `simulate`, in its three steps, so that a finding names the one
-        // it happened in.
+        // it happened in; the requests sent counted whether or not the run
+        // passes a cap on the way.
         ctx.at("Simulation::new (the run's budget)");
-        let result = Simulation::new(&scenario, &RunOptions::default()).and_then(|s| {
+        let mut sent = 0u64;
+        let result = Simulation::new(&scenario, &RunOptions::default()).and_then(|mut s| {
             ctx.at("Simulation::finish (the run)");
+            loop {
+                match s.advance(4096) {
+                    Ok(progress) => {
+                        sent = progress.requests;
+                        if progress.done {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        // A cap passed on the way says what was sent.
+                        sent = match &e {
+                            RunError::TooManyRequests { expected, .. } => *expected as u64,
+                            RunError::TooMuchMemory {
+                                expected_requests, ..
+                            } => *expected_requests as u64,
+                            _ => sent,
+                        };
+                        return Err(e);
+                    }
+                }
+            }
             s.finish()
         });
         let result = result.map(|output| {
@@ -448,16 +480,24 @@ fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
         });
         let used = alloc::peak().saturating_sub(live_before) as f64;
         alloc::raise_peak(peak_before);
-        if used > 1.25 * estimate + 64e6 {
+        // What bounds the run: the estimate it was let in on, or, when it
+        // sent more than expected, the accounting its guard stops it on
+        // (each request sent at BYTES_PER_REQUEST, each replica at
+        // BYTES_PER_REPLICA, as `run_bytes_estimate` counts them).
+        ctx.sent_over_estimate = sent as f64 > 1.25 * expected + 1000.0;
+        let accounted =
+            estimate + (sent as f64 - expected).max(0.0) * sojourn_engine::BYTES_PER_REQUEST;
+        if used > 1.25 * accounted + 64e6 {
             // Found in the step the heap peaked in.
             ctx.at("after the run");
             ctx.step = ctx.peak_step;
             ctx.find(
                 What::OverEstimate,
                 format!(
-                    "the run's heap peaked at {:.0} MB, its estimate was {:.0} MB",
+                    "the run's heap peaked at {:.0} MB for {sent} requests sent, its estimate was {:.0} MB ({:.0} MB counting the requests sent)",
                     used / 1e6,
-                    estimate / 1e6
+                    estimate / 1e6,
+                    accounted / 1e6,
                 ),
             );
         }
@@ -558,8 +598,9 @@ fn check_report(report: &Report, ctx: &mut Ctx) {
 
 /// A rough count of the requests a plan simulates: each case and point
 /// (base, best, worst, curve points, sensitivity ends) searched over
-/// fleets, with its seeds. To be replaced by the planner's own work
-/// estimate when it has one.
+/// fleets, with its seeds. The planner's own budget (`check_budget`,
+/// 500 million requests) bounds a plan to minutes; this keeps the plans
+/// a campaign runs to seconds.
 fn plan_estimate(scenario: &Scenario) -> f64 {
     let plan = &scenario.params().plan;
     let settings = plan.search.settings(scenario.params()).len().max(1) as f64;
@@ -699,6 +740,13 @@ fn calibration(input: &Input, ctx: &mut Ctx) {
     ctx.stage = Stage::Checked;
     match &measurements {
         Measurements::Benchmarks(points) => {
+            // The fit's own budget first (what the page checks pasted
+            // points with); a fit it accepts may take up to half a minute,
+            // so only small ones run within the campaign's time limit.
+            ctx.at("calibration::check_benchmark_budget");
+            if let Err(e) = calibration::check_benchmark_budget(points) {
+                return ctx.refused(Stage::Checked, e);
+            }
             if !small_benchmarks(points) {
                 ctx.fit_skipped = true;
                 return;

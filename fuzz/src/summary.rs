@@ -30,6 +30,8 @@ pub struct Counts {
     pub plans_run: u64,
     pub plan_ratios: Vec<f64>,
     pub fits_skipped: u64,
+    /// Runs that sent more requests than their up-front estimate.
+    pub sent_over_estimate: u64,
 }
 
 impl Counts {
@@ -71,6 +73,9 @@ impl Counts {
         }
         if o.fit_skipped {
             self.fits_skipped += 1;
+        }
+        if o.sent_over_estimate {
+            self.sent_over_estimate += 1;
         }
     }
 
@@ -123,6 +128,7 @@ impl Counts {
         self.plans_run += other.plans_run;
         self.plan_ratios.extend(&other.plan_ratios);
         self.fits_skipped += other.fits_skipped;
+        self.sent_over_estimate += other.sent_over_estimate;
     }
 }
 
@@ -186,11 +192,14 @@ impl Summary {
         }
         let total = self.total();
         out += &format!(
-            "\nPlan checks refused {} scenarios; {} plans ran{}. Benchmark fits skipped as too large: {}.\n",
+            "\nPlan checks refused {} scenarios; {} plans ran{}. Benchmark fits skipped as too large: {}. \
+             Runs that sent over 1.25 times their up-front estimate of requests (bounded by the run's own \
+             count of what it sent): {}.\n",
             total.plans_refused,
             total.plans_run,
             ratio_words(&total.plan_ratios),
-            total.fits_skipped
+            total.fits_skipped,
+            total.sent_over_estimate
         );
         if total.count(What::Panic) + total.count(What::Crash) > 0 || total.panicked > 0 {
             out += &format!("Inputs ended by a panic: {}.\n", total.panicked);

@@ -47,8 +47,8 @@ pub use batch::StepCounters;
 pub(crate) use batch::StepHistogram;
 pub(crate) use options::max_series_points;
 pub use options::{
-    BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, RunError, RunOptions, check_run_budget,
-    run_bytes_estimate,
+    BYTES_PER_REPLICA, BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, RunError, RunOptions,
+    check_run_budget, run_bytes_estimate,
 };
 pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
 
@@ -178,18 +178,51 @@ impl<'s, R: Replica> Cluster<'s, R> {
             return Err(RunError::TooManyRequests {
                 expected: sent as f64,
                 cap: self.max_requests,
-                advice: options::fewer_requests(self.scenario),
+                advice: self.advice_while_running(),
             });
         }
-        if sent as f64 * BYTES_PER_REQUEST > self.max_bytes as f64 {
+        let held = sent as f64 * BYTES_PER_REQUEST
+            + f64::from(self.scenario.params().cluster.replicas) * BYTES_PER_REPLICA;
+        if held > self.max_bytes as f64 {
             return Err(RunError::TooMuchMemory {
-                estimated_bytes: sent as f64 * BYTES_PER_REQUEST,
+                estimated_bytes: held,
                 expected_requests: sent as f64,
                 cap_bytes: self.max_bytes,
-                advice: options::fewer_requests(self.scenario),
+                advice: self.advice_while_running(),
             });
         }
         Ok(())
+    }
+
+    /// What to change when the run passes a cap as it goes: as before it
+    /// started ([`options::fewer_requests`]), unless most requests sent
+    /// were refused as too long, which only a closed loop resending after
+    /// each refusal makes so many of (n01's kin, found by `sojourn-fuzz`).
+    #[cold]
+    fn advice_while_running(&self) -> String {
+        let records = &self.ctx.records;
+        let mut too_long = vec![0u64; self.scenario.classes().len()];
+        for r in records
+            .iter()
+            .filter(|r| r.status == Status::RejectedTooLong)
+        {
+            too_long[r.class as usize] += 1;
+        }
+        let refused: u64 = too_long.iter().sum();
+        let most = (0..too_long.len()).max_by_key(|&i| too_long[i]);
+        match most {
+            Some(i) if 2 * refused > records.len() as u64 => format!(
+                "{refused} of the {} requests sent so far were refused as longer (prompt + output) than a \
+                 replica holds ({} tokens), {} of them from class \"{}\", whose clients send again after each \
+                 refusal: shorten its lengths (classes[{i}].input_tokens, output_tokens or lengths) or give its \
+                 clients a think time (classes[{i}].load.think_ms)",
+                records.len(),
+                self.scenario.memory().max_seq_tokens,
+                too_long[i],
+                self.scenario.params().classes[i].name,
+            ),
+            _ => options::fewer_requests(self.scenario),
+        }
     }
 
     /// The replicas run the steps that start before this when an event

@@ -163,14 +163,24 @@ impl std::error::Error for RunError {}
 pub const BYTES_PER_REQUEST: f64 =
     (std::mem::size_of::<RequestRecord>() + 3 * std::mem::size_of::<Active>()) as f64;
 
+/// Memory a replica holds whatever its load \[bytes\]: its decode-due ring
+/// (4,096 slots), its block pool, queues and counters. Measured by
+/// `engine/tests/memory`: 4,096 replicas held about 35 KB each beside their
+/// requests; this leaves a third more.
+pub const BYTES_PER_REPLICA: f64 = 48.0 * 1024.0;
+
 /// Memory a run of `scenario` needs at most, roughly \[bytes\]: every
 /// request expected (plus five standard deviations) at
-/// [`BYTES_PER_REQUEST`], and the series. Checked against the run's budget
+/// [`BYTES_PER_REQUEST`], every replica at [`BYTES_PER_REPLICA`], and the
+/// series. Checked against the run's budget
 /// before it starts ([`RunOptions::max_bytes`]).
 pub fn run_bytes_estimate(scenario: &Scenario) -> f64 {
     let requests = scenario.expected_requests() + 5.0 * scenario.requests_sd();
-    let points = max_series_points(scenario.params().cluster.replicas as usize);
-    requests * BYTES_PER_REQUEST + (points * std::mem::size_of::<SeriesPoint>()) as f64
+    let replicas = scenario.params().cluster.replicas;
+    let points = max_series_points(replicas as usize);
+    requests * BYTES_PER_REQUEST
+        + f64::from(replicas) * BYTES_PER_REPLICA
+        + (points * std::mem::size_of::<SeriesPoint>()) as f64
 }
 
 /// Refuses, before it starts, a run whose expected requests or memory

@@ -62,7 +62,76 @@ fn a_refused_client_without_think_time_is_refused_by_name() {
     // no think time.
     let mut p = repro("n01_closed_loop_rejected_retry.json");
     p.engine.max_waiting = Some(1);
-    assert!(Scenario::try_from(p).is_ok());
+    assert!(Scenario::try_from(p.clone()).is_ok());
+    // Unless they time out: a timed-out request holds its place until the
+    // replica's next step while its client sends again, so one client can
+    // fill the queue (found by `sojourn-fuzz`, seed 39, input 70288: 48
+    // clients, a 4 ms timeout and a 0.9 s step sent 2.35 million requests
+    // at one instant).
+    p.classes[0].timeout_s = Some(0.004);
+    let e = match Scenario::try_from(p) {
+        Ok(_) => panic!("timed-out clients resending into a bounded queue were accepted"),
+        Err(e) => e,
+    };
+    let why = e
+        .for_field("classes[0].load.think_ms")
+        .unwrap_or_else(|| panic!("no think-time error: {e}"));
+    assert!(why.contains("a timed-out request keeps its place"), "{why}");
+}
+
+/// Found by `sojourn-fuzz` (seed 39, input 4862): n01's loop again, refused
+/// not by a full queue but because every request is longer than a replica
+/// holds (here `max_model_len`): 2.35 million sends in a second at one
+/// instant, stopped only by the run's memory guard with advice about the
+/// horizon. Validation names the think time when even the shortest request
+/// is too long; when nearly every one is, the run's guard says why.
+#[test]
+fn a_client_whose_every_request_is_too_long_is_refused_by_name() {
+    use sojourn_engine::{DistParams, LoadParams};
+    let closed = |input: DistParams| {
+        let mut p = repro("n01_closed_loop_rejected_retry.json");
+        p.engine.max_waiting = None;
+        p.engine.max_model_len = Some(1000);
+        p.classes[0].input_tokens = input;
+        p.classes[0].output_tokens = DistParams::constant(10.0);
+        p.classes[0].load = LoadParams::ClosedLoop {
+            clients: 4,
+            think_ms: None,
+            requests: None,
+        };
+        p
+    };
+    let e = match Scenario::try_from(closed(DistParams::constant(2000.0))) {
+        Ok(_) => panic!("a loop of refused requests was accepted"),
+        Err(e) => e,
+    };
+    let why = e
+        .for_field("classes[0].load.think_ms")
+        .unwrap_or_else(|| panic!("no think-time error: {e}"));
+    assert!(
+        why.contains("2000 prompt + 10 output tokens, over 1000"),
+        "{why}"
+    );
+    // One that fits is no loop at all.
+    assert!(Scenario::try_from(closed(DistParams::constant(500.0))).is_ok());
+
+    // Lengths whose shortest fits but nearly none do: accepted, and the
+    // run's guard names the refusals and the class's fields.
+    let mostly_too_long = DistParams::log_normal(100_000.0, 200_000.0);
+    let scenario = Scenario::try_from(closed(mostly_too_long)).unwrap();
+    let options = RunOptions {
+        max_requests: 100_000,
+        ..RunOptions::default()
+    };
+    let Err(e) = simulate(&scenario, &options) else {
+        panic!("the loop ran to its end");
+    };
+    let text = e.to_string();
+    assert!(
+        text.contains("refused as longer (prompt + output) than a replica holds (1000 tokens)"),
+        "{text}"
+    );
+    assert!(text.contains("classes[0].load.think_ms"), "{text}");
 }
 
 /// n02: 1,000 clients with a 1 ms timeout resent at once (89 s, 1.68 GB,
