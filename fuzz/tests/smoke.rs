@@ -13,8 +13,13 @@ fn a_small_fixed_seed_campaign_finds_nothing() {
     let _ = std::fs::remove_dir_all(&out);
     let output = Command::new(env!("CARGO_BIN_EXE_sojourn-fuzz"))
         .args(["--seed", "1", "--inputs", INPUTS, "--threads", "2"])
-        // A debug build is slower than the campaign's: more time before a finding.
-        .args(["--time-limit", "20", "--hang-s", "40", "--out"])
+        // Time is the release campaign's to judge (docs/reliability.md: its
+        // 10 s bound, and the large runs within the event cap that pass
+        // it). A debug build on a loaded CI machine runs those two to
+        // four times slower (seed 1's two largest took 22 and 26 s here),
+        // so this one looks for panics, memory, invariants and runs that
+        // never end.
+        .args(["--time-limit", "90", "--hang-s", "180", "--out"])
         .arg(&out)
         .output()
         .expect("the fuzz binary runs");
