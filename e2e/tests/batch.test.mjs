@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mkdir } from 'node:fs/promises';
 import { siteForFile } from '../lib/harness.mjs';
-import { tableRows, waitForShown } from '../lib/page.mjs';
+import { tableRows, waitForDone, waitForShown } from '../lib/page.mjs';
 
 const site = siteForFile();
 
@@ -24,6 +24,9 @@ test('the Batches panel shows plausible batch statistics for the default scenari
   const panel = page.locator('section[aria-labelledby="batches-heading"]');
   const batches = panel.locator('#table-batches table');
   await waitForShown(batches, 'the Batches table');
+  // Read once the page has settled: the run and the default scenario's
+  // plan both done (under load the plan ends while the panel is read).
+  await waitForDone(page);
 
   // The default engine: 256 sequences and 8,192 tokens a step at most.
   const rows = await tableRows(batches);
