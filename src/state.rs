@@ -266,6 +266,14 @@ impl AppState {
             if !auto && !self.can_recost() {
                 return;
             }
+            // An edit supersedes a cancelled or failed run: what it brings
+            // is on its way ("updating" from now, not "press Run").
+            if self
+                .run
+                .with_untracked(|r| matches!(r, RunStatus::Cancelled | RunStatus::Failed(_)))
+            {
+                self.run.set(RunStatus::Idle);
+            }
             let handle = set_timeout_with_handle(move || self.start(), DEBOUNCE).ok();
             self.debounce.set_value(handle);
         });

@@ -43,7 +43,7 @@ impl AppState {
             Some(false) if self.blocked_reason().is_some() => {
                 Some("Results are for earlier inputs: fix the inputs, then press Run.")
             }
-            Some(false) if self.auto_run.get() => Some("Results are for earlier inputs: updating."),
+            Some(false) if self.updating() => Some("Results are for earlier inputs: updating."),
             Some(false) => Some("Results are for earlier inputs: press Run."),
             Some(true) if self.recosted.get() => Some(
                 "Costs re-computed at the new prices from the last simulations; nothing was simulated again.",
@@ -82,6 +82,18 @@ impl AppState {
             .with(|p| matches!(p, PlanStatus::Done { params, .. } if **params != current))
     }
 
+    /// Whether results for earlier inputs are being brought up to date: a
+    /// run is going, or runs follow every change and the last one was
+    /// neither cancelled nor failed (after either, nothing runs until the
+    /// next edit or Run, which [`AppState::start`] and the edit clear).
+    fn updating(&self) -> bool {
+        self.run.with(|run| match run {
+            RunStatus::Running { .. } => true,
+            RunStatus::Cancelled | RunStatus::Failed(_) => false,
+            RunStatus::Idle | RunStatus::Done => self.auto_run.get(),
+        })
+    }
+
     /// Beside results for earlier inputs: whether they wait for the inputs
     /// to be fixed (a run still going is for the earlier inputs too, so
     /// "updating" would promise what it cannot bring), are being brought
@@ -89,7 +101,7 @@ impl AppState {
     pub fn stale_label(&self) -> &'static str {
         if self.blocked_reason().is_some() {
             "for earlier inputs: fix the inputs to run"
-        } else if self.auto_run.get() || self.run.with(RunStatus::is_running) {
+        } else if self.updating() {
             "for earlier inputs: updating"
         } else {
             "for earlier inputs: press Run"
