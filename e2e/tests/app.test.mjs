@@ -221,9 +221,10 @@ test('Cancel stops a long run', async () => {
 test('after Cancel, results for earlier inputs say to press Run, and an edit brings them up to date', async () => {
   const { page, errors } = await site.openPage(linkQuery(quickScenario()));
   await waitForDone(page);
-  // The note is hidden while it has nothing to say.
-  const note = page.getByRole('status', { name: 'What the results are for' });
-  const noteText = async () => ((await note.count()) > 0 ? await note.innerText() : '');
+  // The note is hidden while it has nothing to say: read in one step in
+  // the page (a count, then a read, raced the note going away).
+  const noteText = () =>
+    page.evaluate(() => document.querySelector('[role="status"][aria-label="What the results are for"]')?.innerText ?? '');
   assert.equal(await noteText(), '', 'the results are for the inputs');
   // Ten days: a run long enough to cancel (as in "Cancel stops a long run").
   await page.getByLabel('Horizon', { exact: true }).fill('240 h');
