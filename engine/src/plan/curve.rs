@@ -315,7 +315,7 @@ fn judged_value(check: &TargetCheck) -> f64 {
 }
 
 /// A check's judged value over its threshold (at most 1 when met).
-fn judged_ratio(check: &TargetCheck) -> f64 {
+pub(super) fn judged_ratio(check: &TargetCheck) -> f64 {
     judged_value(check) / check.threshold
 }
 

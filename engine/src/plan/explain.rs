@@ -1,11 +1,13 @@
 //! How a plan explains itself: every configuration's search, the decision
-//! rule in words, the cost versus P(miss) frontier of what was explored,
+//! rule in words, the frontier of cost against the worst target's margin
+//! of what was explored,
 //! what the search saved, and what made the difference against the
 //! scenario's own settings.
 
 use crate::format::{format_percent_whole, format_usd};
 use crate::params::plan::{DecisionRule, Multipliers, Setting};
 use crate::plan::cost::{self, FleetCost};
+use crate::plan::curve::judged_ratio;
 use crate::plan::diagnose;
 use crate::plan::evaluate::{CheckMetric, Evaluation};
 use crate::plan::explore::Exploration;
@@ -194,6 +196,12 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
                 .filter(|k| k.metric == CheckMetric::MissProbability)
                 .map(|k| k.bounds[1])
                 .fold(p_miss, f64::max);
+            let worst_check = e
+                .checks
+                .iter()
+                .map(|k| (judged_ratio(k), k))
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, k)| k.description.clone());
             let basis = runner.basis(case);
             let fleet = FleetCost::new(&basis, e.replicas, reserve, 1.0);
             out.push(ExploredPoint {
@@ -203,6 +211,8 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
                 usd_per_month: fleet.usd_per_month,
                 p_miss,
                 p_miss_upper,
+                worst_ratio: e.worst_ratio,
+                worst_check,
                 replications: e.replications,
                 verdict: e.verdict,
                 on_frontier: false,
@@ -222,10 +232,13 @@ fn explored_points(runner: &mut Runner, base: &Exploration) -> Vec<ExploredPoint
     out
 }
 
-/// Marks the points no other point beats on both cost and P(miss) (upper
-/// bound): sorted by cost, a point is on the frontier when its P(miss) is
-/// below every cheaper point's. Only the frontier keeps its full cost (more
-/// points only take points off the frontier, so none needs it back).
+/// Marks the points no other point beats on both cost and the worst
+/// target's margin (`worst_ratio`, so that a latency target that binds
+/// counts as much as P(miss)): sorted by cost, a point is on the frontier
+/// when its ratio is below every cheaper point's. The chosen fleet is on
+/// it, since every cheaper fleet fails a target (ratio above 1) and it
+/// meets them all. Only the frontier keeps its full cost (more points only
+/// take points off the frontier, so none needs it back).
 fn mark_frontier(points: &mut [ExploredPoint]) {
     for p in points.iter_mut() {
         p.on_frontier = false;
@@ -235,13 +248,13 @@ fn mark_frontier(points: &mut [ExploredPoint]) {
     order.sort_by(|&a, &b| {
         cost(&points[a])
             .total_cmp(&cost(&points[b]))
-            .then(points[a].p_miss_upper.total_cmp(&points[b].p_miss_upper))
+            .then(points[a].worst_ratio.total_cmp(&points[b].worst_ratio))
     });
     let mut lowest = f64::INFINITY;
     for i in order {
-        if points[i].p_miss_upper < lowest {
+        if points[i].worst_ratio < lowest {
             points[i].on_frontier = true;
-            lowest = points[i].p_miss_upper;
+            lowest = points[i].worst_ratio;
         }
     }
     for p in points.iter_mut().filter(|p| !p.on_frontier) {

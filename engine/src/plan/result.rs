@@ -165,7 +165,12 @@ pub enum SearchStatus {
     Pruned,
 }
 
-/// One decided fleet of the base search, for the cost versus P(miss) chart.
+fn not_a_number() -> f64 {
+    f64::NAN
+}
+
+/// One decided fleet of the base search, for the chart of cost against
+/// the worst target's margin.
 #[serde_with::serde_as]
 #[serde_with::skip_serializing_none]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -183,10 +188,21 @@ pub struct ExploredPoint {
     /// The largest class P(miss) upper bound (as the decision rule reads it).
     #[serde_as(as = "NonFinite")]
     pub p_miss_upper: f64,
+    /// How far the fleet is from its targets: the largest judged value
+    /// over its threshold among every check (latency percentiles, P(miss),
+    /// sustainability), at most 1 exactly when every target is met
+    /// ([`Evaluation::worst_ratio`]). NaN in plans made before it was kept.
+    #[serde(default = "not_a_number", with = "nonfinite")]
+    pub worst_ratio: f64,
+    /// The check that gives `worst_ratio` ("chat: p99 TTFT <= 2 s").
+    #[serde(default)]
+    pub worst_check: Option<String>,
     pub replications: u32,
     pub verdict: Verdict,
-    /// No other explored point is both cheaper (or as cheap) and less likely
-    /// to miss.
+    /// No other explored point is both as cheap (or cheaper) and nearer its
+    /// targets (a lower `worst_ratio`): the frontier of cost against the
+    /// worst target's margin, on which the chosen fleet always lies (every
+    /// cheaper fleet fails a target, so its ratio is above 1).
     pub on_frontier: bool,
     /// The fleet's full cost over its replications, for the points on the
     /// frontier (absent for the others).

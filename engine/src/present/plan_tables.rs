@@ -130,17 +130,20 @@ pub fn configurations_table(plan: &PlanResult) -> DataTable {
     table
 }
 
-/// Every decided fleet of the search: cost against P(miss), the frontier
-/// marked.
+/// Every decided fleet of the search: its cost, how far it is from its
+/// targets (the worst check's judged value over its threshold, and which
+/// check) and its P(miss), the frontier of cost against that margin marked.
 pub fn explored_table(plan: &PlanResult) -> DataTable {
     let mut table = DataTable::new(
         "explored",
-        "Cost against P(miss) of every fleet the search decided",
+        "Cost against the worst target's margin of every fleet the search decided",
         &[
             "configuration",
             "replicas",
             "GPUs with reserve",
             "USD per month",
+            "worst check",
+            "worst target",
             "worst class P(miss)",
             "upper bound",
             "replications",
@@ -158,6 +161,8 @@ pub fn explored_table(plan: &PlanResult) -> DataTable {
             count_cell(p.replicas as u64),
             count_cell(p.total_gpus as u64),
             usd_cell(p.usd_per_month),
+            ratio_cell(p.worst_ratio, p.worst_ratio <= 1.0),
+            Cell::text(p.worst_check.as_deref().unwrap_or(MISSING)),
             percent_cell(p.p_miss),
             percent_cell(p.p_miss_upper),
             count_cell(p.replications as u64),
