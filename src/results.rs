@@ -1,23 +1,26 @@
 //! What the results area shows that is the page's own, computed from the
 //! worker's answers: the verdict's sentences (`results/verdict.rs`), the
-//! headline figures, the inputs of the CDF and Pareto charts, the
+//! headline figures, the inputs of the CDF and the frontier charts
+//! (`results/frontier.rs`), the
 //! cost-breakdown bar and the plan's sentences. The tables (and every
 //! number's format) are the engine's presentation layer, shared with the
 //! CLI. No DOM; tested natively.
 
+mod frontier;
 mod verdict;
 
+pub use frontier::pareto_input;
 pub use verdict::{PROVISIONAL, PlanLine, configured_line, plan_line, sensitivity_reading};
 
 use std::collections::BTreeMap;
 
 use sojourn_engine::{
-    Case, ConfigurationResult, DataTable, FleetCost, MISSING, PlanResult, RunSummary,
-    ScenarioParams, TargetParams, UnitCosts, cases_budget_table, cases_table, cdf_table,
-    decision_label, discipline_label, sensitivity_table,
+    Case, ConfigurationResult, DataTable, FleetCost, MISSING, PlanResult, RunSummary, UnitCosts,
+    cases_budget_table, cases_table, cdf_table, decision_label, discipline_label,
+    sensitivity_table,
 };
 
-use crate::charts::{CdfCurve, CdfInput, CurveKind, ParetoInput, ParetoPoint};
+use crate::charts::{CdfCurve, CdfInput, CurveKind};
 use crate::format::{
     format_count, format_number, format_percent, format_percent_interval, format_percent_whole,
     format_usd,
@@ -334,64 +337,6 @@ pub fn cover_sentence(plan: &PlanResult) -> Option<String> {
         c.total_replicas.saturating_sub(c.steady_replicas),
         c.configuration
     ))
-}
-
-/// Each distinct miss-probability bound of the targets, with whom it binds
-/// ("api", "every class"), tightest first.
-pub fn miss_targets(params: &ScenarioParams) -> Vec<(String, f64)> {
-    let mut targets: Vec<(String, f64)> = Vec::new();
-    for target in TargetParams::effective(&params.plan.targets) {
-        let TargetParams::MissProbability { class, epsilon } = target else {
-            continue;
-        };
-        let whom = class.unwrap_or_else(|| "every class".to_string());
-        match targets.iter_mut().find(|(_, e)| *e == epsilon) {
-            Some((label, _)) => label.push_str(&format!(", {whom}")),
-            None => targets.push((whom, epsilon)),
-        }
-    }
-    targets.sort_by(|a, b| a.1.total_cmp(&b.1));
-    targets
-}
-
-/// The Pareto chart's inputs: every fleet the search decided, costed in
-/// USD per month when every one has a price (else in GPUs), the chosen
-/// fleet (the chosen configuration at the fleet its search found) and the
-/// miss-probability targets of `params`, the scenario planned.
-pub fn pareto_input(plan: &PlanResult, params: &ScenarioParams) -> ParetoInput {
-    let priced = plan.explored.iter().all(|p| p.usd_per_month.is_some());
-    let points = plan
-        .explored
-        .iter()
-        .map(|p| {
-            let configuration = plan.configurations.get(p.configuration);
-            let name = configuration.map_or(MISSING, |c| c.name.as_str());
-            let replicas = configuration
-                .map_or(0, |c| p.total_gpus / c.gpus_per_replica.max(1))
-                .saturating_sub(p.replicas);
-            ParetoPoint {
-                label: format!("{name}: {} + {replicas} replicas", p.replicas),
-                cost: match p.usd_per_month {
-                    Some(usd) if priced => usd,
-                    _ => f64::from(p.total_gpus),
-                },
-                p_miss_upper: p.p_miss_upper,
-                verdict: p.verdict,
-                on_frontier: p.on_frontier,
-            }
-        })
-        .collect();
-    let found = chosen_configuration(plan).and_then(|c| c.search.found);
-    let chosen = plan
-        .explored
-        .iter()
-        .position(|p| Some(p.configuration) == plan.chosen && Some(p.replicas) == found);
-    ParetoInput {
-        points,
-        chosen,
-        priced,
-        targets: miss_targets(params),
-    }
 }
 
 /// The cases as the plan section shows them: once planned, the fleet and

@@ -29,6 +29,8 @@ use crate::worker_client::{self, WorkerPool};
 mod currency;
 mod messages;
 
+pub use currency::changed_panels;
+
 /// How long the page waits after the last edit before it runs \[ms\].
 pub const DEBOUNCE: Duration = Duration::from_millis(300);
 
@@ -447,12 +449,14 @@ impl AppState {
                 self.dispatch_plan();
                 self.show_plan_progress();
             }
+            // The engine's advice names fields by their paths: in the
+            // form's words.
             WorkerMessage::Failed {
                 stage: Stage::Plan,
                 message,
                 ..
-            } => self.fail_plan(message),
-            WorkerMessage::Failed { message, .. } => self.fail_run(message),
+            } => self.fail_plan(self.in_words(&message)),
+            WorkerMessage::Failed { message, .. } => self.fail_run(self.in_words(&message)),
             WorkerMessage::Finished { .. } => {
                 self.single_run_done.set_value(true);
                 self.dispatch_plan();
@@ -532,6 +536,13 @@ impl AppState {
             },
             None => RunStatus::Done,
         });
+    }
+
+    /// A worker's message with its field paths in the form's words, for
+    /// the scenario of the current job.
+    fn in_words(self, message: &str) -> String {
+        self.job_params
+            .with_value(|params| words::paths_in_words(message, params.as_ref()))
     }
 
     /// The plan failed: its other simulations stop; the single run goes on.

@@ -49,16 +49,101 @@ pub fn scenario_message(error: &ScenarioError, params: Option<&ScenarioParams>) 
     scenario_messages(error, params).join("; ")
 }
 
-/// Why a plan failed; a case that is not a valid scenario names its
-/// fields in words.
+/// Why a plan failed, in the form's words: a case that is not a valid
+/// scenario names its fields as the form does, a class the planner cannot
+/// plan (not an open stream) says so and what to do, and every field path
+/// in the engine's advice (`lower classes[0].batches_per_hour`) reads as
+/// the form labels it.
 pub fn plan_error_message(error: &PlanError, params: Option<&ScenarioParams>) -> String {
     match error {
-        PlanError::InvalidCase { case, error } => format!(
-            "the case \"{case}\" is not a valid scenario: {}",
-            scenario_message(error, params)
-        ),
-        other => other.to_string(),
+        PlanError::InvalidCase { case, error } => {
+            if let Some(refusal) = unplannable_load(error, params) {
+                return refusal;
+            }
+            format!(
+                "the case \"{case}\" is not a valid scenario: {}",
+                scenario_message(error, params)
+            )
+        }
+        other => paths_in_words(&other.to_string(), params),
     }
+}
+
+/// The planner's refusal of a class that is not an open stream (its
+/// error is on `classes[i].load`), said as what it is and what to do.
+fn unplannable_load(error: &ScenarioError, params: Option<&ScenarioParams>) -> Option<String> {
+    let [only] = error.errors.as_slice() else {
+        return None;
+    };
+    let index: usize = only
+        .field
+        .strip_prefix("classes[")?
+        .strip_suffix("].load")?
+        .parse()
+        .ok()?;
+    let class = params?.classes.get(index)?;
+    let mode = match class.load {
+        LoadParams::Open => return None,
+        LoadParams::ClosedLoop { .. } => {
+            "a closed loop of clients, each sending when its last request returns"
+        }
+        LoadParams::FixedCount { .. } => "a fixed count of requests",
+        LoadParams::Offline { .. } => "a fixed count of requests at time 0",
+        LoadParams::Trace { .. } => "a replayed trace",
+    };
+    Some(format!(
+        "planning refuses classes that are not open streams, and class \"{}\" is {mode}: the planner scales arrival rates and prices the fleet per hour of the horizon. The run above is this scenario as it is; to plan a fleet, set the class's Load to \"open (Poisson batches)\" under Workload at the rate you expect.",
+        class.name
+    ))
+}
+
+/// `text` with every field path in it (`classes[0].batches_per_hour`,
+/// `run.horizon_s`, `plan.search`) replaced by the field as the form
+/// names it (`Class "chat", batches per hour`), in quotes.
+pub fn paths_in_words(text: &str, params: Option<&ScenarioParams>) -> String {
+    const ROOTS: [&str; 9] = [
+        "classes[",
+        "run.",
+        "plan.",
+        "model.",
+        "hardware.",
+        "engine.",
+        "cluster.",
+        "replica.",
+        "step_time.",
+    ];
+    let is_path_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = ROOTS
+        .iter()
+        .filter_map(|root| {
+            // A path starts after a word's end and goes on past its root
+            // ("run." ending a sentence is not one).
+            rest.match_indices(root).map(|(i, _)| i).find(|&i| {
+                rest[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !is_path_char(c))
+                    && rest[i + root.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .min()
+    {
+        let len = rest[start..]
+            .find(|c: char| !is_path_char(c))
+            .unwrap_or(rest.len() - start);
+        // A sentence's full stop is not part of the path.
+        let path = rest[start..start + len].trim_end_matches('.');
+        out.push_str(&rest[..start]);
+        out.push_str(&format!("\u{201c}{}\u{201d}", field_words(path, params)));
+        rest = &rest[start + path.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The field at `path` as the form names it: the section or item first

@@ -44,3 +44,48 @@ export function quickScenario() {
   s.plan.service_curve.load_multipliers = [0.5, 1, 2];
   return s;
 }
+
+/**
+ * The issue-40 planning case, shortened to two hours: Llama 3.1 70B (FP8)
+ * on H100 x4 against H200 x2, a chat class under p99 TTFT <= 2 s and p99
+ * TPOT <= 80 ms beside a batch class of 300-request jobs. A latency target
+ * sets the fleet: P(miss) is about zero on every fleet decided.
+ */
+export function chat70bScenario() {
+  const s = JSON.parse(readFileSync(path.join(here, '..', '..', 'scenarios', 'interactive-chat.json'), 'utf8'));
+  s.name = '70B chat beside a nightly batch: H100 x4 against H200 x2';
+  const chat = s.classes[0];
+  chat.batches_per_hour = 3600;
+  delete chat.time_of_day;
+  const batch = {
+    ...structuredClone(chat),
+    name: 'nightly batch',
+    batches_per_hour: 1,
+    batch_size: { kind: 'constant', value: 300 },
+    input_tokens: { kind: 'log_normal', median: 2000, p90: 6000, max: 32000 },
+    output_tokens: { kind: 'log_normal', median: 400, p90: 1200, max: 4000 },
+    prefix_cache_hit: 0,
+    deadline_s: 6 * 3600,
+  };
+  delete batch.timeout_s;
+  s.classes.push(batch);
+  s.replica.gpus_per_replica = 4;
+  s.cluster.replicas = 2;
+  s.run.horizon_s = 2 * 3600;
+  s.run.series_interval_s = 120;
+  s.plan.targets = [
+    { metric: 'ttft_percentile', class: 'chat', percentile: 0.99, bound_s: 2 },
+    { metric: 'tpot_percentile', class: 'chat', percentile: 0.99, bound_s: 0.08 },
+    { metric: 'miss_probability', class: 'chat', epsilon: 0.01 },
+    { metric: 'miss_probability', class: 'nightly batch', epsilon: 0.01 },
+  ];
+  s.plan.candidates = [
+    { name: 'H100 SXM x4', hardware_preset: 'h100-sxm', gpus_per_replica: 4, usd_per_gpu_hour: 3.78 },
+    { name: 'H200 SXM x2', hardware_preset: 'h200-sxm', gpus_per_replica: 2, usd_per_gpu_hour: 3.5 },
+  ];
+  s.plan.search = { disciplines: ['fcfs'] };
+  s.plan.replications = 4;
+  s.plan.min_replications = 2;
+  s.plan.max_replicas = 32;
+  return s;
+}

@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { distDir, screenshot, siteForFile } from '../lib/harness.mjs';
 import { figure, headline, openTables, runButton, runStatus, waitFor, waitForDone, waitForShown } from '../lib/page.mjs';
+import { chat70bScenario, linkQuery } from '../lib/scenario.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
@@ -239,6 +240,104 @@ test('a downloaded table and the results file say where they come from', async (
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('a downloaded chart carries its title and the scenario above it', async () => {
+  const { page, errors } = await site.openPage('', { viewport: LAPTOP });
+  await waitForDone(page);
+  const figure = page.locator('#cdf-figure');
+  const caption = (await figure.locator('.caption-text').innerText()).trim();
+  const shown = Number(await figure.locator('.chart svg').first().getAttribute('height'));
+  const [svgFile] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'SVG' }).click()]);
+  const svg = await readFile(await svgFile.path(), 'utf8');
+  // Drawn text (not only the <title> a screen reader reads), above the chart.
+  const texts = Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]);
+  assert.equal(texts[0], caption, `the first line drawn is the caption: ${texts.slice(0, 3)}`);
+  assert.match(texts[1], /^Scenario: Overnight batch jobs, 24 h SLA; Sojourn \d+\.\d+\.\d+$/);
+  const height = Number(svg.match(/^<svg[^>]* height="(\d+)"/)[1]);
+  assert.ok(height > shown + 20, `the file is taller than the chart shown (${height} against ${shown})`);
+  // The PNG: twice the SVG's size, headings included.
+  const [pngFile] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'PNG' }).click()]);
+  const png = await readFile(await pngFile.path());
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.equal(png.readUInt32BE(20), 2 * height, 'the PNG has the headings too');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+/**
+ * The vertical stretches of the results [px] with nothing in them (no
+ * text, table row, chart or control), over `least` px: { at, gap, before,
+ * after }, in page coordinates.
+ */
+const blankGaps = (page, least) =>
+  page.evaluate((least) => {
+    const selector = ['p', 'li', 'tr', 'dt', 'dd', 'h2', 'h3', 'h4', 'summary', 'figcaption', 'svg', 'button', 'label']
+      .map((tag) => `#results ${tag}`)
+      .join(',');
+    const boxes = Array.from(document.querySelectorAll(selector))
+      .map((el) => ({ el, r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.height > 0 && r.width > 0)
+      .map(({ el, r }) => ({ el, top: r.top + scrollY, bottom: r.bottom + scrollY }))
+      .sort((a, b) => a.top - b.top);
+    const name = (el) => `${el.tagName.toLowerCase()} "${(el.innerText ?? el.getAttribute('aria-label') ?? '').slice(0, 50)}"`;
+    const gaps = [];
+    let last = boxes[0];
+    for (const box of boxes) {
+      if (box.top - last.bottom > least) {
+        gaps.push({ at: Math.round(last.bottom), gap: Math.round(box.top - last.bottom), before: name(last.el), after: name(box.el) });
+      }
+      if (box.bottom > last.bottom) last = box;
+    }
+    return gaps;
+  }, least);
+
+/** The 70B link of the issue, its configured fleet one replica short: its
+ * verdict table has "not met" beside long values. */
+function short70b() {
+  const s = chat70bScenario();
+  s.cluster.replicas = 1;
+  return s;
+}
+
+for (const viewport of [PHONE, LAPTOP]) {
+  test(`on the 70B link at ${viewport.width} px the verdict table fits its box, no verdict is cut and the results have no large blank gaps`, async () => {
+    const { page, errors } = await site.openPage(linkQuery(short70b()), { viewport });
+    // (A 70B plan: twice the usual limit.)
+    await waitForDone(page, { limitMs: 20 * 60_000 });
+    const table = page.locator('#table-verdict');
+    await table.scrollIntoViewIfNeeded();
+    const cells = await table.locator('.table-scroll').evaluate((scroll) => {
+      const edge = scroll.getBoundingClientRect();
+      return {
+        overflow: scroll.scrollWidth - scroll.clientWidth,
+        cells: Array.from(scroll.querySelectorAll('td')).map((td) => {
+          const r = td.getBoundingClientRect();
+          return {
+            column: td.dataset.column,
+            text: td.innerText.trim(),
+            // Past the box's right edge (hidden there), or cut in the cell.
+            hidden: Math.max(0, r.right - Math.min(edge.right, window.innerWidth)),
+            cut: td.scrollWidth - td.clientWidth,
+          };
+        }),
+      };
+    });
+    assert.ok(cells.overflow <= 1, `the verdict table scrolls sideways by ${cells.overflow} px`);
+    const verdicts = cells.cells.filter((c) => /: verdict$/.test(c.column));
+    assert.ok(verdicts.some((c) => c.column.startsWith("plan's fleet")), 'the plan\'s column is there');
+    assert.ok(verdicts.some((c) => c.text === 'not met'), `a target is not met: ${JSON.stringify(verdicts)}`);
+    for (const c of cells.cells) {
+      assert.ok(c.hidden <= 1 && c.cut <= 1, `"${c.text}" (${c.column}) is cut: ${JSON.stringify(c)}`);
+    }
+    await screenshot(page, `layout-verdict-70b-${viewport.width}`, { fullPage: false });
+    const gaps = await blankGaps(page, 100);
+    assert.deepEqual(gaps, [], 'no blank stretch over 100 px in the results');
+    await page.locator('#pareto-figure').scrollIntoViewIfNeeded();
+    await screenshot(page, `layout-frontier-70b-${viewport.width}`, { fullPage: false });
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+}
 
 test('the built site carries gzip copies of its files', async () => {
   const files = (await readdir(distDir)).filter((name) => /\.(wasm|js|css|html)$/.test(name));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { screenshot, siteForFile } from '../lib/harness.mjs';
-import { runStatus, waitFor, waitForResults, waitForShown } from '../lib/page.mjs';
+import { runStatus, verdict, waitFor, waitForResults, waitForShown } from '../lib/page.mjs';
 import { linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const site = siteForFile();
@@ -85,6 +85,29 @@ test('an imported trace is replayed exactly, and its class can switch to the fit
   await waitFor(page, 'the notice of what the switch removed', async () =>
     /its traced requests removed/.test(await page.locator('.notice').innerText()));
   await waitForShown(chat.getByLabel('Batch arrivals'), 'the batch arrivals box');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a plan of a closed-loop class says why planning refuses it and what to do', async () => {
+  const s = quickScenario();
+  s.classes[0].load = { kind: 'closed_loop', clients: 4, requests: 120 };
+  // (A closed loop takes neither an hourly profile nor batches.)
+  delete s.classes[0].time_of_day;
+  s.classes[0].batch_size = { kind: 'constant', value: 1 };
+  const { page, errors } = await site.openPage(linkQuery(s));
+  await waitForResults(page);
+  const plan = verdict(page).locator('#verdict-plan');
+  await waitFor(page, 'the plan\'s refusal', async () => /^The plan failed/.test(await plan.innerText()));
+  const text = await plan.innerText();
+  assert.match(text, /planning refuses classes that are not open streams, and class "nightly-batch" is a closed loop of clients/, text);
+  assert.match(text, /set the class's Load to "open \(Poisson batches\)" under Workload/, text);
+  assert.doesNotMatch(text, /classes\[\d+\]|not a valid scenario/, text);
+  // The headline's plan card says it too.
+  assert.match(await page.locator('dl.plan-metrics').innerText(), /planning refuses classes that are not open streams/);
+  // The run itself is this scenario's: its closed loop sent its 120.
+  assert.equal(await arrived(page, 'nightly-batch'), '120');
+  await screenshot(page, 'load-closed-loop-plan', { fullPage: false });
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { screenshot, screenshotDir, siteForFile } from '../lib/harness.mjs';
-import { runButton, waitFor, waitForDone, waitForResults, waitForShown } from '../lib/page.mjs';
+import { runButton, verdict, waitFor, waitForDone, waitForResults, waitForShown } from '../lib/page.mjs';
 import { defaultScenario, linkQuery, quickScenario } from '../lib/scenario.mjs';
 
 const site = siteForFile();
@@ -128,3 +128,19 @@ for (const width of [1280, 390]) {
     await page.context().close();
   });
 }
+
+test('a plan over its budget names the fields to change as the form labels them', async () => {
+  // The api stream at 25 requests a second: one day's run fits a run's
+  // budget, but the high-demand case's does not, so the plan stops
+  // before its first run with the engine's advice.
+  const s = defaultScenario();
+  s.classes[1].batches_per_hour = 90000;
+  const { page, errors } = await site.openPage(linkQuery(s));
+  const plan = verdict(page).locator('#verdict-plan');
+  await waitFor(page, 'the plan\'s failure', async () => /^The plan failed/.test(await plan.innerText()));
+  const text = await plan.innerText();
+  assert.match(text, /lower “Class "api", batch arrivals” or shorten “Simulation, horizon”/, text);
+  assert.doesNotMatch(text, ENGINE_PATH, text);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

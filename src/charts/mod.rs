@@ -4,6 +4,7 @@
 //! dark mode; the page redraws when the system colour scheme changes.
 
 mod cdf;
+mod export;
 mod legend;
 mod lengths;
 mod pareto;
@@ -13,8 +14,9 @@ mod service_curve;
 mod tornado;
 
 pub use cdf::{CdfCurve, CdfInput, CurveKind, cdf_chart};
+pub use export::titled_svg;
 pub use lengths::{LENGTHS_TITLE, LengthGrid, length_grid, lengths_chart, log_correlation};
-pub use pareto::{ParetoInput, ParetoPoint, pareto_chart, pareto_height};
+pub use pareto::{PARETO_TITLE, ParetoInput, ParetoPoint, pareto_chart, pareto_height};
 pub use preview::{histogram_preview, profile_preview};
 pub use series::series_chart;
 pub use service_curve::{curve_reading, service_curve_chart, service_curve_height};

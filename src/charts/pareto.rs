@@ -1,12 +1,15 @@
-//! Cost against P(miss): every fleet the plan's search decided, coloured by
-//! its verdict, the Pareto frontier (no other fleet is both as cheap and
-//! less likely to miss) as a step line, the chosen fleet ringed and named,
-//! and each miss-probability target as a dashed line; the legend is under
-//! the axes.
+//! Cost against the worst target's margin: every fleet the plan's search
+//! decided, coloured by its verdict, the Pareto frontier (no other fleet is
+//! both as cheap and nearer its targets) as a step line, the chosen fleet
+//! ringed and named (always shown: it is on the frontier), and the line
+//! where a target sits at its bound; the legend is under the axes.
 //!
-//! P(miss) is the worst class's upper 95% bound, the value the decision rule
-//! reads, on a log axis: targets of 0.1 % and 1 % and an overloaded fleet
-//! at 60 % all stay legible, and exact bounds never reach zero.
+//! A fleet's margin is its worst check's judged value over the threshold
+//! (the value the decision rule reads: the upper 95% bound), over every
+//! target: a p99 TTFT, a p99 TPOT and a P(miss) all count, so a latency
+//! target that binds shows (on P(miss) alone, every fleet missed nothing
+//! and the chosen fleet fell off the frontier). On a log axis: a fleet at
+//! 0.1x and an overloaded one at 100x both stay legible.
 
 use plotters::coord::combinators::{LogCoord, WithKeyPoints};
 use plotters::coord::types::RangedCoordf64;
@@ -18,10 +21,13 @@ use super::legend::{LegendItem, Mark, draw_legend, legend_height, text_px};
 use super::{Area, Chart, DrawResult, Frame, Theme, Themed, draw_error, font_px};
 use crate::format::{format_count, format_number, format_usd};
 
-pub const PARETO_TITLE: &str = "Cost against P(miss)";
+pub const PARETO_TITLE: &str = "Cost against the worst target's margin";
 
-/// The lowest P(miss) the axis shows: a bound below it is drawn on it.
-const P_MISS_FLOOR: f64 = 1e-6;
+/// The lowest ratio the axis shows: a ratio below it is drawn on it.
+const RATIO_FLOOR: f64 = 1e-3;
+/// The highest: a fleet further from its targets (or infinitely far, a
+/// percentile never reached) is drawn on it.
+const RATIO_CEILING: f64 = 1e4;
 
 /// One decided fleet.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,8 +36,11 @@ pub struct ParetoPoint {
     pub label: String,
     /// USD per month with the reserve, or GPUs with the reserve when unpriced.
     pub cost: f64,
-    /// The worst class's P(miss), upper 95% bound.
-    pub p_miss_upper: f64,
+    /// The worst check's judged value over its threshold (at most 1
+    /// exactly when every target is met).
+    pub ratio: f64,
+    /// That check ("chat: p99 TTFT <= 2 s").
+    pub worst_check: Option<String>,
     pub verdict: Verdict,
     pub on_frontier: bool,
 }
@@ -44,31 +53,27 @@ pub struct ParetoInput {
     pub chosen: Option<usize>,
     /// Costs are USD per month (else GPUs).
     pub priced: bool,
-    /// (whom it binds, P(miss) bound) of each distinct miss-probability
-    /// target, tightest first.
-    pub targets: Vec<(String, f64)>,
 }
 
-/// The height \[px\] the chart will take at `width` with these miss
-/// `targets` (see [`ParetoInput::targets`]) and the verdicts every search
-/// has (fleets that met the targets and fleets that did not), for the
-/// placeholder that holds its place while the plan runs: on a phone the
-/// legend wraps onto more rows, and a placeholder of one row let the page
-/// below it jump when the chart arrived. (An uncertain fleet adds an item,
-/// which may add a row.)
-pub fn pareto_height(width: u32, theme: &Theme, targets: Vec<(String, f64)>) -> u32 {
+/// The height \[px\] the chart will take at `width` with the verdicts
+/// every search has (fleets that met the targets and fleets that did not),
+/// for the placeholder that holds its place while the plan runs: on a
+/// phone the legend wraps onto more rows, and a placeholder of one row let
+/// the page below it jump when the chart arrived. (An uncertain fleet adds
+/// an item, which may add a row.)
+pub fn pareto_height(width: u32, theme: &Theme) -> u32 {
     let input = ParetoInput {
         points: [Verdict::Met, Verdict::NotMet]
             .into_iter()
             .map(|verdict| ParetoPoint {
                 label: String::new(),
                 cost: 1.0,
-                p_miss_upper: 0.01,
+                ratio: 0.5,
+                worst_check: None,
                 verdict,
                 on_frontier: false,
             })
             .collect(),
-        targets,
         ..ParetoInput::default()
     };
     let legend = legend_items(&input, theme);
@@ -103,7 +108,14 @@ fn title(input: &ParetoInput) -> String {
     let chosen = input
         .chosen
         .and_then(|i| input.points.get(i))
-        .map(|p| format!("; chosen: {}", p.label))
+        .map(|p| {
+            let check = p
+                .worst_check
+                .as_ref()
+                .map(|c| format!(" (nearest its bound: {c}, at {})", ratio_label(p.ratio)))
+                .unwrap_or_default();
+            format!("; chosen: {}{check}", p.label)
+        })
         .unwrap_or_default();
     format!(
         "{PARETO_TITLE}: {} fleets decided, {frontier} on the frontier{chosen}",
@@ -111,30 +123,35 @@ fn title(input: &ParetoInput) -> String {
     )
 }
 
-/// The points that can be placed (a bound that is not a number cannot).
+/// The points that can be placed (a ratio that is not a number cannot;
+/// an infinite one goes on the top edge).
 fn drawable(input: &ParetoInput) -> impl Iterator<Item = &ParetoPoint> {
     input
         .points
         .iter()
-        .filter(|p| p.cost.is_finite() && p.p_miss_upper.is_finite())
+        .filter(|p| p.cost.is_finite() && !p.ratio.is_nan())
 }
 
-/// Whole decades around the bounds and targets, at least one decade, at
-/// most 100 %.
+/// Whole decades around the ratios and 1 (a target at its bound), within
+/// the floor and the ceiling.
 fn y_range(input: &ParetoInput) -> (f64, f64) {
     let values = drawable(input)
-        .map(|p| p.p_miss_upper)
-        .chain(input.targets.iter().map(|(_, t)| *t))
+        .map(|p| p.ratio)
+        .chain([1.0])
         .filter(|v| v.is_finite() && *v > 0.0);
     let (low, high) = values.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
         (lo.min(v), hi.max(v))
     });
-    let low = if low.is_finite() { low } else { 1e-3 };
-    let low = 10f64.powf((low * 0.7).log10().floor()).max(P_MISS_FLOOR);
+    let low = 10f64.powf((low * 0.7).log10().floor()).max(RATIO_FLOOR);
     let high = 10f64
         .powf((high * 1.5).log10().ceil())
-        .clamp(low * 10.0, 1.0);
+        .clamp(low * 10.0, RATIO_CEILING);
     (low.min(high / 10.0), high)
+}
+
+/// Where a point goes on the axis from `low` to `high`.
+fn placed(p: &ParetoPoint, (low, high): (f64, f64)) -> (f64, f64) {
+    (p.cost, p.ratio.clamp(low, high))
 }
 
 /// Decades within the range, with 2 and 5 between them when it spans at
@@ -152,9 +169,12 @@ fn y_ticks(low: f64, high: f64) -> Vec<f64> {
         .collect()
 }
 
-/// "0.1 %", "1 %", "20 %".
-fn percent_label(p: f64) -> String {
-    format!("{} %", format_number(p * 100.0, 2))
+/// "0.1x", "1x", "20x".
+fn ratio_label(ratio: f64) -> String {
+    if ratio.is_infinite() {
+        return "never reached".to_string();
+    }
+    format!("{}x", format_number(ratio, 2))
 }
 
 /// A cost tick: USD, or a whole number of GPUs (none between them).
@@ -177,12 +197,12 @@ fn verdict_style(verdict: Verdict, theme: &Theme) -> (RGBColor, &'static str) {
 }
 
 /// The frontier as a staircase, cheapest first: from each point across to
-/// the next one's cost, then down to its P(miss); the last runs on to
+/// the next one's cost, then down to its ratio; the last runs on to
 /// `x_end` (more money buys at least that).
-fn staircase(input: &ParetoInput, low: f64, x_end: f64) -> Vec<(f64, f64)> {
+fn staircase(input: &ParetoInput, range: (f64, f64), x_end: f64) -> Vec<(f64, f64)> {
     let mut frontier: Vec<(f64, f64)> = drawable(input)
         .filter(|p| p.on_frontier)
-        .map(|p| (p.cost, p.p_miss_upper.max(low)))
+        .map(|p| placed(p, range))
         .collect();
     frontier.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
     let mut steps = Vec::with_capacity(frontier.len() * 2);
@@ -200,7 +220,8 @@ fn staircase(input: &ParetoInput, low: f64, x_end: f64) -> Vec<(f64, f64)> {
 
 fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResult<()> {
     let font = font_px(width);
-    let (low, high) = y_range(input);
+    let range = y_range(input);
+    let (low, high) = range;
     let x_max = drawable(input).map(|p| p.cost).fold(0.0f64, f64::max);
     let x_end = match (x_max > 0.0, input.priced) {
         (false, _) => 1.0,
@@ -228,25 +249,25 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
         } else {
             "GPUs, with the reserve"
         })
-        .y_desc("P(miss) bound, worst class")
+        .y_desc("worst target: value / bound")
         .x_labels(if width < 500 { 4 } else { 8 })
         .x_label_formatter(&|x| cost_label(*x, priced))
-        .y_label_formatter(&|y| percent_label(*y))
+        .y_label_formatter(&|y| ratio_label(*y))
         .themed(theme, &label_style)
         .draw()
         .map_err(draw_error)?;
-    draw_targets(&mut chart, input, theme, x_end)?;
+    draw_bound(&mut chart, theme, x_end)?;
     chart
         .draw_series(LineSeries::new(
-            staircase(input, low, x_end),
+            staircase(input, range, x_end),
             theme.base.stroke_width(2),
         ))
         .map_err(draw_error)?;
     let chosen = input
         .chosen
         .and_then(|i| input.points.get(i))
-        .filter(|p| p.cost.is_finite() && p.p_miss_upper.is_finite())
-        .map(|p| (p, (p.cost, p.p_miss_upper.max(low))));
+        .filter(|p| p.cost.is_finite() && !p.ratio.is_nan())
+        .map(|p| (p, placed(p, range)));
     if let Some((point, at)) = chosen {
         // Under the dots, so it hides none.
         name_chosen(&mut chart, point, at, theme, font)?;
@@ -257,7 +278,7 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
             .draw_series(
                 drawable(input)
                     .filter(|p| p.verdict == verdict)
-                    .map(|p| Circle::new((p.cost, p.p_miss_upper.max(low)), 5, color.filled())),
+                    .map(|p| Circle::new(placed(p, range), 5, color.filled())),
             )
             .map_err(draw_error)?;
     }
@@ -280,19 +301,11 @@ fn legend_items(input: &ParetoInput, theme: &Theme) -> Vec<LegendItem> {
         Mark::Line(2),
         "Pareto frontier",
     )];
-    if !input.targets.is_empty() {
-        let plural = if input.targets.len() > 1 { "s" } else { "" };
-        let targets: Vec<String> = input
-            .targets
-            .iter()
-            .map(|(whom, bound)| format!("{whom} {}", percent_label(*bound)))
-            .collect();
-        items.push(LegendItem::new(
-            theme.muted,
-            Mark::Dashed,
-            format!("target{plural}: {}", targets.join(", ")),
-        ));
-    }
+    items.push(LegendItem::new(
+        theme.muted,
+        Mark::Dashed,
+        "1x: a target at its bound (below: met)",
+    ));
     for verdict in [Verdict::Met, Verdict::Uncertain, Verdict::NotMet] {
         if drawable(input).any(|p| p.verdict == verdict) {
             let (color, text) = verdict_style(verdict, theme);
@@ -302,27 +315,20 @@ fn legend_items(input: &ParetoInput, theme: &Theme) -> Vec<LegendItem> {
     items
 }
 
-/// The chart's context: cost on a linear axis, P(miss) on a log axis.
+/// The chart's context: cost on a linear axis, the ratio on a log axis.
 type ParetoChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, WithKeyPoints<LogCoord<f64>>>>;
 
-/// Each target as a dashed line (the legend names them).
-fn draw_targets(
-    chart: &mut ParetoChart,
-    input: &ParetoInput,
-    theme: &Theme,
-    x_end: f64,
-) -> DrawResult<()> {
-    for (_, bound) in &input.targets {
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(0.0, *bound), (x_end, *bound)],
-                7,
-                4,
-                theme.muted.stroke_width(2),
-            ))
-            .map_err(draw_error)?;
-    }
+/// Where a target sits at its bound (1x), as a dashed line.
+fn draw_bound(chart: &mut ParetoChart, theme: &Theme, x_end: f64) -> DrawResult<()> {
+    chart
+        .draw_series(DashedLineSeries::new(
+            vec![(0.0, 1.0), (x_end, 1.0)],
+            7,
+            4,
+            theme.muted.stroke_width(2),
+        ))
+        .map_err(draw_error)?;
     Ok(())
 }
 

@@ -8,26 +8,29 @@
 mod batch;
 mod costs;
 mod plan;
+mod table;
 mod verdict;
 
 use leptos::prelude::*;
 use sojourn_engine::{
-    Case, DataTable, PlanResult, RunSummary, alternatives_cost_table, analytic_table, cases_table,
+    Case, PlanResult, RunSummary, alternatives_cost_table, analytic_table, cases_table,
     class_table, curve_table, explored_table, frontier_cost_table, sensitivity_table, series_table,
 };
 
 use crate::browser;
-use crate::charts::{Chart, Theme, cdf_chart, chart_width, message_chart, series_chart};
+use crate::charts::{
+    Chart, Theme, cdf_chart, chart_width, message_chart, series_chart, titled_svg,
+};
 use crate::format::{counted, format_count};
 use crate::help;
 use crate::panels::fields::Info;
 use crate::panels::toolbar::file_stem;
 use crate::results::{Figure, cdf_input, cdf_points_table, run_figures};
 use crate::state::{AppState, PlanStatus, Results, RunStatus};
-use crate::tables::{cell_class, grouped_headers, in_order, page_order, sentence_columns};
 use batch::BatchPanel;
 use costs::Costs;
 use plan::{PlanHeadline, PlanResults};
+pub use table::TableView;
 use verdict::Verdict;
 
 fn figure_help(label: &str) -> Option<&'static str> {
@@ -62,6 +65,29 @@ fn FigureCard(figure: Figure) -> impl IntoView {
     }
 }
 
+/// A block of results, marked while it is for earlier inputs (`mark`, see
+/// `AppState::stale_mark`): dimmed, under a note naming the panels
+/// changed since and what brings it up to date. The note lies over the
+/// block's first line, so marking moves nothing on the page.
+#[component]
+pub(super) fn StaleBlock(
+    #[prop(into)] mark: Signal<Option<String>>,
+    #[prop(optional, into)] class: String,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <div
+            class=format!("result-block {class}")
+            class:is-stale=move || mark.with(Option::is_some)
+        >
+            <p class="stale-badge" class:shown=move || mark.with(Option::is_some)>
+                {move || mark.get().unwrap_or_default()}
+            </p>
+            {children()}
+        </div>
+    }
+}
+
 /// A chart with its caption and download buttons. The box keeps the
 /// chart's aspect ratio, so the page does not jump when it redraws.
 #[component]
@@ -72,21 +98,41 @@ fn ChartFigure(
     chart: Signal<Chart>,
     #[prop(optional)] children: Option<Children>,
 ) -> impl IntoView {
-    let save_svg = move |_| {
+    // A download carries the caption and the scenario's name above the
+    // chart: a file has no page around it to say what it shows.
+    let state = use_context::<AppState>();
+    let heading = StoredValue::new(caption.clone());
+    let exported = move || {
         let chart = chart.get_untracked();
+        let (scenario, dark) = state.map_or((String::new(), false), |s| {
+            let provenance = s.provenance();
+            (
+                format!(
+                    "Scenario: {}; {}",
+                    provenance.scenario, provenance.generator
+                ),
+                s.dark.get_untracked(),
+            )
+        });
+        let (svg, height) =
+            heading.with_value(|heading| titled_svg(&chart, heading, &scenario, &Theme::of(dark)));
+        (chart, svg, height)
+    };
+    let save_svg = move |_| {
+        let (chart, svg, _) = exported();
         let _ = browser::download_text(
             &format!("{}.svg", file_stem(&chart.title)),
             "image/svg+xml",
-            &chart.svg,
+            &svg,
         );
     };
     let save_png = move |_| {
-        let chart = chart.get_untracked();
+        let (chart, svg, height) = exported();
         let _ = browser::download_svg_as_png(
             &format!("{}.png", file_stem(&chart.title)),
-            &chart.svg,
+            &svg,
             chart.width as f64,
-            chart.height as f64,
+            height as f64,
             2.0,
         );
     };
@@ -114,193 +160,17 @@ fn ChartFigure(
     }
 }
 
-/// A table with a CSV download. A table shown closed builds its rows only
-/// once it is first opened: the CDF's points and the fleet over time hold
-/// thousands of cells, half the page, which the first results would
-/// otherwise wait for.
-#[component]
-pub fn TableView(table: DataTable, #[prop(optional)] open: bool) -> impl IntoView {
-    // The CSV starts with where it comes from (see `provenance.rs`).
-    let state = use_context::<AppState>();
-    let title = table.title.clone();
-    let id = format!("table-{}", table.id);
-    let table = StoredValue::new(table);
-    let shown = RwSignal::new(open);
-    view! {
-        <details
-            class="data-table"
-            open=open
-            id=id
-            on:toggle=move |event| {
-                if event_target::<web_sys::HtmlDetailsElement>(&event).open() {
-                    shown.set(true);
-                }
-            }
-        >
-            <summary>{title.clone()}</summary>
-            <button
-                type="button"
-                class="small"
-                aria-label=format!("Download {title} as CSV")
-                on:click=move |_| {
-                    let (file, csv) = table
-                        .with_value(|table| (format!("{}.csv", table.id), table.to_csv()));
-                    let csv = match state {
-                        Some(state) => state.provenance().csv(&title, &csv),
-                        None => csv,
-                    };
-                    let _ = browser::download_text(&file, "text/csv", &csv);
-                }
-            >
-                "CSV"
-            </button>
-            {move || shown.get().then(|| table.with_value(table_rows))}
-        </details>
-    }
-}
-
-/// A table's header and rows, in a box that scrolls sideways.
-fn table_rows(table: &DataTable) -> impl IntoView + use<> {
-    // The columns of sentences go under each row (`sentence_columns`).
-    let under = sentence_columns(table);
-    let order: Vec<usize> = page_order(&table.columns)
-        .into_iter()
-        .filter(|i| !under.contains(i))
-        .collect();
-    let headers = table.headers();
-    let span = order.len();
-    view! {
-        // Focusable and named, so a keyboard can scroll a wide table.
-        <div
-            class="table-scroll"
-            tabindex="0"
-            role="region"
-            aria-label=format!("{} (scrolls)", table.title)
-        >
-            <table>
-                <thead>{header_rows(&headers, &order)}</thead>
-                <tbody>
-                    {table
-                        .rows
-                        .iter()
-                        .map(|row| {
-                            let lines: Vec<(String, String)> = under
-                                .iter()
-                                .filter_map(|&i| {
-                                    let text = &row.get(i)?.text;
-                                    (!text.is_empty()).then(|| (headers[i].clone(), text.clone()))
-                                })
-                                .collect();
-                            // (column, its cell) of each sentence under the row.
-                            view! {
-                                <tr class:above-line=!lines
-                                    .is_empty()>
-                                    {in_order(row, &order)
-                                        .zip(in_order(&headers, &order))
-                                        .map(|(cell, header)| {
-                                            view! {
-                                                <td class=cell_class(cell) data-column=header.clone()>
-                                                    {cell.text.clone()}
-                                                </td>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </tr>
-                                {lines
-                                    .into_iter()
-                                    .map(|(header, text)| {
-                                        let line = format!("{header}: {text}");
-                                        view! {
-                                            <tr class="row-line">
-                                                <td colspan=span data-column=header>
-                                                    <span>{line}</span>
-                                                </td>
-                                            </tr>
-                                        }
-                                    })
-                                    .collect_view()}
-                            }
-                        })
-                        .collect_view()}
-                </tbody>
-            </table>
-        </div>
-    }
-}
-
-/// A table's header: one row, or two when its columns have groups ("own
-/// plan: USD per month" under "own plan"; see `grouped_headers`).
-fn header_rows(headers: &[String], order: &[usize]) -> impl IntoView + use<> {
-    let shown: Vec<&str> = in_order(headers, order).map(String::as_str).collect();
-    match grouped_headers(&shown) {
-        None => view! {
-            <tr>
-                {shown
-                    .iter()
-                    .map(|header| {
-                        view! {
-                            <th scope="col" data-column=header.to_string()>
-                                {header.to_string()}
-                            </th>
-                        }
-                    })
-                    .collect_view()}
-            </tr>
-        }
-        .into_any(),
-        Some((top, names)) => view! {
-            <tr>
-                {top
-                    .into_iter()
-                    .map(|cell| {
-                        if cell.whole {
-                            let header = cell.text.clone();
-                            view! {
-                                <th scope="col" rowspan="2" data-column=header>
-                                    {cell.text}
-                                </th>
-                            }
-                                .into_any()
-                        } else {
-                            view! {
-                                <th scope="colgroup" colspan=cell.span class="group">
-                                    {cell.text}
-                                </th>
-                            }
-                                .into_any()
-                        }
-                    })
-                    .collect_view()}
-            </tr>
-            <tr>
-                {names
-                    .into_iter()
-                    .map(|column| {
-                        view! {
-                            <th scope="col" data-column=column.header>
-                                {column.name}
-                            </th>
-                        }
-                    })
-                    .collect_view()}
-            </tr>
-        }
-        .into_any(),
-    }
-}
-
 #[component]
 pub fn ResultsPanel(state: AppState) -> impl IntoView {
     let theme = Memo::new(move |_| Theme::of(state.dark.get()));
     let width = Memo::new(move |_| chart_width(state.window_width.get()));
     let per_class = RwSignal::new(false);
     let has_results = Memo::new(move |_| state.results.with(Option::is_some));
-    let stale = Memo::new(move |_| {
-        let current = state.params.get();
-        state
-            .results
-            .with(|r| r.as_ref().is_some_and(|r| r.params != current))
-    });
+    let stale = Memo::new(move |_| state.results_are_stale());
+    let run_mark = Memo::new(move |_| state.results_stale_mark());
+    // The verdict reads the run and the plan: marked when either is for
+    // earlier inputs (the run's mark first: it names the older change).
+    let verdict_mark = Memo::new(move |_| run_mark.get().or_else(|| state.plan_stale_mark()));
     let figures = Memo::new(move |_| {
         state
             .results
@@ -381,7 +251,9 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                 </span>
             </div>
             {run_failed}
-            <Verdict state />
+            <StaleBlock mark=verdict_mark>
+                <Verdict state />
+            </StaleBlock>
             <section class="headline" aria-label="Headline figures">
                 <h3>
                     {move || {
@@ -399,9 +271,15 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                                         },
                                     )
                             })
-                    }}
+                    }} <span class="stale" class:shown=move || stale.get()>
+                        {move || state.stale_label()}
+                    </span>
                 </h3>
-                <dl class="metrics" class:placeholder=move || !has_results.get()>
+                <dl
+                    class="metrics"
+                    class:placeholder=move || !has_results.get()
+                    class:is-stale=move || stale.get()
+                >
                     {move || {
                         let figures = figures.get();
                         if figures.is_empty() {
@@ -429,52 +307,62 @@ pub fn ResultsPanel(state: AppState) -> impl IntoView {
                 </dl>
                 <PlanHeadline state />
             </section>
-            <ChartFigure
-                id="cdf-figure"
-                caption="Sojourn-time CDF against the deadline"
-                help_text=help::CDF
-                chart=cdf_svg
-            >
-                <label class="inline-check">
-                    <input
-                        type="checkbox"
-                        prop:checked=move || per_class.get()
-                        on:change=move |e| per_class.set(event_target_checked(&e))
-                    />
-                    "Per-class curves"
-                </label>
-            </ChartFigure>
-            <p class="run-meta">{digest}</p>
-            {move || {
-                let list = warnings.get();
-                (!list.is_empty())
-                    .then(|| {
-                        view! {
-                            <div
-                                class="warnings"
-                                role="note"
-                                aria-label="Warnings from the simulation"
-                            >
-                                <h3>"Warnings"</h3>
-                                <ul>
-                                    {list
-                                        .into_iter()
-                                        .map(|w| view! { <li>{w}</li> })
-                                        .collect_view()}
-                                </ul>
-                            </div>
-                        }
-                    })
-            }}
-            <Costs state />
-            <BatchPanel state />
-            <ChartFigure
-                id="series-figure"
-                caption="Queue, batch, KV cache and replicas over the horizon"
-                help_text=help::KV_CACHE
-                chart=series_svg
-            />
-            <PlanResults state theme width />
+            <StaleBlock mark=run_mark>
+                <ChartFigure
+                    id="cdf-figure"
+                    caption="Sojourn-time CDF against the deadline"
+                    help_text=help::CDF
+                    chart=cdf_svg
+                >
+                    <label class="inline-check">
+                        <input
+                            type="checkbox"
+                            prop:checked=move || per_class.get()
+                            on:change=move |e| per_class.set(event_target_checked(&e))
+                        />
+                        "Per-class curves"
+                    </label>
+                </ChartFigure>
+                <p class="run-meta">{digest}</p>
+                {move || {
+                    let list = warnings.get();
+                    (!list.is_empty())
+                        .then(|| {
+                            view! {
+                                <div
+                                    class="warnings"
+                                    role="note"
+                                    aria-label="Warnings from the simulation"
+                                >
+                                    <h3>"Warnings"</h3>
+                                    <ul>
+                                        {list
+                                            .into_iter()
+                                            .map(|w| view! { <li>{w}</li> })
+                                            .collect_view()}
+                                    </ul>
+                                </div>
+                            }
+                        })
+                }}
+            </StaleBlock>
+            <StaleBlock mark=Signal::derive(move || {
+                run_mark.get().or_else(|| state.plan_stale_mark())
+            })>
+                <Costs state />
+            </StaleBlock>
+            <StaleBlock mark=run_mark>
+                <BatchPanel state />
+                <ChartFigure
+                    id="series-figure"
+                    caption="Queue, batch, KV cache and replicas over the horizon"
+                    help_text=help::KV_CACHE
+                    chart=series_svg
+                />
+            </StaleBlock>
+            <StaleBlock mark=Signal::derive(move || state.plan_stale_mark())>
+                <PlanResults state theme width />
+            </StaleBlock>
             <section class="tables" aria-labelledby="tables-heading">
                 <h3 id="tables-heading">"Numbers behind the charts"</h3>
                 {move || {

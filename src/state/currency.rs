@@ -1,6 +1,7 @@
 //! What the results on the page are for: whether an edit can be re-costed
-//! rather than simulated, the notes that say how current the results are,
-//! and the provenance a download carries.
+//! rather than simulated, the notes and marks that say how current the
+//! results are (and which panels changed since), and the provenance a
+//! download carries.
 
 use leptos::prelude::*;
 use sojourn_engine::{ScenarioParams, same_but_prices};
@@ -107,4 +108,93 @@ impl AppState {
             "for earlier inputs: press Run"
         }
     }
+
+    /// Whether the run results shown are for earlier inputs.
+    pub fn results_are_stale(&self) -> bool {
+        let current = self.params.get();
+        self.results
+            .with(|r| r.as_ref().is_some_and(|r| r.params != current))
+    }
+
+    /// Whether the plan the verdict and the headline show is for earlier
+    /// inputs: the complete plan of earlier inputs, with no provisional
+    /// plan of these inputs in its place.
+    pub fn shown_plan_is_stale(&self) -> bool {
+        self.provisional.with(Option::is_none) && self.plan_is_stale()
+    }
+
+    /// The mark over a block of results computed for `earlier` inputs:
+    /// what it waits for, and the panels of the form changed since ("For
+    /// earlier inputs (changed: Model, Hardware): updating").
+    pub fn stale_mark(&self, earlier: &ScenarioParams) -> String {
+        let changed = self.params.with(|now| changed_panels(earlier, now));
+        let label = self.stale_label();
+        let wait = label.strip_prefix("for earlier inputs: ").unwrap_or(label);
+        if changed.is_empty() {
+            format!("For earlier inputs: {wait}")
+        } else {
+            format!(
+                "For earlier inputs (changed: {}): {wait}",
+                changed.join(", ")
+            )
+        }
+    }
+
+    /// The mark over the run's results, when they are for earlier inputs.
+    pub fn results_stale_mark(&self) -> Option<String> {
+        if !self.results_are_stale() {
+            return None;
+        }
+        self.results
+            .with(|r| r.as_ref().map(|r| self.stale_mark(&r.params)))
+    }
+
+    /// The mark over the plan's results, when the plan shown is for
+    /// earlier inputs.
+    pub fn plan_stale_mark(&self) -> Option<String> {
+        if !self.shown_plan_is_stale() {
+            return None;
+        }
+        self.plan.with(|p| match p {
+            PlanStatus::Done { params, .. } => Some(self.stale_mark(params)),
+            _ => None,
+        })
+    }
+}
+
+/// The panels of the form (by their headings) whose inputs differ between
+/// `earlier` and `now`, in the form's order.
+pub fn changed_panels(earlier: &ScenarioParams, now: &ScenarioParams) -> Vec<&'static str> {
+    let (a, b) = (&earlier.plan, &now.plan);
+    let serving = earlier.replica != now.replica
+        || earlier.engine != now.engine
+        || earlier.cluster != now.cluster
+        || earlier.step_time != now.step_time
+        || earlier.step_time_scale.to_bits() != now.step_time_scale.to_bits();
+    let prices = a.pricing != b.pricing || a.reserve != b.reserve;
+    let cases = a.best != b.best || a.worst != b.worst;
+    let targets = {
+        let (mut a, mut b) = (a.clone(), b.clone());
+        for plan in [&mut a, &mut b] {
+            plan.pricing = Default::default();
+            plan.reserve = Default::default();
+            plan.best = Default::default();
+            plan.worst = Default::default();
+        }
+        a != b
+    };
+    [
+        ("Scenario name", earlier.name != now.name),
+        ("Workload", earlier.classes != now.classes),
+        ("Model", earlier.model != now.model),
+        ("Hardware", earlier.hardware != now.hardware),
+        ("Serving engine and cluster", serving),
+        ("Simulation", earlier.run != now.run),
+        ("Prices and reserve", prices),
+        ("SLA targets and candidates", targets),
+        ("Best and worst cases", cases),
+    ]
+    .into_iter()
+    .filter_map(|(panel, changed)| changed.then_some(panel))
+    .collect()
 }

@@ -285,10 +285,11 @@ fn centre(circle: &[(String, String)]) -> (f64, f64) {
 /// Five fleets: two meet the targets, one is uncertain, two do not; three
 /// are on the frontier, the second of them chosen.
 fn explored() -> ParetoInput {
-    let point = |label: &str, cost, p_miss_upper, verdict, on_frontier| ParetoPoint {
+    let point = |label: &str, cost, ratio, verdict, on_frontier| ParetoPoint {
         label: label.to_string(),
         cost,
-        p_miss_upper,
+        ratio,
+        worst_check: Some("api: p99 TTFT <= 2 s".to_string()),
         verdict,
         on_frontier,
     };
@@ -297,45 +298,41 @@ fn explored() -> ParetoInput {
             point(
                 "A100 80GB x1, FCFS: 1 + 1 replicas",
                 2_000.0,
-                0.3,
+                30.0,
                 Verdict::NotMet,
                 true,
             ),
             point(
                 "H100 SXM x1, priority: 1 + 1 replicas",
                 4_880.0,
-                0.006,
+                0.6,
                 Verdict::Met,
                 true,
             ),
             point(
                 "H100 SXM x1, EDF: 2 + 1 replicas",
                 7_000.0,
-                0.004,
+                0.4,
                 Verdict::Met,
                 true,
             ),
             point(
                 "H200 SXM x1, SIF: 1 + 1 replicas",
                 7_500.0,
-                0.009,
+                1.2,
                 Verdict::Uncertain,
                 false,
             ),
             point(
                 "H200 SXM x1, FCFS: 2 + 1 replicas",
                 9_000.0,
-                0.5,
+                50.0,
                 Verdict::NotMet,
                 false,
             ),
         ],
         chosen: Some(1),
         priced: true,
-        targets: vec![
-            ("nightly-batch".to_string(), 0.001),
-            ("api".to_string(), 0.01),
-        ],
     }
 }
 
@@ -345,7 +342,7 @@ fn the_pareto_chart_draws_every_fleet_the_frontier_and_the_choice() {
     for theme in [Theme::LIGHT, Theme::DARK] {
         let svg = pareto_chart(&input, &theme, 760).svg;
         assert!(
-            svg.contains("<title>Cost against P(miss): 5 fleets decided, 3 on the frontier; chosen: H100 SXM x1, priority: 1 + 1 replicas</title>"),
+            svg.contains("<title>Cost against the worst target's margin: 5 fleets decided, 3 on the frontier; chosen: H100 SXM x1, priority: 1 + 1 replicas (nearest its bound: api: p99 TTFT &lt;= 2 s, at 0.6x)</title>"),
             "{svg:.400}"
         );
         let circles = elements(&svg, "circle");
@@ -405,7 +402,7 @@ fn the_pareto_chart_draws_every_fleet_the_frontier_and_the_choice() {
             let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
             assert!(
                 x1 >= x0 && y1 >= y0,
-                "cheaper first, P(miss) falling: {frontier:?}"
+                "cheaper first, the ratio falling: {frontier:?}"
             );
             assert!(x1 == x0 || y1 == y0, "steps, not slopes: {frontier:?}");
         }
@@ -415,11 +412,11 @@ fn the_pareto_chart_draws_every_fleet_the_frontier_and_the_choice() {
         );
 
         assert!(
-            svg.contains("targets: nightly-batch 0.1 %, api 1 %"),
-            "the legend names each target"
+            svg.contains("1x: a target at its bound (below: met)"),
+            "the legend names the bound's line"
         );
         assert!(svg.contains("USD per month, with the reserve"));
-        assert!(svg.contains("P(miss) bound, worst class"));
+        assert!(svg.contains("worst target: value / bound"));
         assert!(svg.contains("Pareto frontier") && svg.contains("targets not met"));
     }
 }

@@ -5,14 +5,13 @@ use std::sync::OnceLock;
 
 use sojourn_app::results::{
     cdf_input, cdf_points_table, configured_line, cost_segments, cover_sentence, decision_summary,
-    miss_targets, pareto_input, plan_cases_table, plan_figures, plan_line, plan_statement,
-    replanned_table, run_figures, search_effort_line, sensitivity_reading,
+    pareto_input, plan_cases_table, plan_figures, plan_line, plan_statement, replanned_table,
+    run_figures, search_effort_line, sensitivity_reading,
 };
 use sojourn_engine::{
-    COMPARED_CONFIGURATIONS, Case, Cover, DEFAULT_EPSILON, Discipline, PlanOptions, PlanResult,
-    RunOptions, RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput, TargetParams,
-    Verdict, alternatives_cost_table, class_table, discipline_label, frontier_cost_table, plan,
-    simulate,
+    COMPARED_CONFIGURATIONS, Case, Cover, Discipline, PlanOptions, PlanResult, RunOptions,
+    RunParams, RunSummary, Scenario, ScenarioParams, SensitivityInput, TargetParams, Verdict,
+    alternatives_cost_table, class_table, discipline_label, frontier_cost_table, plan, simulate,
 };
 
 fn run(price: Option<f64>) -> RunSummary {
@@ -216,8 +215,8 @@ fn the_plan_names_its_configuration_and_what_the_search_did() {
 
 #[test]
 fn the_pareto_input_holds_every_decided_fleet_and_marks_the_choice() {
-    let (params, result) = planned();
-    let input = pareto_input(result, params);
+    let (_, result) = planned();
+    let input = pareto_input(result);
     assert_eq!(input.points.len(), result.explored.len());
     assert!(input.priced, "the default scenario has prices");
     let chosen = &input.points[input.chosen.expect("the chosen fleet was decided")];
@@ -233,29 +232,12 @@ fn the_pareto_input_holds_every_decided_fleet_and_marks_the_choice() {
     );
     assert_eq!(chosen.verdict, Verdict::Met);
     assert!(chosen.on_frontier, "nothing cheaper meets the targets");
-    assert_eq!(
-        input.targets,
-        [("every class".to_string(), DEFAULT_EPSILON)],
-        "the scenario's target: the default, on every class"
-    );
-}
-
-#[test]
-fn miss_targets_merge_equal_bounds_and_default_to_every_class() {
-    let mut params = ScenarioParams::overnight_batch();
-    params.plan.targets = vec![
-        TargetParams::miss_probability("api", 0.01),
-        TargetParams::miss_probability("nightly-batch", 0.01),
-    ];
-    assert_eq!(
-        miss_targets(&params),
-        [("api, nightly-batch".to_string(), 0.01)]
-    );
-    params.plan.targets.clear();
-    assert_eq!(
-        miss_targets(&params),
-        [("every class".to_string(), DEFAULT_EPSILON)]
-    );
+    assert!(chosen.ratio <= 1.0, "every target met: {}", chosen.ratio);
+    assert!(chosen.worst_check.is_some());
+    // Every cheaper fleet fails a target: its ratio is above 1.
+    for p in input.points.iter().filter(|p| p.cost < chosen.cost) {
+        assert!(p.ratio > 1.0, "{p:?}");
+    }
 }
 
 #[test]
@@ -376,7 +358,7 @@ fn an_unattainable_target_is_explained_in_the_verdict_only() {
     assert!(!figures[0].detail.contains("no fleet up to"));
     assert_eq!(cover_sentence(&result), None);
     assert_eq!(replanned_table(&result), None);
-    let input = pareto_input(&result, &params);
+    let input = pareto_input(&result);
     assert_eq!(input.chosen, None);
     assert!(input.points.iter().all(|p| p.verdict != Verdict::Met));
 }
@@ -690,4 +672,61 @@ fn item_row<'a>(table: &'a sojourn_engine::DataTable, item: &str) -> &'a [sojour
         .iter()
         .find(|r| r[0].text == item)
         .unwrap_or_else(|| panic!("no row {item}"))
+}
+
+#[test]
+fn the_stale_mark_names_the_panels_changed_since() {
+    use sojourn_app::state::changed_panels;
+    let earlier = ScenarioParams::overnight_batch();
+    assert!(changed_panels(&earlier, &earlier).is_empty());
+    let mut now = earlier.clone();
+    now.run.horizon_s = 3.0 * 3600.0;
+    now.model.layers += 1;
+    now.plan.pricing.usd_per_gpu_hour = Some(9.0);
+    now.plan.max_replicas += 1;
+    assert_eq!(
+        changed_panels(&earlier, &now),
+        [
+            "Model",
+            "Simulation",
+            "Prices and reserve",
+            "SLA targets and candidates"
+        ]
+    );
+}
+
+#[test]
+fn field_paths_in_an_engine_message_read_as_the_form_labels_them() {
+    use sojourn_app::words::paths_in_words;
+    let params = ScenarioParams::overnight_batch();
+    let text = paths_in_words(
+        "class \"api\" sends about 2808000 of them: lower classes[1].batches_per_hour or shorten run.horizon_s.",
+        Some(&params),
+    );
+    assert_eq!(
+        text,
+        "class \"api\" sends about 2808000 of them: lower \u{201c}Class \"api\", batch arrivals\u{201d} or shorten \u{201c}Simulation, horizon\u{201d}."
+    );
+    // A word that only ends like a root is left alone.
+    assert_eq!(paths_in_words("a dry run. done", None), "a dry run. done");
+}
+
+#[test]
+fn a_downloaded_chart_has_its_caption_and_scenario_drawn_above_it() {
+    use sojourn_app::charts::{Theme, message_chart, titled_svg};
+    let chart = message_chart("CDF", "waiting", &Theme::LIGHT, 400, 200);
+    let (svg, height) = titled_svg(
+        &chart,
+        "Sojourn-time CDF & more",
+        "Scenario: x",
+        &Theme::LIGHT,
+    );
+    assert!(height > 200, "{height}");
+    assert!(svg.starts_with(&format!("<svg width=\"400\" height=\"{height}\"")));
+    assert!(svg.contains(">Sojourn-time CDF &amp; more</text>"), "{svg}");
+    assert!(svg.contains(">Scenario: x</text>"));
+    assert!(
+        svg.contains(&format!("<svg x=\"0\" y=\"{}\"", height - 200)),
+        "{svg}"
+    );
 }

@@ -12,12 +12,13 @@ use sojourn_engine::{PlanResult, configurations_table, format_count, recommendat
 
 use super::{ChartFigure, FigureCard, TableView, placeholder_sized, plan_of};
 use crate::charts::{
-    Theme, message_chart, pareto_chart, pareto_height, service_curve_chart, service_curve_height,
+    PARETO_TITLE, Theme, message_chart, pareto_chart, pareto_height, service_curve_chart,
+    service_curve_height,
 };
 use crate::help;
 use crate::job::Stage;
 use crate::results::{
-    decision_summary, miss_targets, pareto_input, plan_figures, plan_statement, search_effort_line,
+    decision_summary, pareto_input, plan_figures, plan_statement, search_effort_line,
 };
 use crate::state::{AppState, PlanStatus, RunStatus};
 use cases::{PlanCases, PlanSensitivity};
@@ -101,8 +102,7 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
         .into_any(),
     };
     // A provisional plan of the current inputs takes the headline's place.
-    let stale =
-        Memo::new(move |_| state.provisional.with(Option::is_none) && state.plan_is_stale());
+    let stale = Memo::new(move |_| state.shown_plan_is_stale());
     view! {
         <h3>
             "Cheapest configuration meeting the targets"
@@ -113,7 +113,9 @@ pub(super) fn PlanHeadline(state: AppState) -> impl IntoView {
                 "provisional: the search's choice"
             </span>
         </h3>
-        <dl class="metrics plan-metrics">{figures}</dl>
+        <dl class="metrics plan-metrics" class:is-stale=move || stale.get()>
+            {figures}
+        </dl>
     }
 }
 
@@ -124,21 +126,21 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
     let pareto_svg = Signal::derive(move || {
         state.plan.with(|p| match p {
             PlanStatus::Done { plan, .. } if plan.explored.is_empty() => message_chart(
-                "Cost against P(miss)",
+                PARETO_TITLE,
                 "No fleet meets the targets, so none was simulated",
                 &theme.get(),
                 width.get(),
-                pareto_height(width.get(), &theme.get(), state.params.with(miss_targets)),
+                pareto_height(width.get(), &theme.get()),
             ),
-            PlanStatus::Done { params, plan } => {
-                pareto_chart(&pareto_input(plan, params), &theme.get(), width.get())
+            PlanStatus::Done { plan, .. } => {
+                pareto_chart(&pareto_input(plan), &theme.get(), width.get())
             }
             _ => placeholder_sized(
-                "Cost against P(miss)",
-                &format!("Cost against P(miss): {}", pending.get()),
+                PARETO_TITLE,
+                &format!("{PARETO_TITLE}: {}", pending.get()),
                 &theme.get(),
                 width.get(),
-                pareto_height(width.get(), &theme.get(), state.params.with(miss_targets)),
+                pareto_height(width.get(), &theme.get()),
             ),
         })
     });
@@ -182,7 +184,9 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
             </h3>
             // The summary's and the configurations table's space, kept
             // while the plan runs, so that nothing below moves when it comes.
-            <div class="plan-summary-slot">
+            // (Once the plan is there, its own height: a plan shorter
+            // than the default's left blank gaps, issue 40.)
+            <div class="plan-summary-slot" class:planned=move || plan.with(Option::is_some)>
                 {move || match plan.get() {
                     Some(plan) => view! { <PlanSummary plan /> }.into_any(),
                     None => view! { <p class="plan-pending">{move || pending.get()}</p> }.into_any(),
@@ -190,11 +194,15 @@ pub(super) fn PlanResults(state: AppState, theme: Memo<Theme>, width: Memo<u32>)
             </div>
             <ChartFigure
                 id="pareto-figure"
-                caption="Cost against P(miss) of every fleet decided"
+                caption="Cost against the worst target's margin (value / bound) of every fleet decided"
                 help_text=help::PARETO
                 chart=pareto_svg
             />
-            <div class="plan-configurations-slot" style=configurations_rows>
+            <div
+                class="plan-configurations-slot"
+                class:planned=move || plan.with(Option::is_some)
+                style=configurations_rows
+            >
                 {move || {
                     plan.get()
                         .map(|plan| {

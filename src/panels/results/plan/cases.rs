@@ -35,7 +35,12 @@ pub(in crate::panels::results) fn PlanCases(
     };
     // Its space kept while the plan runs (the plan's table is wider, with
     // a sentence under it), so that nothing below moves when it comes.
-    view! { <div class="plan-cases-slot">{table} {cover}</div> }
+    view! {
+        <div class="plan-cases-slot" class:planned=move || plan.with(Option::is_some)>
+            {table}
+            {cover}
+        </div>
+    }
 }
 
 /// How to read the sensitivity, the tornado (the plan's fleet held fixed)
