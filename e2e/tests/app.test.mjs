@@ -75,11 +75,11 @@ test('the default plan names a discipline, explains it, draws the frontier and r
     /^\d+ configurations, \d+ pruned, \d+ simulations instead of \d+ for a plain search/,
   );
 
-  const pareto = page.getByRole('img', { name: /^Cost against P\(miss\): \d+ fleets decided/ });
+  const pareto = page.getByRole('img', { name: /^Cost against the worst target's margin: \d+ fleets decided, \d+ on the frontier; chosen: / });
   const svg = await pareto.evaluate((el) => el.outerHTML);
   assert.ok((svg.match(/<circle [^>]*r="5"/g) ?? []).length >= 1, 'the decided fleets are drawn');
   assert.match(svg, /\nchosen: .+, (priority|SIF|EDF)\n/, 'the choice is named');
-  assert.match(svg, /target: every class 1 %/, 'the default target');
+  assert.match(svg, /1x: a target at its bound \(below: met\)/, 'the line where a target sits at its bound');
 
   const cases = await tableRows(page.locator('#table-cases table'));
   assert.deepEqual(cases.map((c) => c.case), ['expected demand', 'low demand', 'high demand']);
