@@ -85,9 +85,9 @@ pub use report::{
 };
 pub use sim::saturation::load_estimate as report_load_estimate;
 pub use sim::{
-    BYTES_PER_REPLICA, BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, Progress, RequestRecord,
+    BYTES_PER_REPLICA, BYTES_PER_REQUEST, DEFAULT_MAX_WORK, EngineKind, Progress, RequestRecord,
     RunError, RunOptions, RunOutput, SeriesPoint, Simulation, Status, StepCounters,
-    run_bytes_estimate,
+    VISITS_PER_WORK, WORK_PER_REQUEST, run_bytes_estimate,
 };
 
 // The planner.

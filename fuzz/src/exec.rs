@@ -63,8 +63,8 @@ pub enum Stage {
     Checked,
     /// Valid, refused by the run's budget before it started.
     Budget,
-    /// Valid, stopped by the event cap.
-    EventCap,
+    /// Valid, stopped by the work budget (`RunOptions::max_work`).
+    WorkCap,
     /// Valid, simulated to a report.
     Ran,
     /// A panic ended it (see its finding).
@@ -509,7 +509,7 @@ fn scenario(params: ScenarioParams, ctx: &mut Ctx) {
                 ctx.at("report checks");
                 check_report(&report, ctx);
             }
-            Err(e @ RunError::TooManyEvents { .. }) => ctx.refused(Stage::EventCap, e),
+            Err(e @ RunError::TooMuchWork { .. }) => ctx.refused(Stage::WorkCap, e),
             Err(e) => ctx.refused(Stage::Budget, e),
         }
     }

@@ -15,7 +15,7 @@ pub struct Counts {
     pub invalid: u64,
     pub checked: u64,
     pub budget: u64,
-    pub event_cap: u64,
+    pub work_cap: u64,
     pub ran: u64,
     pub panicked: u64,
     pub findings: BTreeMap<What, u64>,
@@ -42,7 +42,7 @@ impl Counts {
             Stage::Invalid => self.invalid += 1,
             Stage::Checked => self.checked += 1,
             Stage::Budget => self.budget += 1,
-            Stage::EventCap => self.event_cap += 1,
+            Stage::WorkCap => self.work_cap += 1,
             Stage::Ran => self.ran += 1,
             Stage::Panicked => self.panicked += 1,
         }
@@ -108,7 +108,7 @@ impl Counts {
         self.invalid += other.invalid;
         self.checked += other.checked;
         self.budget += other.budget;
-        self.event_cap += other.event_cap;
+        self.work_cap += other.work_cap;
         self.ran += other.ran;
         self.panicked += other.panicked;
         self.total_s += other.total_s;
@@ -158,7 +158,7 @@ impl Summary {
     /// The table, as Markdown (it pastes into a note as it is).
     pub fn table(&self) -> String {
         let mut out = String::from(
-            "| kind | inputs | not read | invalid | valid | refused by budget | ran | event cap | panics | over time | over memory | hangs | crashes | other findings | time | slowest | largest peak | slowest validation |\n\
+            "| kind | inputs | not read | invalid | valid | refused by budget | ran | work cap | panics | over time | over memory | hangs | crashes | other findings | time | slowest | largest peak | slowest validation |\n\
              |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         let rows = self
@@ -167,7 +167,7 @@ impl Summary {
             .map(|(k, c)| (k.name().to_string(), c.clone()))
             .chain(std::iter::once(("all".to_string(), self.total())));
         for (name, c) in rows {
-            let valid = c.checked + c.budget + c.event_cap + c.ran;
+            let valid = c.checked + c.budget + c.work_cap + c.ran;
             out += &format!(
                 "| {name} | {} | {} | {} | {valid} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} s | {:.2} s (#{}) | {:.0} MB (#{}) | {:.3} s |\n",
                 c.inputs,
@@ -175,7 +175,7 @@ impl Summary {
                 c.invalid,
                 c.budget,
                 c.ran,
-                c.event_cap,
+                c.work_cap,
                 c.count(What::Panic),
                 c.count(What::OverTime),
                 c.count(What::OverMemory),

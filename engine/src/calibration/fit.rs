@@ -39,16 +39,15 @@
 //! with forward differences, and stops after `max_evaluations` evaluations
 //! ([`BENCHMARK_EVALUATIONS`] by default): the replays use the scenario's
 //! seed, so the same input gives the same fit. Its work is bounded twice
-//! (see [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS) and [`MAX_FIT_EVENTS`]): the requests of
-//! every replay it may make, checked before the first, and the engine
-//! events of each replay of the set, checked as it runs; together they
+//! (see [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS) and [`MAX_FIT_WORK`]): the requests of
+//! every replay it may make, checked before the first, and the work
+//! (engine events and requests) of each replay of the set, checked as it runs; together they
 //! keep an accepted fit under half a minute natively.
 
 use serde::Serialize;
 
 use super::fit_budget::{
-    MAX_FIT_EVENTS, MAX_STEP_FIT_WORK, STEP_EVALUATION_OVERHEAD, check_requests, over_events,
-    places,
+    MAX_FIT_WORK, MAX_STEP_FIT_WORK, STEP_EVALUATION_OVERHEAD, check_requests, over_work, places,
 };
 use super::least_squares::{identifiable, normal_equations, solve_unheld, sum_of_squares};
 use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements, Place};
@@ -168,7 +167,7 @@ fn step_time_search(rows: usize) -> Search {
 /// `max_evaluations` replays of the whole set; refused before the first if
 /// they could simulate more than [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS) requests, and as they
 /// run if one replay of the set takes more than its share of
-/// [`MAX_FIT_EVENTS`].
+/// [`MAX_FIT_WORK`].
 pub fn fit_benchmarks(
     params: &ScenarioParams,
     points: &[BenchmarkPoint],
@@ -178,22 +177,22 @@ pub fn fit_benchmarks(
     let search = benchmark_search(max_evaluations);
     let most = search.most_evaluations();
     check_requests(points, &places, most)?;
-    let per_set = MAX_FIT_EVENTS / u64::from(most);
+    let per_set = MAX_FIT_WORK / u64::from(most);
     let scenarios: Vec<ScenarioParams> = points.iter().map(|p| p.scenario(params)).collect();
     let mut predict = |operations: &OperationsParams| {
         let mut predicted = Vec::new();
-        let mut events = 0;
+        let mut work = 0;
         for ((point, place), scenario) in points.iter().zip(&places).zip(&scenarios) {
             let mut scenario = scenario.clone();
             scenario.step_time = StepTimeParams::Operations(operations.clone());
             let run =
-                replay_within(scenario, per_set.saturating_sub(events)).map_err(|e| match e {
-                    ReplayError::Run(RunError::TooManyEvents { .. }) => {
-                        over_events(place, per_set, most)
+                replay_within(scenario, per_set.saturating_sub(work)).map_err(|e| match e {
+                    ReplayError::Run(RunError::TooMuchWork { .. }) => {
+                        over_work(place, per_set, most)
                     }
                     other => format!("{place}: replaying this point: {other}"),
                 })?;
-            events += run.events;
+            work += run.work;
             predicted.extend(point.figures().iter().map(|(figure, _)| figure.of(&run)));
         }
         Ok(predicted)

@@ -1,6 +1,6 @@
 //! The work bounds of a fit ([`super::fit`]): how many requests a
 //! benchmark fit's replays may simulate (checked before the first), how
-//! many engine events (checked as they run), and how many step times a
+//! much work (engine events and requests, checked as they run), and how many step times a
 //! step-time fit may compute, with the messages that say what to change.
 
 use super::measurements::{BenchmarkPoint, Place};
@@ -13,7 +13,7 @@ use crate::format::{counted, format_count};
 /// requests for one replay of all the points). Replays where few requests
 /// share a step took 0.7-1.5 us a request natively on the development
 /// machine (2 cores shared with other work), so this is 3-6 s; longer
-/// outputs and prompts cost more steps a request, which [`MAX_FIT_EVENTS`]
+/// outputs and prompts cost more steps a request, which [`MAX_FIT_WORK`]
 /// bounds. It bounds memory too: replays run one at a time, and the
 /// largest a fit of 80 evaluations accepts holds 50,000 requests, about
 /// 12 MB at 230 bytes each (at most 444,000 and 100 MB for the fewest
@@ -25,7 +25,9 @@ pub const MAX_FIT_REQUESTS: u64 = 4_000_000;
 /// one-request replay, 25 requests' worth.
 pub const REPLAY_OVERHEAD_REQUESTS: u64 = 25;
 
-/// The engine events (executed steps and skipped runs of steps) the
+/// The work (in a run's units, `RunOptions::max_work`: each engine event,
+/// an executed step or a skipped run of steps, two for each request, a
+/// quarter for each replica visit) the
 /// replays of one benchmark fit may take in all, each replay of all the
 /// points its share (this over the most evaluations: 250,000 by default),
 /// checked as the replays run: the work of requests that take many steps
@@ -36,7 +38,7 @@ pub const REPLAY_OVERHEAD_REQUESTS: u64 = 25;
 /// (a point of 4,900 prompts of 100,000 tokens, 240,000 events a replay,
 /// beside nine of 4,975 short requests) took 160-190 ms an evaluation,
 /// 13-15 s for 80.
-pub const MAX_FIT_EVENTS: u64 = 20_000_000;
+pub const MAX_FIT_WORK: u64 = 20_000_000;
 
 /// The step times a step-time fit may compute in all, each evaluation
 /// counting its measurements plus `STEP_EVALUATION_OVERHEAD` (the model's
@@ -57,16 +59,16 @@ pub(super) fn places(points: &[BenchmarkPoint]) -> Vec<Place> {
         .collect()
 }
 
-/// Why a replay of the points stopped at `place`: past `per_set` engine
-/// events, its share of [`MAX_FIT_EVENTS`] over `most` replays.
-pub(super) fn over_events(place: &Place, per_set: u64, most: u32) -> String {
+/// Why a replay of the points stopped at `place`: past `per_set` units of
+/// work, its share of [`MAX_FIT_WORK`] over `most` replays.
+pub(super) fn over_work(place: &Place, per_set: u64, most: u32) -> String {
     format!(
-        "{place}: one replay of the points, up to this one, takes more than {} engine steps, \
-         its share of the {} a fit may take over its up to {} replays of them (long prompts \
+        "{place}: one replay of the points, up to this one, takes more than {} units of work \
+         (engine steps and requests), its share of the {} a fit may take over its up to {} replays of them (long prompts \
          and long outputs take many steps a request); lower the requests, input_tokens or \
          output_tokens of this point or those before it, or fit fewer points",
         format_count(per_set),
-        format_count(MAX_FIT_EVENTS),
+        format_count(MAX_FIT_WORK),
         format_count(u64::from(most)),
     )
 }

@@ -383,8 +383,8 @@ fn a_fit_over_its_request_budget_is_refused_before_any_replay() {
 }
 
 // Requests do not see a replay's steps: long prompts run in many chunks.
-// Each replay of the points may take its share of MAX_FIT_EVENTS (here
-// 1,000 events, over up to 20,000 evaluations); the point that passes it
+// Each replay of the points may take its share of MAX_FIT_WORK (here
+// 1,000 units, over up to 20,000 evaluations); the point that passes it
 // is named, and no replay runs on past it.
 #[test]
 fn a_replay_of_the_points_over_its_share_of_events_is_stopped_by_row() {
@@ -398,7 +398,7 @@ fn a_replay_of_the_points_over_its_share_of_events_is_stopped_by_row() {
     let e = fit_benchmarks(&params, &points, 20_000).expect_err("over the events");
     assert!(
         e.starts_with(
-            "row 3: one replay of the points, up to this one, takes more than 1,000 engine steps"
+            "row 3: one replay of the points, up to this one, takes more than 1,000 units of work"
         ),
         "{e}"
     );

@@ -45,9 +45,7 @@ pub use fit::{
     BENCHMARK_EVALUATIONS, FitResult, FittedParameter, check_benchmark_budget, fit, fit_benchmarks,
     fit_step_times,
 };
-pub use fit_budget::{
-    MAX_FIT_EVENTS, MAX_FIT_REQUESTS, MAX_STEP_FIT_WORK, REPLAY_OVERHEAD_REQUESTS,
-};
+pub use fit_budget::{MAX_FIT_REQUESTS, MAX_FIT_WORK, MAX_STEP_FIT_WORK, REPLAY_OVERHEAD_REQUESTS};
 pub use fit_tables::{parameters_table, points_table};
 pub use measurements::{
     BenchmarkMode, BenchmarkPoint, Figure, MAX_MEASUREMENTS, MeasuredStep, MeasurementError,

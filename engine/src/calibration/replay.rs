@@ -20,14 +20,14 @@ pub struct Replay {
     /// Mean over requests of their time per output token after the first.
     pub mean_tpot_ms: f64,
     pub mean_ttft_ms: f64,
-    /// The engine events the run took (executed steps and skipped runs of
-    /// steps): its work.
-    pub events: u64,
+    /// The work the run did, in the units of its budget
+    /// ([`RunOptions::max_work`]: engine events, requests, replica visits).
+    pub work: u64,
 }
 
 /// Runs `params` (seed 1) and reads the published figures from the run.
 pub fn replay(params: ScenarioParams) -> Result<Replay, String> {
-    replay_within(params, RunOptions::default().max_events).map_err(|e| e.to_string())
+    replay_within(params, RunOptions::default().max_work).map_err(|e| e.to_string())
 }
 
 /// Why a replay has no figures.
@@ -48,15 +48,12 @@ impl fmt::Display for ReplayError {
     }
 }
 
-/// [`replay`] within `max_events` engine events.
-pub(crate) fn replay_within(
-    params: ScenarioParams,
-    max_events: u64,
-) -> Result<Replay, ReplayError> {
+/// [`replay`] within `max_work` units of work (`RunOptions::max_work`).
+pub(crate) fn replay_within(params: ScenarioParams, max_work: u64) -> Result<Replay, ReplayError> {
     let scenario = Scenario::try_from(params).map_err(|e| ReplayError::Invalid(e.to_string()))?;
     let options = RunOptions {
         keep_records: true,
-        max_events,
+        max_work,
         ..RunOptions::default()
     };
     let run = Simulation::new(&scenario, &options)
@@ -80,6 +77,6 @@ pub(crate) fn replay_within(
         mean_itl_ms: 1e3 * gaps_s / gaps,
         mean_tpot_ms: 1e3 * report.overall.tpot.mean,
         mean_ttft_ms: 1e3 * report.overall.ttft.mean,
-        events: report.engine.events,
+        work: report.engine.work,
     })
 }

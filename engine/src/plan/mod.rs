@@ -89,7 +89,7 @@ pub use crate::plan::result::{
 pub struct PlanOptions {
     /// Limits for each simulation.
     pub max_requests_per_run: u64,
-    pub max_events_per_run: u64,
+    pub max_work_per_run: u64,
     /// Memory budget of each simulation (see [`RunOptions::max_bytes`]).
     pub max_bytes_per_run: u64,
     /// The most requests the plan's runs may expect to simulate in all
@@ -126,7 +126,7 @@ impl Default for PlanOptions {
         let run = RunOptions::default();
         PlanOptions {
             max_requests_per_run: run.max_requests,
-            max_events_per_run: run.max_events,
+            max_work_per_run: run.max_work,
             max_bytes_per_run: run.max_bytes,
             max_plan_requests: MAX_PLAN_REQUESTS,
             scenarios: true,

@@ -398,7 +398,7 @@ impl<'a> Runner<'a> {
             })?;
         let run_options = RunOptions {
             max_requests: self.options.max_requests_per_run,
-            max_events: self.options.max_events_per_run,
+            max_work: self.options.max_work_per_run,
             max_bytes: self.options.max_bytes_per_run,
             keep_records: self.keep_records,
             ..RunOptions::default()

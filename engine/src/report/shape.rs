@@ -99,6 +99,10 @@ pub struct EngineStats {
     pub steps: u64,
     /// Events processed: one per executed step or skipped run of steps.
     pub events: u64,
+    /// Work done, in the units of the run's budget
+    /// ([`RunOptions::max_work`](crate::RunOptions::max_work)): events, two
+    /// a request sent, a quarter a replica visit.
+    pub work: u64,
 }
 
 /// The mean, median and 99th percentile of a per-step figure (the smallest

@@ -47,8 +47,8 @@ pub use batch::StepCounters;
 pub(crate) use batch::StepHistogram;
 pub(crate) use options::max_series_points;
 pub use options::{
-    BYTES_PER_REPLICA, BYTES_PER_REQUEST, EngineKind, MAX_ROUTER_LOOKS, RunError, RunOptions,
-    check_run_budget, run_bytes_estimate,
+    BYTES_PER_REPLICA, BYTES_PER_REQUEST, DEFAULT_MAX_WORK, EngineKind, RunError, RunOptions,
+    VISITS_PER_WORK, WORK_PER_REQUEST, check_run_budget, run_bytes_estimate,
 };
 pub use record::{RequestRecord, RunOutput, SeriesPoint, Status};
 
@@ -135,7 +135,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 // while outgrowing it would copy every record.
                 (expected + 5.0 * scenario.requests_sd() + 64.0).min(options.max_requests as f64)
                     as usize,
-                options.max_events,
+                options.max_work,
                 closed_classes,
             ),
             round_robin: 0,
@@ -164,13 +164,15 @@ impl<'s, R: Replica> Cluster<'s, R> {
         })
     }
 
-    fn check_budget(&self) -> Result<(), RunError> {
+    fn check_budget(&mut self) -> Result<(), RunError> {
         if self.ctx.over_budget() {
-            return Err(RunError::TooManyEvents {
-                cap: self.ctx.max_events,
+            return Err(RunError::TooMuchWork {
+                cap: self.ctx.max_work,
                 simulated_s: self.now_s,
+                advice: self.advice_while_running(),
             });
         }
+        self.ctx.refresh_allowance();
         // The estimates checked before the run bound it in expectation;
         // these bound what it holds, whatever it turns out to send.
         let sent = self.ctx.records.len() as u64;
@@ -260,6 +262,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             if self.reactive {
                 self.order.touch_all();
             }
+            self.ctx.visits += self.replicas.len() as u64;
             for r in &mut self.replicas {
                 r.advance_until(upto, &mut self.ctx);
                 r.sync(&mut self.ctx);
@@ -309,6 +312,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
                 // One pass: each replica is brought up to `t` and weighed;
                 // the first of the least loaded wins.
                 let mut best = (u64::MAX, u64::MAX, 0);
+                self.ctx.visits += self.replicas.len() as u64;
                 for (i, r) in self.replicas.iter_mut().enumerate() {
                     r.advance_until(upto, &mut self.ctx);
                     let queue = (r.waiting_len() + r.running_len()) as u64;
@@ -387,6 +391,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
                         .min(self.end_s);
                     self.sample_until(t);
                     let mut idle = true;
+                    self.ctx.visits += self.replicas.len() as u64;
                     for r in &mut self.replicas {
                         r.advance_until(t, &mut self.ctx);
                         idle &= !r.is_busy();
@@ -444,6 +449,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
         // is at most 1. (`max` and `min`, not `clamp`: they never panic,
         // and a NaN from an overflowing clock becomes 0.)
         let end_s = self.end_s;
+        let work = self.ctx.work();
         let busy: Vec<f64> = self
             .replicas
             .iter()
@@ -466,6 +472,7 @@ impl<'s, R: Replica> Cluster<'s, R> {
             busy_s: busy,
             active_until_s,
             events: self.ctx.events,
+            work,
             steps: self.ctx.steps,
             batches: self.ctx.batches,
             end_s: self.end_s,

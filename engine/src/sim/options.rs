@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::format_count;
 use crate::model::Load;
 use crate::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Scenario};
 use crate::params::Router;
@@ -20,9 +21,10 @@ pub struct RunOptions {
     pub engine: EngineKind,
     /// Stop with an error beyond this many requests.
     pub max_requests: u64,
-    /// Stop with an error beyond this many engine events (a skipped run of
-    /// decode steps or one general step each).
-    pub max_events: u64,
+    /// Stop with an error beyond this much work, in units of about one
+    /// engine event (a skipped run of decode steps or one general step):
+    /// see [`DEFAULT_MAX_WORK`].
+    pub max_work: u64,
     /// Keep every per-request record in the report (the planner drops them
     /// to save memory when it only needs aggregates).
     pub keep_records: bool,
@@ -36,7 +38,7 @@ impl Default for RunOptions {
         RunOptions {
             engine: EngineKind::Fast,
             max_requests: DEFAULT_MAX_REQUESTS,
-            max_events: DEFAULT_MAX_EVENTS,
+            max_work: DEFAULT_MAX_WORK,
             keep_records: true,
             max_bytes: DEFAULT_MAX_BYTES,
         }
@@ -45,14 +47,24 @@ impl Default for RunOptions {
 
 /// Default cap on simulated requests per run.
 pub const DEFAULT_MAX_REQUESTS: u64 = 20_000_000;
-/// Default cap on engine events per run.
-pub const DEFAULT_MAX_EVENTS: u64 = 200_000_000;
-/// Most replica looks a run's router may expect: join-shortest-queue and
-/// least-KV routing bring every replica up to an arrival and weigh it (10
-/// to 40 ns each natively: 4,096 replicas and 60,000 requests took 3.4 s
-/// and 7.4 s on a loaded 2-core machine). 200 million keeps a run's routing
-/// to seconds.
-pub const MAX_ROUTER_LOOKS: f64 = 2e8;
+/// Default budget of work per run, in units of about one engine event: a
+/// run stops with [`RunError::TooMuchWork`] past it. A unit took 0.2 to
+/// 0.42 us natively on the development machine (2 cores, load 3 to 4; the
+/// slowest inputs of issue 39's fuzz campaign, docs/reliability.md: 20
+/// million units took 7 to 8 s), so 15 million keep a native run to about
+/// 6 s there. A day of 1.2 million requests on 8 replicas routed by
+/// shortest queue (`sojourn bench`) takes 8.4 million (0.115 us each).
+pub const DEFAULT_MAX_WORK: u64 = 15_000_000;
+/// Work units per request sent: drawing it, routing it, its record and its
+/// share of the report (`sojourn bench`'s day spends about as much time on
+/// its 1.2 million requests as on its 3.7 million events).
+pub const WORK_PER_REQUEST: u64 = 2;
+/// Replica visits per work unit: join-shortest-queue and least-KV routing,
+/// series samples and the drain bring every replica up to a time and look
+/// at it (10 to 80 ns a visit natively here: 4,096 replicas and 60,000
+/// requests of load-aware routing took 3.4 s and 7.4 s on a loaded 2-core
+/// machine; 512 replicas' 152 million visits about 11 s).
+pub const VISITS_PER_WORK: u64 = 4;
 /// Default memory budget of a run: 1 GiB, which a browser's Web Worker
 /// (wasm32, 4 GiB of address space at most) holds with room to spare.
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
@@ -78,11 +90,18 @@ pub enum RunError {
         cap: u64,
         advice: String,
     },
-    /// The run hit the event cap.
-    TooManyEvents { cap: u64, simulated_s: f64 },
+    /// The run did more work than its budget ([`RunOptions::max_work`])
+    /// and was stopped. `advice` names what to change, as for too many
+    /// requests.
+    TooMuchWork {
+        cap: u64,
+        simulated_s: f64,
+        advice: String,
+    },
     /// Routing by load (join-shortest-queue, least KV) looks at every
-    /// replica for every request: the looks expected are over the budget
-    /// ([`MAX_ROUTER_LOOKS`]).
+    /// replica for every request: the looks expected would take more than
+    /// the work budget ([`RunOptions::max_work`], [`VISITS_PER_WORK`]
+    /// looks a unit).
     TooMuchRouting {
         #[serde_as(as = "NonFinite")]
         expected_requests: f64,
@@ -114,11 +133,17 @@ impl fmt::Display for RunError {
                 f,
                 "the scenario would simulate about {expected:.0} requests, more than the cap of {cap}; {advice}"
             ),
-            RunError::TooManyEvents { cap, simulated_s } => write!(
+            RunError::TooMuchWork {
+                cap,
+                simulated_s,
+                advice,
+            } => write!(
                 f,
-                "stopped after {cap} engine events at {:.1} h of simulated time; \
-                 the scenario is too large to simulate here (shorten the horizon, lower the rates or add replicas)",
-                simulated_s / 3600.0
+                "stopped at {:.1} h of simulated time, past the budget of {} units of work a run \
+                 (engine events, requests and replica visits; a few seconds' computing): \
+                 the scenario is too large to simulate here; {advice}",
+                simulated_s / 3600.0,
+                format_count(*cap)
             ),
             RunError::TooMuchRouting {
                 expected_requests,
@@ -129,10 +154,10 @@ impl fmt::Display for RunError {
             } => write!(
                 f,
                 "routing each of its about {expected_requests:.0} requests by load looks at all {replicas} replicas: \
-                 about {:.0} million looks, more than the budget of {:.0} million a run; \
+                 about {} looks, more than the work budget's {} a run; \
                  route round-robin (cluster.router) or use fewer replicas (cluster.replicas); {advice}",
-                looks / 1e6,
-                cap / 1e6
+                format_count(*looks as u64),
+                format_count(*cap as u64)
             ),
             RunError::TooMuchMemory {
                 estimated_bytes,
@@ -199,12 +224,13 @@ pub fn check_run_budget(scenario: &Scenario, options: &RunOptions) -> Result<(),
         Router::RoundRobin => 0.0,
         Router::JoinShortestQueue | Router::LeastKvLoad => expected * replicas as f64,
     };
-    if looks.is_nan() || looks > MAX_ROUTER_LOOKS {
+    let max_looks = options.max_work as f64 * VISITS_PER_WORK as f64;
+    if looks.is_nan() || looks > max_looks {
         return Err(RunError::TooMuchRouting {
             expected_requests: expected,
             replicas,
             looks,
-            cap: MAX_ROUTER_LOOKS,
+            cap: max_looks,
             advice: fewer_requests(scenario),
         });
     }

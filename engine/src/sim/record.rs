@@ -127,6 +127,8 @@ pub struct RunOutput<'s> {
     /// When the last replica stopped working, at most the end of the run \[s\].
     pub active_until_s: f64,
     pub events: u64,
+    /// The work it did, in the units of its budget ([`RunOptions::max_work`](super::RunOptions::max_work)).
+    pub work: u64,
     pub steps: u64,
     /// The steps' shapes and durations, for the batch statistics.
     pub batches: StepCounters,

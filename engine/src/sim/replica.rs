@@ -1,12 +1,13 @@
 //! The interface between the cluster loop and a replica engine: the
 //! numbers a replica is built from ([`ReplicaConfig`]), what it writes into
-//! as it runs ([`Ctx`]: records, counters, the event budget, closed-loop
+//! as it runs ([`Ctx`]: records, counters, the work budget, closed-loop
 //! returns) and what the cluster asks of it ([`Replica`]), which both
 //! engines implement.
 
 use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, Schedule};
+use crate::sim::options::{VISITS_PER_WORK, WORK_PER_REQUEST};
 use crate::sim::rules::{BlockSize, Pool};
 use crate::sim::state::{Active, ReqId};
 use crate::sim::{RequestRecord, Status, StepCounters};
@@ -55,17 +56,21 @@ impl ReplicaConfig {
 pub(crate) struct Ctx {
     pub records: Vec<RequestRecord>,
     pub events: u64,
+    /// Replicas the cluster has brought up to a time and looked at, one
+    /// at a time (routing by load, series samples, the drain).
+    pub visits: u64,
     pub steps: u64,
     /// The steps' shapes and durations, and the fullest KV cache since the
     /// last series sample.
     pub batches: StepCounters,
-    pub max_events: u64,
+    /// The run's budget of work ([`Ctx::work`]).
+    pub max_work: u64,
     /// The closed-loop classes, one bit each (there are at most 64 classes).
     closed_classes: u64,
     /// Closed-loop requests completed since the cluster last took them.
     pub returns: Vec<ReqId>,
-    /// Replicas stop stepping once `events` passes this: the event budget,
-    /// or 0 while `returns` holds a request whose client's next send the
+    /// Replicas stop stepping once `events` passes this: what the work
+    /// budget leaves to events ([`Ctx::event_allowance`]), or 0 while `returns` holds a request whose client's next send the
     /// cluster has not yet scheduled (it may fall before the next step).
     stop_after: u64,
 }
@@ -73,16 +78,17 @@ pub(crate) struct Ctx {
 impl Ctx {
     /// A context for `capacity` records; `closed_classes` has bit c set for
     /// each closed-loop class c.
-    pub fn new(capacity: usize, max_events: u64, closed_classes: u64) -> Ctx {
+    pub fn new(capacity: usize, max_work: u64, closed_classes: u64) -> Ctx {
         Ctx {
             records: Vec::with_capacity(capacity),
             events: 0,
+            visits: 0,
             steps: 0,
             batches: StepCounters::default(),
-            max_events,
+            max_work,
             closed_classes,
             returns: Vec::new(),
-            stop_after: max_events,
+            stop_after: max_work,
         }
     }
 
@@ -110,8 +116,34 @@ impl Ctx {
         }
     }
 
+    /// The work done so far, in units of about one engine event
+    /// (docs/engine.md, Limits): each event, each request sent
+    /// ([`WORK_PER_REQUEST`]) and each replica visit (a
+    /// [`VISITS_PER_WORK`]th).
+    pub fn work(&self) -> u64 {
+        self.events
+            .saturating_add(self.visits / VISITS_PER_WORK)
+            .saturating_add(self.records.len() as u64 * WORK_PER_REQUEST)
+    }
+
     pub fn over_budget(&self) -> bool {
-        self.events > self.max_events
+        self.work() > self.max_work
+    }
+
+    /// The events the budget leaves room for, given the rest of the work
+    /// so far: replicas stop stepping past it, so that a run of steps
+    /// between two of the cluster's checks cannot overshoot the budget.
+    fn event_allowance(&self) -> u64 {
+        let rest = self.work() - self.events;
+        self.max_work.saturating_sub(rest)
+    }
+
+    /// Brings the replicas' stopping point up to date with the work done
+    /// outside them (called at each of the cluster's budget checks).
+    pub fn refresh_allowance(&mut self) {
+        if self.stop_after != 0 {
+            self.stop_after = self.event_allowance();
+        }
     }
 
     /// Whether `class` is a closed loop.
@@ -119,7 +151,7 @@ impl Ctx {
         self.closed_classes >> class & 1 == 1
     }
 
-    /// Whether replicas must stop stepping: over the event budget, or a
+    /// Whether replicas must stop stepping: over the work budget, or a
     /// closed-loop request has returned.
     #[inline]
     pub fn must_stop(&self) -> bool {
@@ -129,7 +161,7 @@ impl Ctx {
     /// Hands over the returned closed-loop requests and lets replicas step on.
     pub fn take_returns(&mut self, into: &mut Vec<ReqId>) {
         into.append(&mut self.returns);
-        self.stop_after = self.max_events;
+        self.stop_after = self.event_allowance();
     }
 }
 

@@ -14,7 +14,7 @@
 //! It is a measurement, not a closed form: deterministic (one seed, no
 //! clock) and bounded (the time in which the formula expects
 //! [`WARM_UP_REQUESTS`] + [`WINDOW_REQUESTS`] completions, at most
-//! [`MAX_EVENTS`] engine events).
+//! [`MAX_WORK`] units of work).
 //!
 //! The completed work is weighed by the formula's cost per prompt and per
 //! output token, so the mix of lengths that happened to complete in the
@@ -47,9 +47,10 @@ pub const WINDOW_REQUESTS: f64 = 8000.0;
 /// The saturated run's offered rate against the formula's saturation rate,
 /// which is at or above the simulated one: the queue grows from the start.
 const OFFERED: f64 = 2.0;
-/// Engine events the saturated run may take before the formula stands
+/// Work (units of about one engine event) the saturated run may take
+/// before the formula stands
 /// alone (a runaway bound; the shapes measured take far fewer).
-pub const MAX_EVENTS: u64 = 5_000_000;
+pub const MAX_WORK: u64 = 5_000_000;
 
 /// The report's load estimate: the formula's (`model::analytic`) where the
 /// KV cache holds every running request; where it binds, the same estimate
@@ -61,7 +62,7 @@ pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
     if !analytic::kv_binds(scenario) {
         return formula;
     }
-    match saturated_work_s(scenario, &formula, MAX_EVENTS) {
+    match saturated_work_s(scenario, &formula, MAX_WORK) {
         Some(work) => formula.measured(work),
         None => formula,
     }
@@ -85,9 +86,9 @@ thread_local! {
 const KEPT: usize = 64;
 
 /// Replica-seconds per request on one saturated replica, from its run of
-/// at most `max_events` engine events (`None` past them); run once per
+/// within `max_work` units of work (`None` past them); run once per
 /// thread for equal inputs.
-fn saturated_work_s(scenario: &Scenario, formula: &LoadEstimate, max_events: u64) -> Option<f64> {
+fn saturated_work_s(scenario: &Scenario, formula: &LoadEstimate, max_work: u64) -> Option<f64> {
     let warm_s = WARM_UP_REQUESTS * formula.work_per_request_s;
     let horizon_s = warm_s + WINDOW_REQUESTS * formula.work_per_request_s;
     let params = saturated_params(scenario, formula, horizon_s)?;
@@ -97,11 +98,11 @@ fn saturated_work_s(scenario: &Scenario, formula: &LoadEstimate, max_events: u64
         formula.decode_s_per_token,
     ]
     .map(f64::to_bits);
-    let key = (serde_json::to_string(&params).ok()?, max_events, costs);
+    let key = (serde_json::to_string(&params).ok()?, max_work, costs);
     if let Some(measured) = MEASURED.with_borrow(|kept| kept.get(&key).copied()) {
         return measured;
     }
-    let measured = run_saturated(params, formula, max_events, warm_s);
+    let measured = run_saturated(params, formula, max_work, warm_s);
     MEASURED.with_borrow_mut(|kept| {
         if kept.len() >= KEPT {
             kept.clear();
@@ -116,7 +117,7 @@ fn saturated_work_s(scenario: &Scenario, formula: &LoadEstimate, max_events: u64
 fn run_saturated(
     params: ScenarioParams,
     formula: &LoadEstimate,
-    max_events: u64,
+    max_work: u64,
     warm_s: f64,
 ) -> Option<f64> {
     let horizon_s = params.run.horizon_s;
@@ -124,7 +125,7 @@ fn run_saturated(
     let saturated = Scenario::try_from(params).ok()?;
     let options = RunOptions {
         engine: EngineKind::Fast,
-        max_events,
+        max_work,
         keep_records: true,
         ..RunOptions::default()
     };
@@ -269,7 +270,7 @@ mod tests {
     fn the_saturated_run_is_bounded() {
         let s = one_class(2000.0, 2000.0, 1);
         let formula = analytic::load_estimate(&s);
-        let work = saturated_work_s(&s, &formula, MAX_EVENTS).expect("runs");
+        let work = saturated_work_s(&s, &formula, MAX_WORK).expect("runs");
         assert!(work > formula.work_per_request_s);
         assert_eq!(saturated_work_s(&s, &formula, 1000), None);
     }

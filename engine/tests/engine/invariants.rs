@@ -175,19 +175,28 @@ fn runaway_scenarios_stop_with_a_clear_message() {
     assert!(matches!(err, RunError::TooManyRequests { .. }));
     assert!(err.to_string().contains("more than the cap"), "{err}");
 
+    // A budget the routing fits in (two replicas look at 2 x 7,025
+    // requests: 3,513 units) but the run does not (2 units a request
+    // alone) stops it as it goes, well before its hour is simulated.
     let scenario = Scenario::try_from(small_default(3600.0, 1)).unwrap();
     let err = simulate(
         &scenario,
         &RunOptions {
-            max_events: 1000,
+            max_work: 5000,
             ..RunOptions::default()
         },
     )
     .unwrap_err();
-    assert!(
-        matches!(err, RunError::TooManyEvents { cap: 1000, .. }),
-        "{err}"
-    );
+    let RunError::TooMuchWork {
+        cap, simulated_s, ..
+    } = &err
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(*cap, 5000);
+    assert!(*simulated_s < 3600.0, "{simulated_s}");
+    assert!(err.to_string().contains("units of work"), "{err}");
+    assert!(err.to_string().contains("batches_per_hour"), "{err}");
 }
 
 #[test]

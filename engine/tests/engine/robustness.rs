@@ -187,7 +187,7 @@ fn wild_inputs_give_field_errors_or_bounded_runs_and_never_panic() {
                     ran.set(ran.get() + 1);
                     let options = RunOptions {
                         max_requests: 20_000,
-                        max_events: 200_000,
+                        max_work: 200_000,
                         ..RunOptions::default()
                     };
                     match simulate(&scenario, &options) {

@@ -55,10 +55,12 @@ pub fn bench(quick: bool) -> Result<(), String> {
         n / best
     );
     say!(
-        "  {} engine steps ({:.1} M steps/s), {} events; P(miss) {}",
+        "  {} engine steps ({:.1} M steps/s), {} events, {} units of work ({:.3} us each); P(miss) {}",
         r.engine.steps,
         r.engine.steps as f64 / best / 1e6,
         r.engine.events,
+        r.engine.work,
+        best / r.engine.work as f64 * 1e6,
         format_percent(r.overall.p_miss)
     );
     if let Some(bytes) = peak_rss_bytes() {
