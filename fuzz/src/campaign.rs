@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::alloc;
+use crate::cpu;
 use crate::exec::{self, Finding, Limits, Outcome, What};
 use crate::input::{Input, Kind};
 use crate::make;
@@ -172,7 +173,9 @@ struct Worker {
     child: Child,
     stdin: Option<ChildStdin>,
     generation: u64,
-    current: Option<(u64, Instant)>,
+    /// The input it is on, since when, and the CPU its process had used
+    /// by then.
+    current: Option<(u64, Instant, f64)>,
     /// The step its input was in, when it said (before a hang or a crash).
     step: Option<String>,
 }
@@ -263,7 +266,8 @@ fn give(worker: &mut Worker, index: u64) -> bool {
     {
         return false;
     }
-    worker.current = Some((index, Instant::now()));
+    let cpu = cpu::child_cpu_s(worker.child.id()).unwrap_or(0.0);
+    worker.current = Some((index, Instant::now(), cpu));
     true
 }
 
@@ -319,6 +323,7 @@ pub fn run(options: &Options) -> Result<i32, String> {
             variant: input.variant.clone(),
             stage: exec::Stage::Panicked,
             seconds: 0.0,
+            cpu_seconds: 0.0,
             validate_seconds: 0.0,
             peak_bytes: 0,
             findings: vec![Finding { what, step, detail }],
@@ -371,7 +376,7 @@ pub fn run(options: &Options) -> Result<i32, String> {
                     .child
                     .wait()
                     .map_err(|e| format!("waiting for a worker: {e}"))?;
-                if let Some((index, _)) = w.current.take() {
+                if let Some((index, _, _)) = w.current.take() {
                     let detail = if status.code() == Some(alloc::OVER_HARD_CAP_EXIT) {
                         format!(
                             "the worker's heap passed the hard cap of {} MB",
@@ -400,16 +405,28 @@ pub fn run(options: &Options) -> Result<i32, String> {
             Err(RecvTimeoutError::Disconnected) => return Err("the workers' channel closed".into()),
         }
         for (slot, w) in workers.iter_mut().enumerate() {
-            let Some((index, since)) = w.current else {
+            let Some((index, since, cpu_then)) = w.current else {
                 continue;
             };
-            if since.elapsed().as_secs_f64() <= options.hang_s {
+            // A hang is judged by the CPU the input took, as its time is
+            // (`cpu.rs`): a loaded machine stretches the wall time of an
+            // input of a few seconds past the limit. A worker blocked
+            // without using CPU is stopped at four times the limit.
+            let wall_s = since.elapsed().as_secs_f64();
+            if wall_s <= options.hang_s {
+                continue;
+            }
+            let cpu_s = cpu::child_cpu_s(w.child.id()).map_or(wall_s, |now| now - cpu_then);
+            if cpu_s <= options.hang_s && wall_s <= 4.0 * options.hang_s {
                 continue;
             }
             let _ = w.child.kill();
             let _ = w.child.wait();
             w.current = None;
-            let detail = format!("no end within {} s (stopped)", options.hang_s);
+            let detail = format!(
+                "no end within {} s of CPU (stopped after {wall_s:.0} s, {cpu_s:.1} s of CPU)",
+                options.hang_s
+            );
             let step = w.step.take().unwrap_or_else(|| "worker".into());
             lost(&mut summary, &mut findings, index, What::Hang, step, detail);
             done += 1;

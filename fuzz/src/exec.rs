@@ -17,6 +17,7 @@ use sojourn_engine::{
 };
 
 use crate::alloc;
+use crate::cpu;
 use crate::input::{Input, Kind};
 
 /// What the harness checks against, and what it may run.
@@ -161,6 +162,10 @@ pub struct Outcome {
     pub stage: Stage,
     /// Wall time of the input, a plan's excepted \[s\].
     pub seconds: f64,
+    /// CPU time of the input, a plan's excepted \[s\]: what its time is
+    /// judged by (`cpu.rs`).
+    #[serde(default)]
+    pub cpu_seconds: f64,
     /// The longest single validation \[s\].
     pub validate_seconds: f64,
     /// The heap's peak above what was live before \[bytes\].
@@ -257,6 +262,7 @@ struct Ctx<'a> {
     validate_seconds: f64,
     plan: Option<PlanStat>,
     plan_seconds: f64,
+    plan_cpu_seconds: f64,
     fit_skipped: bool,
     sent_over_estimate: bool,
     refusal: String,
@@ -320,6 +326,7 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         validate_seconds: 0.0,
         plan: None,
         plan_seconds: 0.0,
+        plan_cpu_seconds: 0.0,
         fit_skipped: false,
         sent_over_estimate: false,
         refusal: String::new(),
@@ -334,9 +341,11 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
     alloc::reset_peak();
     ctx.peak_seen = alloc::peak();
     let started = Instant::now();
+    let cpu_started = cpu::process_cpu_s();
     ctx.step_started = started;
     let result = catch_unwind(AssertUnwindSafe(|| pipeline(input, &mut ctx)));
     let seconds = (started.elapsed().as_secs_f64() - ctx.plan_seconds).max(0.0);
+    let cpu_seconds = (cpu::process_cpu_s() - cpu_started - ctx.plan_cpu_seconds).max(0.0);
     let peak_bytes = alloc::peak().saturating_sub(live_before) as u64;
     if result.is_err() {
         let message = LAST_PANIC
@@ -351,12 +360,14 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
     if result.is_ok() {
         ctx.at("end");
     }
-    if seconds > limits.time_s {
+    if cpu_seconds > limits.time_s {
         let (step, step_seconds) = ctx.slowest_step;
         ctx.step = step;
         ctx.find(
             What::OverTime,
-            format!("{seconds:.2} s, {step_seconds:.2} s of it in {step}"),
+            format!(
+                "{cpu_seconds:.2} s of CPU ({seconds:.2} s wall, {step_seconds:.2} s of it in {step})"
+            ),
         );
     }
     if peak_bytes > limits.memory_bytes {
@@ -372,6 +383,7 @@ pub fn run(index: u64, input: &Input, limits: &Limits) -> Outcome {
         variant: input.variant.clone(),
         stage: ctx.stage,
         seconds,
+        cpu_seconds,
         validate_seconds: ctx.validate_seconds,
         peak_bytes,
         input: (!ctx.findings.is_empty()).then(|| input.clone()),
@@ -637,12 +649,14 @@ fn plan(scenario: &Scenario, ctx: &mut Ctx) {
     }
     ctx.at("plan");
     let started = Instant::now();
+    let cpu_started = cpu::process_cpu_s();
     let limit = ctx.limits.plan_time_s;
     let result = sojourn_engine::plan_with_progress(scenario, &options, &mut |_| {
         started.elapsed().as_secs_f64() < limit
     });
     let seconds = started.elapsed().as_secs_f64();
     ctx.plan_seconds = seconds;
+    ctx.plan_cpu_seconds = (cpu::process_cpu_s() - cpu_started).max(0.0);
     let simulated = match &result {
         Ok(r) => r.simulated_requests as f64,
         Err(_) => f64::NAN,

@@ -32,6 +32,7 @@
 mod alloc;
 mod campaign;
 mod corpus;
+mod cpu;
 mod exec;
 mod input;
 mod make;

@@ -50,8 +50,8 @@ impl Counts {
             *self.findings.entry(f.what).or_default() += 1;
         }
         self.total_s += o.seconds;
-        if o.seconds > self.slowest_s {
-            self.slowest_s = o.seconds;
+        if o.cpu_seconds > self.slowest_s {
+            self.slowest_s = o.cpu_seconds;
             self.slowest_index = o.index;
         }
         if o.peak_bytes > self.largest_bytes {
@@ -158,7 +158,7 @@ impl Summary {
     /// The table, as Markdown (it pastes into a note as it is).
     pub fn table(&self) -> String {
         let mut out = String::from(
-            "| kind | inputs | not read | invalid | valid | refused by budget | ran | work cap | panics | over time | over memory | hangs | crashes | other findings | time | slowest | largest peak | slowest validation |\n\
+            "| kind | inputs | not read | invalid | valid | refused by budget | ran | work cap | panics | over time | over memory | hangs | crashes | other findings | time | slowest (CPU) | largest peak | slowest validation |\n\
              |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         let rows = self
