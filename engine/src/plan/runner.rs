@@ -249,7 +249,9 @@ impl<'a> Runner<'a> {
             options,
             candidates,
             configs,
-            keep_records: checks.iter().any(CheckSpec::needs_records),
+            // The records give the share of requests over each bound (and the
+            // percentiles a report does not compute).
+            keep_records: checks.iter().any(CheckSpec::counts_requests),
             checks,
             state,
             estimated: 1,
