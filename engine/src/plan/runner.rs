@@ -249,8 +249,7 @@ impl<'a> Runner<'a> {
             options,
             candidates,
             configs,
-            // The records give the share of requests over each bound (and the
-            // percentiles a report does not compute).
+            // For each bound's share of requests, and percentiles.
             keep_records: checks.iter().any(CheckSpec::counts_requests),
             checks,
             state,
