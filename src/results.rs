@@ -7,9 +7,11 @@
 //! CLI. No DOM; tested natively.
 
 mod frontier;
+mod run_figures;
 mod verdict;
 
 pub use frontier::pareto_input;
+pub use run_figures::run_figures;
 pub use verdict::{PROVISIONAL, PlanLine, configured_line, plan_line, sensitivity_reading};
 
 use std::collections::BTreeMap;
@@ -21,10 +23,7 @@ use sojourn_engine::{
 };
 
 use crate::charts::{CdfCurve, CdfInput, CurveKind};
-use crate::format::{
-    format_count, format_number, format_percent, format_percent_interval, format_percent_whole,
-    format_usd,
-};
+use crate::format::{format_count, format_number, format_percent_whole, format_usd};
 
 /// One headline figure: what, its value, and a line of detail.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,113 +37,12 @@ pub struct Figure {
 
 /// Cost per success as a figure shows it: USD, GPU-hours without a price,
 /// or [`MISSING`] when no request succeeded.
-fn per_success(units: &UnitCosts) -> String {
+pub(crate) fn per_success(units: &UnitCosts) -> String {
     match (units.usd_per_success, units.gpu_hours_per_success) {
         (Some(usd), _) => format_usd(usd),
         (None, Some(gpu_hours)) => format!("{} GPU-h", format_number(gpu_hours, 3)),
         (None, None) => MISSING.to_string(),
     }
-}
-
-/// The headline figures of the simulated configuration.
-pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
-    let report = &run.report;
-    let overall = &report.overall;
-    let units = &run.cost.units;
-    let cost_detail = match (units.usd_per_success, units.gpu_hours_per_success) {
-        (Some(_), _) => format!(
-            "configured fleet: {} steady + {} reserve replicas; {}",
-            run.cost.fleet.steady_replicas,
-            run.cost.fleet.reserve_replicas,
-            price_label(run)
-        ),
-        (None, Some(_)) => "no price given: enter one under Prices to see USD".to_string(),
-        (None, None) => "no request met its deadline".to_string(),
-    };
-    vec![
-        Figure {
-            label: "P(miss)",
-            value: format_percent(overall.p_miss),
-            detail: format!("95% CI {}", format_percent_interval(overall.p_miss_ci95)),
-            warning: None,
-        },
-        Figure {
-            label: "Goodput",
-            value: format!("{} req/h", format_number(overall.goodput_per_h, 4)),
-            detail: format!(
-                "{} of {} requests met their deadline",
-                format_count(overall.met),
-                format_count(overall.arrived)
-            ),
-            warning: None,
-        },
-        Figure {
-            label: "Cost per successful request",
-            value: per_success(units),
-            detail: cost_detail,
-            warning: None,
-        },
-        Figure {
-            label: "Utilization",
-            value: format_percent_whole(report.utilization),
-            detail: format!(
-                "busy time: of {} replicas' time executing steps, however few requests each step holds",
-                report.replicas
-            ),
-            warning: None,
-        },
-        concurrency_figure(run),
-    ]
-}
-
-/// How full the replicas' batches are: requests running per replica on
-/// average (over the series samples of the measured window), against the
-/// load estimate's concurrency at saturation. Measured like utilization,
-/// so the two agree: a replica can be busy every second with a batch of
-/// one.
-fn concurrency_figure(run: &RunSummary) -> Figure {
-    let report = &run.report;
-    let samples: Vec<f64> = report
-        .series
-        .iter()
-        .filter(|p| p.t_s >= report.warmup_s && p.replicas > 0)
-        .map(|p| p.running as f64 / f64::from(p.replicas))
-        .collect();
-    let mean = if samples.is_empty() {
-        f64::NAN
-    } else {
-        samples.iter().sum::<f64>() / samples.len() as f64
-    };
-    let saturation = report.load.decode_concurrency;
-    Figure {
-        label: "Concurrency",
-        value: if mean.is_finite() {
-            format_number(mean, 3)
-        } else {
-            MISSING.to_string()
-        },
-        detail: format!(
-            "requests running per replica, on average; about {} at saturation",
-            format_number(saturation, 3)
-        ),
-        warning: None,
-    }
-}
-
-fn price_label(run: &RunSummary) -> String {
-    let basis = &run.cost.basis;
-    let price = basis
-        .usd_per_gpu_hour
-        .map(|p| format!("{}/GPU-h {}", format_usd(p), basis.pricing_model.label()))
-        .unwrap_or_default();
-    let mut parts = vec![price];
-    if !basis.provider_region.trim().is_empty() {
-        parts.push(basis.provider_region.clone());
-    }
-    if !basis.price_date.trim().is_empty() {
-        parts.push(format!("priced {}", basis.price_date));
-    }
-    parts.join(", ")
 }
 
 /// The plan's headline figures (the cheapest fleet meeting every target):
@@ -356,7 +254,9 @@ pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>)
         "cost per success, configured fleet",
     ]);
     shown.id = "cases";
-    shown.title = format!("{} on the configured fleet", shown.title);
+    shown.title =
+        "Expected, low and high demand on the configured fleet (all classes, one simulation each)"
+            .to_string();
     shown
 }
 

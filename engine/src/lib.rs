@@ -91,6 +91,7 @@ pub use sim::{
 };
 
 // The planner.
+pub use plan::ShareOver;
 pub use plan::cost::{CostBasis, FleetCost, ReportCost, UnitCosts, report_cost, same_but_prices};
 pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
 pub use plan::space::{discipline_label, discipline_short, router_label};

@@ -65,7 +65,7 @@ fn headline_figures_name_the_fleet_and_its_cost_basis_and_measure_load_as_simula
     assert_eq!(
         labels,
         [
-            "P(miss)",
+            "P(miss), all classes",
             "Goodput",
             "Cost per successful request",
             "Utilization",
@@ -84,6 +84,28 @@ fn headline_figures_name_the_fleet_and_its_cost_basis_and_measure_load_as_simula
         figures[3].detail.starts_with("busy time"),
         "utilization is busy time, not load: {}",
         figures[3].detail
+    );
+    // Issue 40: beside it, the offered load the sustainable target reads,
+    // named as such, with the run's own value.
+    let rho = result
+        .targets
+        .checks
+        .iter()
+        .find(|c| c.metric == sojourn_engine::CheckMetric::OfferedLoad)
+        .expect("the sustainable check")
+        .mean;
+    assert!(
+        figures[3].detail.contains(&format!(
+            "not the offered work against capacity ({}), which the sustainable target reads",
+            sojourn_engine::format_percent(rho)
+        )),
+        "{}",
+        figures[3].detail
+    );
+    assert!(
+        figures[0]
+            .detail
+            .starts_with("one simulation, every class together")
     );
     // Concurrency is the series' mean running requests per replica.
     let report = &result.report;
@@ -380,7 +402,7 @@ fn the_plan_section_shows_each_case_replanned_once_there_is_a_plan() {
     );
     assert_eq!(
         before.title,
-        "Expected, low and high demand on the configured fleet"
+        "Expected, low and high demand on the configured fleet (all classes, one simulation each)"
     );
     let after = plan_cases_table(&runs, Some(result));
     assert_eq!(after.id, "cases", "not the id of the whole table");
@@ -447,11 +469,21 @@ fn once_planned_the_configured_fleet_is_judged_by_the_decision_rule() {
         table.title
     );
     // Each target's verdict and value from the plan's judgement, the value
-    // with the bound the rule reads.
+    // with the bound the rule reads: the upper bound, or where the share of
+    // requests over the bound decided "not met" (issue 40), that share.
     for (row, check) in table.rows.iter().zip(&e.checks) {
         assert_eq!(row[0].text, check.description);
         assert_eq!(row[1].text, check.verdict.label());
-        if check.bounds[1] > check.mean {
+        let by_share = check.verdict == sojourn_engine::Verdict::NotMet
+            && check.bounds[0] <= check.threshold
+            && check.share_over.as_ref().is_some_and(|s| s.beyond());
+        if by_share {
+            assert!(
+                row[2].text.contains(" (at least ") || row[2].text.contains(" over "),
+                "{}",
+                row[2].text
+            );
+        } else if check.bounds[1] > check.mean {
             assert!(row[2].text.contains(" (up to "), "{}", row[2].text);
         }
     }

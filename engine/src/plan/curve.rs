@@ -386,6 +386,7 @@ mod tests {
                 exact_upper: None,
                 bounds: [value.unwrap_or(f64::NAN); 2],
                 verdict: Verdict::Met,
+                share_over: None,
                 met: true,
                 not_evaluated: value.is_none().then(|| "no requests".to_string()),
             })

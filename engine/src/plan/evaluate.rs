@@ -7,155 +7,15 @@ use serde::{Deserialize, Serialize};
 use crate::format::{duration, percent, percentile_label};
 use crate::model::scenario::Scenario;
 use crate::params::plan::{DecisionRule, TargetMetric, TargetParams};
-use crate::report::{ClassStats, Quantiles, Report};
+use crate::plan::exceedance::{Exceedance, ShareOver};
+pub(crate) use crate::plan::run_summary::{ClassTotals, RunSummary};
+use crate::report::{Quantiles, Report};
 use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
 use crate::stats::{clopper_pearson, mean_and_half_width};
 
 /// The standard percentiles a report computes; others need the records.
 const REPORT_PERCENTILES: [f64; 5] = [0.5, 0.9, 0.95, 0.99, 0.999];
-
-/// Totals of one class (or all classes) in one run.
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ClassTotals {
-    pub arrived: u64,
-    pub met: u64,
-    pub completed: u64,
-    #[serde_as(as = "NonFinite")]
-    pub p_miss: f64,
-    pub sojourn: Quantiles,
-    pub ttft: Quantiles,
-    pub tpot: Quantiles,
-    pub prefill_tokens: u64,
-    /// Output tokens of completed requests (the first one included).
-    pub output_tokens: u64,
-    #[serde_as(as = "NonFinite")]
-    pub busy_s: f64,
-    #[serde_as(as = "NonFinite")]
-    pub busy_s_missed: f64,
-    #[serde_as(as = "NonFinite")]
-    pub busy_s_recomputed: f64,
-}
-
-impl ClassTotals {
-    pub fn of(stats: &ClassStats) -> ClassTotals {
-        let completed = stats.met + stats.late;
-        ClassTotals {
-            arrived: stats.arrived,
-            met: stats.met,
-            completed,
-            // A class with no arrivals has no misses.
-            p_miss: if stats.p_miss.is_nan() {
-                0.0
-            } else {
-                stats.p_miss
-            },
-            sojourn: stats.sojourn.clone(),
-            ttft: stats.ttft.clone(),
-            tpot: stats.tpot.clone(),
-            prefill_tokens: stats.prefill_tokens,
-            output_tokens: stats.decode_tokens + completed,
-            busy_s: stats.busy_s,
-            busy_s_missed: stats.busy_s_missed,
-            busy_s_recomputed: stats.busy_s_recomputed,
-        }
-    }
-}
-
-/// What the planner keeps of one run: aggregates, not records (what a
-/// worker sends back for a [`super::PlanJob`]).
-#[serde_with::serde_as]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct RunSummary {
-    pub replicas: u32,
-    /// Measured window: horizon - warm-up \[s\].
-    #[serde_as(as = "NonFinite")]
-    pub window_s: f64,
-    pub classes: Vec<ClassTotals>,
-    pub overall: ClassTotals,
-    /// Requests simulated (warm-up included).
-    pub requests: u64,
-    /// Accelerator work of the measured requests / (replicas x window): the
-    /// fraction of time a replica is busy (with anyone in service).
-    #[serde_as(as = "NonFinite")]
-    pub busy_fraction: f64,
-    /// The offered load against the fleet's capacity: the load estimate's
-    /// rho, plus the recomputation the run measured / (replicas x window)
-    /// where the estimate does not count it (see [`CheckMetric::OfferedLoad`]).
-    #[serde_as(as = "NonFinite")]
-    pub offered_load: f64,
-    /// Largest sampled waiting queue per replica.
-    #[serde_as(as = "NonFinite")]
-    pub peak_waiting_per_replica: f64,
-    /// 99th percentile of the sampled waiting queue per replica.
-    #[serde_as(as = "NonFinite")]
-    pub p99_waiting_per_replica: f64,
-    /// 99th percentile of the sampled KV utilization.
-    #[serde_as(as = "NonFinite")]
-    pub p99_kv_utilization: f64,
-    /// Replica-seconds per prompt token and per output token at saturation
-    /// (the load estimate's), for splitting cost between them.
-    #[serde_as(as = "NonFinite")]
-    pub prefill_s_per_token: f64,
-    #[serde_as(as = "NonFinite")]
-    pub decode_s_per_token: f64,
-    /// Percentiles a report does not compute, from the records:
-    /// (check index, value).
-    #[serde_as(as = "Vec<(_, NonFinite)>")]
-    pub extra_percentiles: Vec<(usize, f64)>,
-}
-
-/// The load estimate's rho, plus the recomputation the run measured over
-/// the fleet's time (`fleet_s`) where the estimate does not count it: a
-/// measured estimate (where the KV cache binds) already charges a saturated
-/// replica's recomputation, and adding the run's would count it twice.
-fn offered_load(report: &Report, fleet_s: f64) -> f64 {
-    if report.load.measured {
-        report.load.rho
-    } else {
-        report.load.rho + report.overall.busy_s_recomputed / fleet_s
-    }
-}
-
-impl RunSummary {
-    pub fn of(report: &Report, checks: &[CheckSpec]) -> RunSummary {
-        let window_s = report.horizon_s - report.warmup_s;
-        let n = report.replicas.max(1) as f64;
-        let mut waiting: Vec<f64> = report.series.iter().map(|p| p.waiting as f64 / n).collect();
-        waiting.sort_by(f64::total_cmp);
-        let mut kv: Vec<f64> = report.series.iter().map(|p| p.kv_utilization).collect();
-        kv.sort_by(f64::total_cmp);
-        let p99 = |sorted: &[f64]| {
-            if sorted.is_empty() {
-                0.0
-            } else {
-                crate::stats::quantile_sorted(sorted, 0.99)
-            }
-        };
-        let extra_percentiles = checks
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.needs_records())
-            .map(|(i, c)| (i, c.percentile_from_records(report)))
-            .collect();
-        RunSummary {
-            replicas: report.replicas,
-            window_s,
-            classes: report.classes.iter().map(ClassTotals::of).collect(),
-            overall: ClassTotals::of(&report.overall),
-            requests: report.engine.requests,
-            busy_fraction: report.overall.busy_s / (n * window_s),
-            offered_load: offered_load(report, n * window_s),
-            peak_waiting_per_replica: waiting.last().copied().unwrap_or(0.0),
-            p99_waiting_per_replica: p99(&waiting),
-            p99_kv_utilization: p99(&kv),
-            prefill_s_per_token: report.load.prefill_s_per_token,
-            decode_s_per_token: report.load.decode_s_per_token,
-            extra_percentiles,
-        }
-    }
-}
 
 /// What a check measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -279,6 +139,12 @@ impl CheckSpec {
         )
     }
 
+    /// A target on requests (a percentile or P(miss)), whose share of
+    /// requests over the bound the records give.
+    pub fn counts_requests(&self) -> bool {
+        self.class.is_some() && self.allowed_share().is_some()
+    }
+
     pub fn needs_records(&self) -> bool {
         self.quantiles_metric() && !REPORT_PERCENTILES.contains(&self.percentile)
     }
@@ -339,44 +205,86 @@ impl CheckSpec {
     }
 
     /// A percentile the report does not compute, from the records, with the
-    /// report's definitions: every measured arrival counts, and one that
-    /// never reached the event counts as infinitely late (TPOT: completed
-    /// requests with more than one output token).
-    fn percentile_from_records(&self, report: &Report) -> f64 {
+    /// report's definitions (see [`CheckSpec::record_value`]).
+    pub(super) fn percentile_from_records(&self, report: &Report) -> f64 {
         let Some(k) = self.class else {
             return f64::NAN;
         };
+        let mut finite = Vec::new();
+        let mut missing = 0u64;
         let measured = report
             .records
             .iter()
             .filter(|r| r.class as usize == k && r.arrival_s >= report.warmup_s);
-        let mut finite = Vec::new();
-        let mut missing = 0u64;
-        let mut push = |x: f64| {
+        for x in measured.filter_map(|r| self.record_value(r)) {
             if x.is_finite() {
                 finite.push(x)
             } else {
                 missing += 1
             }
-        };
-        for r in measured {
-            match self.metric {
-                CheckMetric::Sojourn => push(completed_or_inf(r, r.end_s - r.arrival_s)),
-                CheckMetric::Ttft => push(if r.first_token_s.is_nan() {
-                    f64::INFINITY
-                } else {
-                    r.first_token_s - r.arrival_s
-                }),
-                CheckMetric::Tpot => {
-                    if r.status == Status::Completed && r.output_tokens > 1 {
-                        push((r.end_s - r.first_token_s) / (r.output_tokens - 1) as f64);
-                    }
-                }
-                CheckMetric::MissProbability | CheckMetric::OfferedLoad => {}
-            }
         }
         finite.sort_by(f64::total_cmp);
         Quantiles::at(&finite, missing, self.percentile)
+    }
+
+    /// What this check reads of one measured record of its class, with the
+    /// report's definitions: every arrival counts, and one that never
+    /// reached the event counts as infinitely late (TPOT: completed
+    /// requests with more than one output token only; P(miss): the
+    /// sojourn, infinite unless completed, against the deadline). `None`
+    /// for a record outside the check's population.
+    fn record_value(&self, r: &RequestRecord) -> Option<f64> {
+        match self.metric {
+            CheckMetric::Sojourn | CheckMetric::MissProbability => {
+                Some(completed_or_inf(r, r.end_s - r.arrival_s))
+            }
+            CheckMetric::Ttft => Some(if r.first_token_s.is_nan() {
+                f64::INFINITY
+            } else {
+                r.first_token_s - r.arrival_s
+            }),
+            CheckMetric::Tpot => (r.status == Status::Completed && r.output_tokens > 1)
+                .then(|| (r.end_s - r.first_token_s) / (r.output_tokens - 1) as f64),
+            CheckMetric::OfferedLoad => None,
+        }
+    }
+
+    /// The share this check allows over its bound: 1 - q for a q-th
+    /// percentile, epsilon for a miss probability (`None` for the
+    /// offered load, which is not a share of requests).
+    fn allowed_share(&self) -> Option<f64> {
+        match self.metric {
+            CheckMetric::MissProbability => Some(self.threshold),
+            CheckMetric::OfferedLoad => None,
+            _ => Some(1.0 - self.percentile),
+        }
+    }
+
+    /// This check's requests over its bound in `report` (whose records it
+    /// reads): over the deadline for P(miss), over the threshold for a
+    /// percentile.
+    pub(super) fn exceedance(&self, index: usize, report: &Report) -> Option<Exceedance> {
+        let k = self.class?;
+        self.allowed_share()?;
+        let bound = match self.metric {
+            CheckMetric::MissProbability => report.classes.get(k)?.deadline_s,
+            _ => self.threshold,
+        };
+        Some(Exceedance::count(index, report, k, bound, |r| {
+            self.record_value(r)
+        }))
+    }
+
+    /// The share of requests over this check's bound pooled over `runs`
+    /// (`None` unless every run counted it).
+    fn share_over(&self, index: usize, runs: &[&RunSummary]) -> Option<ShareOver> {
+        let allowed = self.allowed_share()?;
+        let mut batches = Vec::new();
+        for run in runs {
+            let e = run.exceedances.iter().find(|e| e.check == index)?;
+            batches.extend(e.batches.iter());
+        }
+        ShareOver::pooled(batches, allowed)
     }
 }
 
@@ -389,17 +297,21 @@ fn completed_or_inf(r: &RequestRecord, x: f64) -> f64 {
 }
 
 /// What replications say about a target (or a fleet: the worst of its
-/// checks).
+/// checks). See [`judge`] for the rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The upper 95% bound is within the threshold (under the `mean` rule:
     /// the mean is).
     Met,
-    /// The interval straddles the threshold: more replications may decide.
+    /// Neither met nor not met: the interval straddles the threshold, and
+    /// the share of requests over the bound is not clearly beyond the
+    /// allowed one. More replications may decide.
     Uncertain,
-    /// The lower 95% bound is beyond the threshold (under the `mean` rule:
-    /// the mean is), or the value is undefined.
+    /// The interval lies wholly beyond the threshold: its lower 95% bound
+    /// is, or the lower 95% bound of the share of requests over the bound
+    /// (pooled over the replications) is beyond the share allowed (under
+    /// the `mean` rule: the mean is beyond); or the value is undefined.
     NotMet,
 }
 
@@ -442,6 +354,10 @@ pub struct TargetCheck {
     #[serde_as(as = "[NonFinite; 2]")]
     pub bounds: [f64; 2],
     pub verdict: Verdict,
+    /// For a percentile or miss target (where the run kept its records):
+    /// the share of requests over the bound, pooled over the replications,
+    /// with its exact interval; a "not met" may rest on it.
+    pub share_over: Option<ShareOver>,
     /// `verdict` is [`Verdict::Met`].
     pub met: bool,
     /// Why the check could not be evaluated (its value is undefined in some
@@ -503,18 +419,56 @@ pub(crate) fn upper95_bounds(
     [lo.min(mean), hi.max(mean).max(exact_upper.unwrap_or(0.0))]
 }
 
-/// Judges runs (one per replication) against every check.
+/// The decision rule, for one check, in one place: every verdict of the
+/// planner (the search, the recommendation, the cases, sensitivity, the
+/// frontier, the configured fleet and the single run) comes from here
+/// through [`evaluate`].
 ///
-/// The decision rule (`upper95`, the default): a check is met when the upper
-/// end of its 95% interval is within the threshold, not met when the lower
-/// end is beyond it, and uncertain in between. The interval is Student's t
-/// over the replications; for a miss probability its upper end is at least
-/// the exact Clopper-Pearson bound of the misses pooled over the
-/// replications, so no misses among n requests still bounds P(miss) by
-/// about 3.7 / n, not 0. With one replication there is no t interval: the
-/// mean stands for both ends (with the exact bound above it), so a single
-/// run can show a check met or not met but never rule out chance; the
-/// planner decides only on `min_replications` or more. Under `mean` the mean
+/// - **not met** when the value is undefined, when the lower end of the
+///   interval (`bounds[0]`) is beyond the threshold, or, under `upper95`,
+///   when the share of requests over the bound is beyond the share the
+///   target allows with 95% confidence (`share`, pooled over every
+///   replication's requests: [`ShareOver::beyond`]);
+/// - **met** when the upper end (`bounds[1]`) is within the threshold;
+/// - **uncertain** otherwise.
+///
+/// The share test is what lets the data decide a gross miss with few
+/// replications: the t interval over 2 replications (t = 12.7) reaches
+/// down to zero for any spread, but 20,000 requests of which a third are
+/// over a bound that allows 1% are not met whatever the spread between
+/// the two runs. It only ever turns "uncertain" into "not met" (a check
+/// cannot be both: an upper bound within the threshold and a share surely
+/// over the allowed one would be a contradiction the rule resolves to not
+/// met, the cautious way).
+pub(crate) fn judge(
+    bounds: [f64; 2],
+    threshold: f64,
+    share: Option<&ShareOver>,
+    decision: DecisionRule,
+    evaluated: bool,
+) -> Verdict {
+    let share_beyond = decision == DecisionRule::Upper95 && share.is_some_and(ShareOver::beyond);
+    if !evaluated || bounds[0] > threshold || share_beyond {
+        Verdict::NotMet
+    } else if bounds[1] <= threshold {
+        Verdict::Met
+    } else {
+        Verdict::Uncertain
+    }
+}
+
+/// Judges runs (one per replication) against every check by [`judge`].
+///
+/// The bounds (`upper95`, the default): the interval is Student's t over
+/// the replications; for a miss probability its upper end is at least the
+/// exact Clopper-Pearson bound of the misses pooled over the replications,
+/// so no misses among n requests still bounds P(miss) by about 3.7 / n,
+/// not 0. With one replication there is no t interval: the mean stands
+/// for both ends (with the exact bound above it), so a single run can show
+/// a check met or not met but never rule out chance; the planner decides
+/// only on `min_replications` or more. Beside it, for a percentile or miss
+/// target, the share of requests over the bound pooled over the
+/// replications ([`ShareOver`]) can show it not met. Under `mean` the mean
 /// alone decides and nothing is uncertain.
 pub(crate) fn evaluate(
     checks: &[CheckSpec],
@@ -546,13 +500,18 @@ pub(crate) fn evaluate(
             DecisionRule::Mean => [mean, mean],
             DecisionRule::Upper95 => upper95_bounds(mean, ci95, exact_upper),
         };
-        let verdict = if not_evaluated.is_some() || bounds[0] > spec.threshold {
-            Verdict::NotMet
-        } else if bounds[1] <= spec.threshold {
-            Verdict::Met
+        let share_over = if not_evaluated.is_some() {
+            None
         } else {
-            Verdict::Uncertain
+            spec.share_over(i, runs)
         };
+        let verdict = judge(
+            bounds,
+            spec.threshold,
+            share_over.as_ref(),
+            decision,
+            not_evaluated.is_none(),
+        );
         // Judged on the upper bound, so that ratio <= 1 exactly when met (an
         // unevaluated check is infinitely far from met).
         let ratio = if not_evaluated.is_some() {
@@ -571,6 +530,7 @@ pub(crate) fn evaluate(
             exact_upper,
             bounds,
             verdict,
+            share_over,
             met: verdict == Verdict::Met,
             not_evaluated,
         });

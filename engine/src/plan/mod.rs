@@ -38,6 +38,8 @@
 
 pub mod cost;
 pub mod evaluate;
+mod exceedance;
+mod run_summary;
 
 mod analytic;
 mod binding;
@@ -70,6 +72,7 @@ use crate::params::plan::Multipliers;
 pub use crate::plan::budget::{MAX_PLAN_REQUESTS, check_budget};
 pub use crate::plan::curve::CurveTarget;
 pub use crate::plan::evaluate::Verdict;
+pub use crate::plan::exceedance::ShareOver;
 pub use crate::plan::jobs::{JobOutput, PlanJob, RunKey, resolve_threads, run_batch};
 use crate::plan::runner::{Gather, Halt, PlanState, Runner};
 pub use crate::plan::session::{PlanPoll, PlanSession, PlanStep};

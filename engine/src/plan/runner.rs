@@ -249,7 +249,8 @@ impl<'a> Runner<'a> {
             options,
             candidates,
             configs,
-            keep_records: checks.iter().any(CheckSpec::needs_records),
+            // For each bound's share of requests, and percentiles.
+            keep_records: checks.iter().any(CheckSpec::counts_requests),
             checks,
             state,
             estimated: 1,

@@ -33,7 +33,7 @@ fn ratio_cell(ratio: f64, meets: bool) -> Cell {
 pub fn cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>) -> DataTable {
     let mut table = DataTable::new(
         "scenarios",
-        "Expected, low and high demand",
+        "Expected, low and high demand (P(miss) of the configured fleet: all classes, one simulation; the plan's fleet's worst check: its largest 95% bound over the plan's replications / its target)",
         &[
             "case",
             "P(miss), configured fleet",
@@ -213,12 +213,22 @@ pub fn sensitivity_table(plan: &PlanResult) -> Option<DataTable> {
     let mut table = DataTable::new(
         "sensitivity",
         format!(
-            "Sensitivity on the fixed fleet of {} of {} (each input x{} and x{}, {}), re-planned for the inputs that matter most",
+            "Sensitivity on the fixed fleet of {} of {} (each input x{} and x{}, {}), re-planned for the inputs that matter most; P(miss) is all classes', worst check the largest bound over {} / its target{}",
             counted(s.replicas.into(), "replica"),
             s.candidate,
             format_number(1.0 - s.delta, 3),
             format_number(1.0 + s.delta, 3),
-            counted(s.replications.into(), "seed")
+            counted(s.replications.into(), "seed"),
+            if s.replications == 1 {
+                "this one seed"
+            } else {
+                "these seeds"
+            },
+            if s.replications == 1 {
+                " (with one seed, the value itself: lower than the plan's fleet's bound over its replications)"
+            } else {
+                ""
+            }
         ),
         &[
             "input",

@@ -31,18 +31,34 @@ fn value_cell(check: &TargetCheck, value: f64) -> Cell {
     }
 }
 
-/// The verdict of `check`, then its value with the upper bound the rule
-/// reads ("3.23 % (up to 3.41 %)"), or two empty cells.
+/// The verdict of `check`, then its value with the bound the rule reads:
+/// the upper bound ("3.23 % (up to 3.41 %)"), or, where the share of
+/// requests over the bound decided "not met" (the interval over the
+/// replications alone could not), that share: "3.7 min (31 % over 2 s)",
+/// "5.2 % (at least 4.9 %)"; or two empty cells.
 fn check_cells(check: Option<&TargetCheck>) -> [Cell; 2] {
     let Some(c) = check else {
         return [Cell::empty(), Cell::empty()];
     };
     let value = value_cell(c, c.mean);
     let bound = value_cell(c, c.bounds[1]);
-    let text = if c.not_evaluated.is_some() || bound.text == value.text {
-        value.text.clone()
-    } else {
-        format!("{} (up to {})", value.text, bound.text)
+    let by_share = c
+        .share_over
+        .as_ref()
+        .filter(|s| c.verdict == Verdict::NotMet && c.bounds[0] <= c.threshold && s.beyond());
+    let text = match by_share {
+        _ if c.not_evaluated.is_some() => value.text.clone(),
+        Some(s) if c.metric == CheckMetric::MissProbability => {
+            format!("{} (at least {})", value.text, percent_cell(s.ci95[0]).text)
+        }
+        Some(s) => format!(
+            "{} ({} over {})",
+            value.text,
+            percent_cell(s.share()).text,
+            seconds_cell(c.threshold).text
+        ),
+        None if bound.text == value.text => value.text.clone(),
+        None => format!("{} (up to {})", value.text, bound.text),
     };
     [
         Cell::text(c.verdict.label()),
@@ -147,7 +163,7 @@ pub fn verdict_counts(evaluation: &Evaluation) -> String {
 pub fn decision_rule_short(rule: DecisionRule) -> &'static str {
     match rule {
         DecisionRule::Upper95 => {
-            "A target is met when the upper end of its 95% interval is within it (for P(miss) at least the exact Clopper-Pearson bound, so no misses still bound it above zero), not met when the lower end is beyond it, and uncertain in between. Until the plan is done the configured fleet is one simulation, so a percentile's bound is its value; then the plan judges it, like its own fleet, over its replications."
+            "A target is met when the upper end of its 95% interval is within it (for P(miss) at least the exact Clopper-Pearson bound, so no misses still bound it above zero); not met when the lower end is beyond it, or when the share of requests over the bound, pooled over every replication's requests, is beyond the share the target allows (1% for a p99) with 95% confidence; uncertain otherwise. Until the plan is done the configured fleet is one simulation, so a percentile's bound is its value; then the plan judges it, like its own fleet, over its replications."
         }
         DecisionRule::Mean => {
             "A target is met when the mean over the replications is within it: a point estimate, with no allowance for chance. Until the plan is done the configured fleet is one simulation; then the plan judges it, like its own fleet, over its replications."
