@@ -219,6 +219,13 @@ impl PlanDispatch {
         }
     }
 
+    /// Simulations run for this plan's own jobs, and which runs it needed
+    /// that the plan it reuses never made (see [`PlanSession::simulated`]
+    /// and [`PlanSession::new_runs`]).
+    pub fn simulated(&self) -> (u64, Option<String>) {
+        (self.session.simulated(), self.session.new_runs())
+    }
+
     /// The session, with every run it holds, for a later plan to reuse.
     pub fn into_session(self) -> PlanSession {
         self.session

@@ -131,6 +131,11 @@ pub struct AppState {
     /// The current job re-costed the last simulations at new prices rather
     /// than simulating.
     pub recosted: RwSignal<bool>,
+    /// Simulations the current job's plan has run itself (not taken from
+    /// the last plan's runs), and which runs a re-cost needed that the last
+    /// plan never made: the engine's count, for the note and its
+    /// `data-simulated` attribute.
+    pub plan_simulated: RwSignal<(u64, Option<String>)>,
     current_job: StoredValue<u64>,
     /// The scenario of the current job.
     job_params: StoredValue<Option<ScenarioParams>>,
@@ -207,6 +212,7 @@ impl AppState {
             dark: RwSignal::new(browser::prefers_dark()),
             window_width: RwSignal::new(1200.0),
             recosted: RwSignal::new(false),
+            plan_simulated: RwSignal::new((0, None)),
             current_job: StoredValue::new(0),
             job_params: StoredValue::new(None),
             single_run_done: StoredValue::new(false),
@@ -300,6 +306,7 @@ impl AppState {
         self.planner
             .set_value(Some(PlanDispatch::reusing(scenario, previous)));
         self.recosted.set(recosting);
+        self.plan_simulated.set((0, None));
         self.provisional.set(None);
         self.plan.update(|plan| {
             if !matches!(plan, PlanStatus::Done { .. }) {
@@ -486,6 +493,7 @@ impl AppState {
             match next {
                 Some(Ok(PlanNext::Run(job))) => pool.post(worker, &JobRequest::PlanJob { id, job }),
                 Some(Ok(PlanNext::Done(plan))) if self.single_run_done.get_value() => {
+                    self.count_plan_simulations();
                     let ended = self.take_plan_session();
                     self.previous_plan.set_value(ended);
                     self.provisional.set(None);
@@ -525,6 +533,7 @@ impl AppState {
                 self.provisional.set(provisional);
             }
         }
+        self.count_plan_simulations();
         let progress = self
             .planner
             .with_value(|planner| planner.as_ref().map(PlanDispatch::progress));

@@ -343,7 +343,13 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 <p id="run-reason" class="run-reason">
                     {move || blocked.get()}
                 </p>
-                <p class="results-note" role="status" aria-label="What the results are for">
+                <p
+                    class="results-note"
+                    role="status"
+                    aria-label="What the results are for"
+                    data-recosted=move || state.recosted.get().to_string()
+                    data-simulated=move || state.plan_simulated.get().0.to_string()
+                >
                     {move || state.results_note()}
                 </p>
             </div>

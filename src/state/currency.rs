@@ -8,6 +8,7 @@ use sojourn_engine::{ScenarioParams, same_but_prices};
 
 use super::{AppState, PlanStatus, RunStatus};
 use crate::browser;
+use crate::job::PlanDispatch;
 use crate::link;
 use crate::provenance::Provenance;
 
@@ -31,8 +32,25 @@ impl AppState {
 
     /// What the results on the page are for, when "Done." alone would
     /// mislead: earlier inputs (and what brings them up to date), or the
-    /// last simulations re-costed at new prices.
-    pub fn results_note(&self) -> Option<&'static str> {
+    /// last simulations re-costed at new prices (and, from the engine's
+    /// count, whether any simulation ran, which and why).
+    pub fn results_note(&self) -> Option<String> {
+        if self.recosted.get() {
+            let (simulated, which) = self.plan_simulated.get();
+            if simulated > 0 || which.is_some() {
+                let which = which.unwrap_or_default();
+                return Some(if self.run.with(RunStatus::is_running) {
+                    format!(
+                        "Costs re-computed at the new prices; the new prices move the plan's search to fleets the last plan never simulated, so these are simulated now ({simulated} so far): {which}."
+                    )
+                } else {
+                    format!(
+                        "Costs re-computed at the new prices from the last simulations and {}, of fleets the last plan never simulated, which the new prices brought into the plan (a configuration it had ruled out by cost, or a new choice's cases, curve and sensitivity): {which}.",
+                        crate::results::counted(simulated, "new simulation")
+                    )
+                });
+            }
+        }
         if self.run.with(RunStatus::is_running) {
             return None;
         }
@@ -50,6 +68,19 @@ impl AppState {
                 "Costs re-computed at the new prices from the last simulations; nothing was simulated again.",
             ),
             _ => None,
+        }
+        .map(str::to_string)
+    }
+
+    /// Copies the engine's count of the plan's own simulations to the page.
+    pub(super) fn count_plan_simulations(self) {
+        let count = self
+            .planner
+            .with_value(|planner| planner.as_ref().map(PlanDispatch::simulated));
+        if let Some(count) = count
+            && self.plan_simulated.with_untracked(|c| *c != count)
+        {
+            self.plan_simulated.set(count);
         }
     }
 

@@ -1,6 +1,8 @@
 //! [`PlanSession`]: a plan driven from outside, one batch of independent
 //! simulations at a time (the page's pool of Web Workers).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::scenario::Scenario;
@@ -56,6 +58,15 @@ pub struct PlanSession {
     /// The simulations there were when a provisional pass last found none,
     /// so that it is tried again only with more.
     provisional_tried: Option<u64>,
+    /// Simulations run for this session's jobs (not taken from the session
+    /// it reuses).
+    simulated: u64,
+    /// In a session reusing an earlier one's runs: the runs it asked for
+    /// that the earlier session never made, by case label, with the fleet
+    /// sizes.
+    new_runs: BTreeMap<String, BTreeSet<u32>>,
+    /// Whether it takes runs from an earlier session's.
+    reusing: bool,
 }
 
 /// What one [`PlanSession::poll`] found.
@@ -90,6 +101,9 @@ impl PlanSession {
             provisional: None,
             searched: false,
             provisional_tried: None,
+            simulated: 0,
+            new_runs: BTreeMap::new(),
+            reusing: false,
         }
     }
 
@@ -107,6 +121,7 @@ impl PlanSession {
         let mut session = PlanSession::new(scenario, options);
         if reuse {
             session.state = PlanState::reusing(previous.state);
+            session.reusing = true;
         }
         session
     }
@@ -143,6 +158,15 @@ impl PlanSession {
             }
             Err(jobs) => {
                 self.searched |= searched;
+                if self.reusing {
+                    for job in &jobs {
+                        // "expected demand (H100 SXM x4, FCFS), 3
+                        // replicas, seed 2": the case and configuration.
+                        let label = job.label().rsplitn(3, ", ").last().unwrap_or_default();
+                        let sizes = self.new_runs.entry(label.to_string()).or_default();
+                        sizes.insert(job.key().replicas);
+                    }
+                }
                 Ok(PlanPoll::Jobs(jobs))
             }
         }
@@ -201,7 +225,9 @@ impl PlanSession {
     pub fn submit(&mut self, output: JobOutput) {
         let (key, summary) = output.into_parts();
         if key.case < self.state.cases.len() {
+            let before = self.state.simulations;
             self.state.insert(key, summary);
+            self.simulated += self.state.simulations - before;
         }
     }
 
@@ -240,8 +266,49 @@ impl PlanSession {
         }
     }
 
-    /// Simulations run so far.
+    /// Simulations run so far (the plan's count: runs taken from the
+    /// session it reuses included).
     pub fn simulations(&self) -> u64 {
         self.state.simulations
+    }
+
+    /// Simulations actually run for this session: submitted outputs of the
+    /// jobs it asked for, not the runs it took from the session it reuses.
+    /// After a price-only edit, 0 when the plan was re-costed from the
+    /// earlier runs alone.
+    pub fn simulated(&self) -> u64 {
+        self.simulated
+    }
+
+    /// Why a session reusing an earlier plan's runs needs new ones: which
+    /// configurations and fleet sizes it asked for that the earlier plan
+    /// never simulated ("expected demand (H100 SXM x4, FCFS) at 4 and
+    /// 5 replicas"), each because the new prices move the plan's search
+    /// (which fleets can beat the cheapest found, which configuration is
+    /// chosen and so which fleets the cases, service curve and sensitivity
+    /// run on). `None` when it asked for none.
+    pub fn new_runs(&self) -> Option<String> {
+        if self.new_runs.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .new_runs
+            .iter()
+            .map(|(label, sizes)| {
+                let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+                let sizes = match sizes.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                    None => String::new(),
+                };
+                let noun = if self.new_runs[label].len() == 1 && sizes == "1" {
+                    "replica"
+                } else {
+                    "replicas"
+                };
+                format!("{label} at {sizes} {noun}")
+            })
+            .collect();
+        Some(parts.join("; "))
     }
 }

@@ -61,13 +61,38 @@ fn drive(session: &mut PlanSession) -> (PlanResult, u64) {
 }
 
 /// The plan of `new` made from the runs of a plan of `old`, how many
-/// simulations it ran, and a fresh plan of `new`.
+/// simulations it ran, and a fresh plan of `new`; checks the session's own
+/// count of the simulations it ran against the jobs run, and that it names
+/// the new runs exactly when it reused runs and still needed some.
 fn remade(old: ScenarioParams, new: ScenarioParams) -> (PlanResult, u64, PlanResult) {
+    let reusing = same_but_prices(&old, &new);
     let mut previous = PlanSession::new(valid(old), options());
     drive(&mut previous);
     let mut session = PlanSession::reusing(valid(new.clone()), options(), previous);
     let (result, ran) = drive(&mut session);
+    assert_eq!(session.simulated(), ran, "the session counts what it ran");
+    let named = session.new_runs();
+    assert_eq!(named.is_some(), reusing && ran > 0, "{named:?}");
     (result, ran, plan(&valid(new), &options()).unwrap())
+}
+
+/// The scenario of `seed` with two hardware options, the same accelerator
+/// at two prices.
+fn two_prices(seed: u64, first: f64, second: f64) -> ScenarioParams {
+    let mut p = priced_scenario(seed);
+    p.plan.candidates = Some(vec![
+        CandidateParams {
+            name: "first".into(),
+            usd_per_gpu_hour: Some(first),
+            ..CandidateParams::default()
+        },
+        CandidateParams {
+            name: "second".into(),
+            usd_per_gpu_hour: Some(second),
+            ..CandidateParams::default()
+        },
+    ]);
+    p
 }
 
 fn options() -> PlanOptions {
@@ -132,22 +157,7 @@ fn a_plan_remade_at_new_prices_reuses_every_run_and_equals_a_fresh_plan() {
 fn prices_that_change_the_choice_still_give_the_fresh_plan() {
     // The same accelerator at two prices: swapping them swaps the choice,
     // and the search may try fleets the first plan did not.
-    let with_prices = |first: f64, second: f64| {
-        let mut p = priced_scenario(9);
-        p.plan.candidates = Some(vec![
-            CandidateParams {
-                name: "first".into(),
-                usd_per_gpu_hour: Some(first),
-                ..CandidateParams::default()
-            },
-            CandidateParams {
-                name: "second".into(),
-                usd_per_gpu_hour: Some(second),
-                ..CandidateParams::default()
-            },
-        ]);
-        p
-    };
+    let with_prices = |first, second| two_prices(9, first, second);
     let (result, _, fresh) = remade(with_prices(3.0, 2.0), with_prices(2.0, 3.0));
     assert_eq!(fresh.recommendation.as_ref().unwrap().candidate, "first");
     assert_eq!(result, fresh);
@@ -161,4 +171,32 @@ fn a_plan_of_other_runs_simulates_afresh() {
     let (result, ran, fresh) = remade(old, new);
     assert_eq!(ran, fresh.simulations, "every run is simulated again");
     assert_eq!(result, fresh);
+}
+
+#[test]
+fn a_session_counts_only_the_simulations_it_ran_and_names_the_new_ones() {
+    // The same accelerator at two prices, the dearer one made cheaper: the
+    // re-plan reuses the earlier runs and simulates only the fleets of the
+    // newly cheaper configuration that the first plan never tried; the
+    // session says which.
+    let with_prices = |first, second| two_prices(13, first, second);
+    let mut previous = PlanSession::new(valid(with_prices(3.0, 2.0)), options());
+    let (_, first) = drive(&mut previous);
+    assert_eq!(previous.simulated(), first);
+    assert_eq!(previous.new_runs(), None, "a new session reuses nothing");
+    let mut session = PlanSession::reusing(valid(with_prices(2.0, 3.0)), options(), previous);
+    let (result, ran) = drive(&mut session);
+    assert_eq!(session.simulated(), ran);
+    assert!(
+        ran < result.simulations,
+        "most runs are reused: {ran} of {}",
+        result.simulations
+    );
+    assert!(
+        ran > 0,
+        "the newly cheaper configuration's fleets are new runs"
+    );
+    let which = session.new_runs().expect("new runs are named");
+    assert!(which.contains("first"), "{which}");
+    assert!(which.contains("replica"), "{which}");
 }
