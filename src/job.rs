@@ -8,14 +8,16 @@
 //! `plan_job` (one simulation of the plan). The worker answers with
 //! [`WorkerMessage`]s tagged with the page's job id: `ready` once after it
 //! starts; for a single run `progress`, `simulated` for each case and
-//! `finished`; for a plan job `job_progress` and `job_done`; `failed` if
-//! something stops it. [`PlanDispatch`] holds the plan itself on the page's
+//! `finished`; for a plan job `job_progress` and `job_done`; for a fit
+//! (`fit`, sent by the calibration panel to its own worker) `fitted`;
+//! `failed` if something stops it. [`PlanDispatch`] holds the plan itself on the page's
 //! thread and hands its jobs out. See `docs/app.md`.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use sojourn_engine::NonFinite;
+use sojourn_engine::calibration::FitResult;
 use sojourn_engine::{
     JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession,
     RunKey, RunOptions, RunSummary, Scenario, ScenarioParams, report_cost,
@@ -40,12 +42,22 @@ pub enum JobRequest {
     },
     /// Run one simulation of the plan of job `id`.
     PlanJob { id: u64, job: Box<PlanJob> },
+    /// Fit the per-operation step-time model of `params` to the
+    /// measurements in `text` (as `sojourn calibrate` reads them: the
+    /// worker reads them again, so errors name their rows).
+    Fit {
+        id: u64,
+        params: Box<ScenarioParams>,
+        text: String,
+    },
 }
 
 impl JobRequest {
     pub fn id(&self) -> u64 {
         match self {
-            JobRequest::Simulate { id, .. } | JobRequest::PlanJob { id, .. } => *id,
+            JobRequest::Simulate { id, .. }
+            | JobRequest::PlanJob { id, .. }
+            | JobRequest::Fit { id, .. } => *id,
         }
     }
 
@@ -54,6 +66,7 @@ impl JobRequest {
         match self {
             JobRequest::Simulate { .. } => Stage::Simulate,
             JobRequest::PlanJob { .. } => Stage::Plan,
+            JobRequest::Fit { .. } => Stage::Fit,
         }
     }
 
@@ -73,6 +86,8 @@ pub enum Stage {
     Simulate,
     Cases,
     Plan,
+    /// A fit of the step-time model (the calibration panel's worker).
+    Fit,
 }
 
 /// A message from a worker.
@@ -109,6 +124,8 @@ pub enum WorkerMessage {
     },
     /// A plan job's output.
     JobDone { id: u64, output: Box<JobOutput> },
+    /// A fit's result.
+    Fitted { id: u64, result: Box<FitResult> },
     Failed {
         id: u64,
         stage: Stage,
@@ -127,6 +144,7 @@ impl WorkerMessage {
             | WorkerMessage::Simulated { id, .. }
             | WorkerMessage::JobProgress { id, .. }
             | WorkerMessage::JobDone { id, .. }
+            | WorkerMessage::Fitted { id, .. }
             | WorkerMessage::Failed { id, .. }
             | WorkerMessage::Finished { id } => Some(*id),
         }
@@ -138,6 +156,7 @@ impl WorkerMessage {
         matches!(
             self,
             WorkerMessage::JobDone { .. }
+                | WorkerMessage::Fitted { .. }
                 | WorkerMessage::Failed { .. }
                 | WorkerMessage::Finished { .. }
         )

@@ -464,6 +464,8 @@ impl AppState {
                 ..
             } => self.fail_plan(self.in_words(&message)),
             WorkerMessage::Failed { message, .. } => self.fail_run(self.in_words(&message)),
+            // Fits run in the calibration panel's own worker.
+            WorkerMessage::Fitted { .. } => {}
             WorkerMessage::Finished { .. } => {
                 self.single_run_done.set_value(true);
                 self.dispatch_plan();

@@ -4,6 +4,7 @@
 //! is idle and stops one by terminating the worker, so a request runs to its
 //! end in one piece, posting progress at most every 100 ms.
 
+use sojourn_engine::calibration::{fit, parse_measurements};
 use sojourn_engine::{PlanJob, Report, RunSummary, Scenario, ScenarioParams, Simulation};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -33,6 +34,7 @@ pub fn start() {
         match JobRequest::from_json(&text) {
             Ok(JobRequest::Simulate { id, params, cases }) => simulate(id, &params, cases),
             Ok(JobRequest::PlanJob { id, job }) => run_plan_job(id, &job),
+            Ok(JobRequest::Fit { id, params, text }) => run_fit(id, &params, &text),
             Err(error) => post(&WorkerMessage::Failed {
                 id: 0,
                 stage: Stage::Simulate,
@@ -157,6 +159,26 @@ fn run_plan_job(id: u64, job: &PlanJob) {
             id,
             stage: Stage::Plan,
             message: error.to_string(),
+        },
+    });
+}
+
+/// Fits the step-time model of `params` to the measurements in `text` and
+/// posts the result. It runs to its end in one piece (the page stops it by
+/// terminating the worker); the engine bounds its work (`fit`'s budget).
+fn run_fit(id: u64, params: &ScenarioParams, text: &str) {
+    let outcome = parse_measurements(text)
+        .map_err(|error| error.to_string())
+        .and_then(|measurements| fit(params, &measurements));
+    post(&match outcome {
+        Ok(result) => WorkerMessage::Fitted {
+            id,
+            result: Box::new(result),
+        },
+        Err(message) => WorkerMessage::Failed {
+            id,
+            stage: Stage::Fit,
+            message,
         },
     });
 }

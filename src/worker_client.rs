@@ -140,6 +140,19 @@ impl WorkerPool {
         self.stop_where(|_| true);
     }
 
+    /// Terminates every worker for good (a pool its owner no longer needs).
+    pub fn terminate(&self) {
+        let mut pool = self.0.borrow_mut();
+        for slot in &mut pool.slots {
+            if let Some(worker) = slot.worker.take() {
+                worker.set_onmessage(None);
+                worker.set_onerror(None);
+                worker.terminate();
+            }
+            slot.busy = None;
+        }
+    }
+
     /// Stops the plan's requests in flight.
     pub fn stop_plan(&self) {
         self.stop_where(|stage| stage == Stage::Plan);

@@ -774,7 +774,12 @@ fn calibration(input: &Input, ctx: &mut Ctx) {
         _ => {
             ctx.at("calibration::prepare (page)");
             match sojourn_app::panels::calibration::prepare(&base, &input.text) {
-                Ok(prepared) => prepared.apply(&mut base),
+                Ok(sojourn_app::panels::calibration::Next::Show(prepared)) => {
+                    prepared.apply(&mut base)
+                }
+                // Benchmark points (the page's worker fits them) are the
+                // branch above.
+                Ok(sojourn_app::panels::calibration::Next::FitInWorker(_)) => return,
                 Err(e) => return ctx.refused(Stage::Checked, e),
             }
         }

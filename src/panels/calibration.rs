@@ -1,27 +1,30 @@
-//! "Fit to my measurements", in the serving panel's step-time section:
-//! paste (or import) measured step times and the per-operation model is
-//! fitted to them on the page's thread (a step-time fit evaluates a formula,
-//! a few milliseconds); or paste a measured grid of either shape to use as
-//! the step-time model. "Apply" writes the result into the scenario, so the
-//! link carries it, with the record of the fit.
-//!
-//! Benchmark points are fitted by replaying each one in simulations, and
-//! the page runs simulations only in its workers: the page says so and
-//! points to `sojourn calibrate`, whose output file it imports; points over
-//! a fit's work budget (`check_benchmark_budget`, microseconds) get the
-//! refusal `sojourn calibrate` would give, naming their rows.
+//! "Fit to my measurements", in the serving panel's step-time section: the
+//! box takes what `sojourn calibrate` takes (`parse_measurements`).
+//! Measured step times are fitted on the page's thread (a step-time fit
+//! evaluates a formula, bounded to about a second); a measured grid of
+//! either shape is checked to use as the step-time model. Benchmark points
+//! (CSV or JSON, or vLLM's benchmark output, which the engine reads as
+//! points) are fitted by replaying each in simulations: in the panel's own
+//! Web Worker, started on the first such fit, so the page stays responsive
+//! and Cancel stops it (terminating the worker). Points over a fit's work
+//! budget (`check_benchmark_budget`, microseconds) are refused before the
+//! worker starts, naming their rows or keys, as `sojourn calibrate` does.
+//! "Apply" writes the result into the scenario, so the link carries it,
+//! with the record of the fit.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use sojourn_engine::calibration::{
-    FitResult, FittedPoint, Measurements, check_benchmark_budget, fit, parameters_table,
-    parse_measurements, points_table,
+    BENCHMARK_EVALUATIONS, FitResult, FittedPoint, Measurements, check_benchmark_budget, fit,
+    parameters_table, parse_measurements, points_table,
 };
 use sojourn_engine::{DataTable, Scenario, ScenarioParams, StepTimeParams, format_number};
 
 use crate::browser;
+use crate::job::{JobRequest, WorkerMessage};
 use crate::panels::results::TableView;
 use crate::state::AppState;
+use crate::worker_client::WorkerPool;
 
 /// What pasted measurements give, ready to show and apply.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,28 +35,33 @@ pub enum Prepared {
     Table(Box<StepTimeParams>),
 }
 
-/// Reads `text` (CSV or JSON) and fits `params`' per-operation model to
-/// it, or checks the grid it holds; the message names the row and column
-/// of bad input.
-pub fn prepare(params: &ScenarioParams, text: &str) -> Result<Prepared, String> {
+/// What to do with pasted measurements.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Next {
+    /// Show this, ready to apply.
+    Show(Prepared),
+    /// Fit this many benchmark points in the worker (within the budget).
+    FitInWorker(usize),
+}
+
+/// Reads `text` (CSV or JSON, or vLLM's benchmark output) and fits
+/// `params`' per-operation model to step times, checks the grid it holds,
+/// or checks benchmark points against the fit's budget for the worker to
+/// fit; the message names the row and column (or key) of bad input.
+pub fn prepare(params: &ScenarioParams, text: &str) -> Result<Next, String> {
     match parse_measurements(text).map_err(|e| e.to_string())? {
         Measurements::Benchmarks(points) => {
             check_benchmark_budget(&points).map_err(|e| format!("Too large to fit: {e}."))?;
-            Err(
-                "Benchmark points are fitted by replaying each in simulations, which the page runs \
-                 only in its workers. Fit them with `sojourn calibrate POINTS.csv --scenario \
-                 SCENARIO.json --out FITTED.json` and import FITTED.json."
-                    .into(),
-            )
+            Ok(Next::FitInWorker(points.len()))
         }
         Measurements::Table(table) => {
             let mut checked = params.clone();
             checked.step_time = table.clone();
             Scenario::try_from(checked)
-                .map(|_| Prepared::Table(Box::new(table)))
+                .map(|_| Next::Show(Prepared::Table(Box::new(table))))
                 .map_err(|e| format!("The table is not usable: {e}"))
         }
-        steps => fit(params, &steps).map(|result| Prepared::Fit(Box::new(result))),
+        steps => fit(params, &steps).map(|result| Next::Show(Prepared::Fit(Box::new(result)))),
     }
 }
 
@@ -69,13 +77,28 @@ impl Prepared {
     /// One sentence on what applying does.
     pub fn summary(&self) -> String {
         match self {
-            Prepared::Fit(result) => format!(
-                "Fitted {} of 8 parameters to {} step times: root mean square log error {} before, {} after.",
-                result.parameters.iter().filter(|p| p.fitted).count(),
-                result.points().len(),
-                format_number(result.rms_log_error_before, 3),
-                format_number(result.rms_log_error_after, 3),
-            ),
+            Prepared::Fit(result) => {
+                let data = result
+                    .operations
+                    .fit
+                    .as_ref()
+                    .map_or("step times", |r| r.data.as_str());
+                let to = if data == "step times" {
+                    format!("{} step times", result.points().len())
+                } else {
+                    format!(
+                        "{} measured figures of {data} (replayed {} times)",
+                        result.points().len(),
+                        result.evaluations
+                    )
+                };
+                format!(
+                    "Fitted {} of 8 parameters to {to}: root mean square log error {} before, {} after.",
+                    result.parameters.iter().filter(|p| p.fitted).count(),
+                    format_number(result.rms_log_error_before, 3),
+                    format_number(result.rms_log_error_after, 3),
+                )
+            }
             Prepared::Table(_) => {
                 "A measured step-time table: Apply makes it the step-time model.".into()
             }
@@ -110,10 +133,106 @@ pub fn fit_record(params: &ScenarioParams) -> Option<(String, Vec<FittedPoint>)>
 
 /// Column names the box accepts, shown under it.
 const FORMATS: &str = "Step times: prefill_tokens, decode_seqs, kv_tokens, step_s \
-    (optional prefill_context). A table: batch_tokens, kv_tokens, step_s or \
-    batch_size, context_tokens, step_s. One header row, one row per measurement, \
-    separated by commas, semicolons or tabs as the header is (decimal commas with \
-    semicolons or tabs).";
+    (optional prefill_context). Benchmark points: mode (offline or concurrency), \
+    requests, clients, input_tokens, output_tokens and any of output_tokens_per_s, \
+    mean_itl_ms, mean_ttft_ms; or the output of vLLM's `vllm bench serve` (its \
+    printed result or its --save-result JSON), fitted in a background worker. \
+    A table: batch_tokens, kv_tokens, step_s or batch_size, context_tokens, step_s. \
+    One header row, one row per measurement, separated by commas, semicolons or \
+    tabs as the header is (decimal commas with semicolons or tabs); or JSON as \
+    `sojourn calibrate` reads it.";
+
+/// The fit of benchmark points in the panel's worker: its pool of one,
+/// started on the first such fit, and the id of the fit it runs.
+#[derive(Clone, Copy)]
+struct FitWorker {
+    pool: StoredValue<Option<WorkerPool>, LocalStorage>,
+    current: StoredValue<u64>,
+    /// The points being fitted, while a fit runs.
+    running: RwSignal<Option<usize>>,
+    outcome: RwSignal<Option<Result<Prepared, String>>>,
+}
+
+impl FitWorker {
+    fn new(outcome: RwSignal<Option<Result<Prepared, String>>>) -> FitWorker {
+        let worker = FitWorker {
+            pool: StoredValue::new_local(None),
+            current: StoredValue::new(0),
+            running: RwSignal::new(None),
+            outcome,
+        };
+        on_cleanup(move || {
+            if let Some(pool) = worker.pool.try_get_value().flatten() {
+                pool.terminate();
+            }
+        });
+        worker
+    }
+
+    /// Fits `points` benchmark points in `text` to `params` in the worker,
+    /// stopping a fit it runs.
+    fn start(self, params: ScenarioParams, text: String, points: usize) {
+        let pool = self.pool.get_value().unwrap_or_else(|| {
+            let pool = WorkerPool::start(1);
+            pool.listen(move |message| self.on_message(message));
+            self.pool.set_value(Some(pool.clone()));
+            pool
+        });
+        // A fresh start: stops the fit running, restarts a failed worker.
+        pool.revive();
+        let id = self.current.get_value() + 1;
+        self.current.set_value(id);
+        self.running.set(Some(points));
+        pool.post(
+            0,
+            &JobRequest::Fit {
+                id,
+                params: Box::new(params),
+                text,
+            },
+        );
+    }
+
+    /// Stops a fit running, if any, and forgets it (a new input replaces it).
+    fn cancel_quietly(self) {
+        if self.running.get_untracked().is_some() {
+            if let Some(pool) = self.pool.get_value() {
+                pool.stop_all();
+            }
+            self.current.update_value(|id| *id += 1);
+            self.running.set(None);
+        }
+    }
+
+    fn cancel(self) {
+        if let Some(pool) = self.pool.get_value() {
+            pool.stop_all();
+        }
+        self.current.update_value(|id| *id += 1);
+        self.running.set(None);
+        self.outcome.set(Some(Err(
+            "Cancelled: the fit was stopped before it finished; nothing was applied.".into(),
+        )));
+    }
+
+    fn on_message(self, message: WorkerMessage) {
+        let current = self.current.get_value();
+        match message {
+            WorkerMessage::Fitted { id, result } if id == current => {
+                self.running.set(None);
+                self.outcome.set(Some(Ok(Prepared::Fit(result))));
+            }
+            // A worker that cannot start reports id 0.
+            WorkerMessage::Failed { id, message, .. }
+                if (id == current || id == 0) && self.running.get_untracked().is_some() =>
+            {
+                self.running.set(None);
+                self.outcome.set(Some(Err(message)));
+            }
+            _ => {}
+        }
+    }
+}
 
 /// The fit area: the box, the file import, the Fit button, the result and
 /// Apply; and the record of the fit the scenario already carries.
@@ -122,11 +241,24 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let outcome: RwSignal<Option<Result<Prepared, String>>> = RwSignal::new(None);
     let file_input = NodeRef::<leptos::html::Input>::new();
+    let worker = FitWorker::new(outcome);
     let run = move || {
-        let result = state
-            .params
-            .with_untracked(|p| prepare(p, &text.get_untracked()));
-        outcome.set(Some(result));
+        let text = text.get_untracked();
+        let params = state.params.get_untracked();
+        match prepare(&params, &text) {
+            Ok(Next::FitInWorker(points)) => {
+                outcome.set(None);
+                worker.start(params, text, points);
+            }
+            Ok(Next::Show(prepared)) => {
+                worker.cancel_quietly();
+                outcome.set(Some(Ok(prepared)));
+            }
+            Err(message) => {
+                worker.cancel_quietly();
+                outcome.set(Some(Err(message)));
+            }
+        }
     };
     let on_file = move |_| {
         let Some(input) = file_input.get() else {
@@ -163,7 +295,9 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
                         }
                     })
             }}
-            <label for="fit-measurements">"Measured step times or a table (CSV)"</label>
+            <label for="fit-measurements">
+                "Measured step times, benchmark points, vLLM benchmark output or a table"
+            </label>
             <textarea
                 id="fit-measurements"
                 rows="6"
@@ -187,6 +321,28 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
             <button type="button" on:click=move |_| run()>
                 "Fit"
             </button>
+            {move || {
+                worker
+                    .running
+                    .get()
+                    .map(|points| {
+                        view! {
+                            <p class="fit-running" role="status">
+                                {format!(
+                                    "Fitting {points} benchmark point{} in a background worker: each is replayed in simulations, up to {BENCHMARK_EVALUATIONS} times (seconds to a minute).",
+                                    if points == 1 { "" } else { "s" },
+                                )}
+                            </p>
+                            <button
+                                type="button"
+                                class="secondary"
+                                on:click=move |_| worker.cancel()
+                            >
+                                "Cancel fit"
+                            </button>
+                        }
+                    })
+            }}
             {move || match outcome.get() {
                 None => ().into_any(),
                 Some(Err(message)) => {
@@ -259,7 +415,9 @@ mod tests {
     #[test]
     fn pasted_step_times_are_fitted_and_applied_with_their_record() {
         let mut p = params();
-        let prepared = prepare(&p, &slower_steps(&p)).expect("fits");
+        let Ok(Next::Show(prepared)) = prepare(&p, &slower_steps(&p)) else {
+            panic!("a fit expected");
+        };
         let Prepared::Fit(result) = &prepared else {
             panic!("a fit expected");
         };
@@ -315,25 +473,59 @@ mod tests {
         )
         .expect_err("a bad cell");
         assert_eq!(e, "row 2, column step_s: \"fast\" is not a number");
-        let e = prepare(
-            &p,
-            "mode,clients,input_tokens,output_tokens,mean_itl_ms\nconcurrency,1,100,100,20\n",
-        )
-        .expect_err("benchmarks are not fitted here");
-        assert!(e.contains("sojourn calibrate"), "{e}");
+        assert_eq!(
+            prepare(
+                &p,
+                "mode,clients,input_tokens,output_tokens,mean_itl_ms\nconcurrency,1,100,100,20\n",
+            ),
+            Ok(Next::FitInWorker(1)),
+            "benchmark points go to the worker"
+        );
         let e = prepare(
             &p,
             "batch_size,context_tokens,step_s\n1,1000,0.02\n8,1000,0.01\n",
         )
         .expect_err("a table faster with more sequences");
         assert!(e.contains("step_time.step_s[1]"), "{e}");
-        let table = prepare(
+        let Ok(Next::Show(table)) = prepare(
             &p,
             "batch_size,context_tokens,step_s\n1,1000,0.01\n8,1000,0.02\n",
-        )
-        .expect("a table");
+        ) else {
+            panic!("a table");
+        };
         table.apply(&mut p);
         assert!(matches!(p.step_time, StepTimeParams::BatchTable { .. }));
         assert!(table.tables().is_empty());
+    }
+
+    // Benchmark points (here vLLM's JSON result) go to the worker, which
+    // fits them as `fit` does and sends the result as JSON; the page shows
+    // it with each point's error and applies it like a step-time fit.
+    #[test]
+    fn benchmark_points_fit_in_the_worker_and_come_back_whole() {
+        let mut p = params();
+        let vllm = r#"{"num_prompts": 8, "request_rate": "inf", "max_concurrency": 2,
+            "completed": 8, "total_input_tokens": 4096, "total_output_tokens": 512,
+            "output_throughput": 150.0, "mean_ttft_ms": 80.0, "mean_itl_ms": 30.0}"#;
+        assert_eq!(prepare(&p, vllm), Ok(Next::FitInWorker(1)));
+        let result = fit(&p, &parse_measurements(vllm).expect("points")).expect("a fit");
+        let sent = crate::job::WorkerMessage::Fitted {
+            id: 3,
+            result: Box::new(result.clone()),
+        };
+        let received = crate::job::WorkerMessage::from_json(&sent.to_json()).expect("read back");
+        assert_eq!(received, sent);
+        let prepared = Prepared::Fit(Box::new(result));
+        assert!(
+            prepared
+                .summary()
+                .contains("3 measured figures of benchmark points"),
+            "{}",
+            prepared.summary()
+        );
+        assert_eq!(prepared.tables()[1].rows.len(), 3);
+        prepared.apply(&mut p);
+        let (line, _) = fit_record(&p).expect("a record");
+        assert!(line.contains("benchmark points"), "{line}");
     }
 }

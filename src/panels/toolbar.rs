@@ -203,6 +203,8 @@ pub fn Toolbar(state: AppState) -> impl IntoView {
                 Stage::Simulate => 0.15 * fraction,
                 Stage::Cases => 0.15 + 0.15 * fraction,
                 Stage::Plan => 0.3 + 0.7 * fraction,
+                // Fits run in the calibration panel's own worker.
+                Stage::Fit => fraction,
             };
             overall.clamp(0.0, 1.0)
         }

@@ -44,7 +44,7 @@
 //! (engine events and requests) of each replay of the set, checked as it runs; together they
 //! keep an accepted fit under half a minute natively.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::fit_budget::{
     MAX_FIT_WORK, MAX_STEP_FIT_WORK, STEP_EVALUATION_OVERHEAD, check_requests, over_work, places,
@@ -63,8 +63,9 @@ use crate::sim::RunError;
 /// replays every point once).
 pub const BENCHMARK_EVALUATIONS: u32 = 80;
 
-/// A fitted per-operation model and what it was fitted to.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A fitted per-operation model and what it was fitted to (JSON both ways:
+/// the page's worker sends it to the page).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FitResult {
     /// The model: the fitted fields set, the others as the scenario had
     /// them; its `fit` holds the record (the points and their errors).
@@ -80,10 +81,10 @@ pub struct FitResult {
 }
 
 /// One parameter of the per-operation model in a fit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FittedParameter {
     /// Its field in the scenario's `step_time`.
-    pub field: &'static str,
+    pub field: String,
     pub before: f64,
     pub after: f64,
     /// Whether the fit set it (else the data could not tell it apart).
@@ -488,7 +489,7 @@ fn run(
         .iter()
         .enumerate()
         .map(|(k, knob)| FittedParameter {
-            field: knob.field,
+            field: knob.field.to_string(),
             before: value(&base, knob),
             after: value(&operations, knob),
             fitted: free.contains(&k),

@@ -17,7 +17,7 @@ pub fn parameters_table(result: &FitResult) -> DataTable {
     );
     for p in &result.parameters {
         table.rows.push(vec![
-            Cell::text(p.field),
+            Cell::text(&p.field),
             Cell::number(p.before, format_number(p.before, 4)),
             Cell::number(p.after, format_number(p.after, 4)),
             Cell::text(match (p.fitted, p.at_bound) {

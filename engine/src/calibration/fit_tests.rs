@@ -76,12 +76,12 @@ fn measured(operations: OperationsParams, noise: impl Fn(usize) -> f64) -> Vec<M
         .collect()
 }
 
-fn fitted(result: &FitResult) -> Vec<&'static str> {
+fn fitted(result: &FitResult) -> Vec<&str> {
     result
         .parameters
         .iter()
         .filter(|p| p.fitted)
-        .map(|p| p.field)
+        .map(|p| p.field.as_str())
         .collect()
 }
 

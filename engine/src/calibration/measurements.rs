@@ -27,7 +27,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::Replay;
+use super::{Replay, vllm_bench};
 use crate::model::StepShape;
 use crate::params::plan::PlanParams;
 use crate::params::{
@@ -102,6 +102,9 @@ pub enum Place {
     Row(usize),
     /// An item of a JSON list, from 0: `benchmarks[2]`.
     Item { list: &'static str, index: usize },
+    /// A run of vLLM's benchmark client, from 0: its JSON result (`vLLM
+    /// result 1`) or its printed summary (`vLLM summary 1`).
+    Vllm { index: usize, summary: bool },
 }
 
 impl Place {
@@ -116,6 +119,9 @@ impl Place {
         match self {
             Place::Row(row) => format!("row {row}, column {column}"),
             Place::Item { list, index } => format!("{list}[{index}].{column}"),
+            Place::Vllm { summary, .. } => {
+                format!("{self}, {}", super::vllm_bench::key_of(*summary, column))
+            }
         }
     }
 }
@@ -125,6 +131,10 @@ impl fmt::Display for Place {
         match self {
             Place::Row(row) => write!(f, "row {row}"),
             Place::Item { list, index } => write!(f, "{list}[{index}]"),
+            Place::Vllm { index, summary } => {
+                let what = if *summary { "summary" } else { "result" };
+                write!(f, "vLLM {what} {}", index + 1)
+            }
         }
     }
 }
@@ -403,11 +413,22 @@ impl BenchmarkPoint {
     }
 }
 
-/// Reads measurements from `text`: JSON if it starts with `{`
-/// (`{"step_times": [...]}` or `{"benchmarks": [...]}`, each item with the
-/// CSV's column names as fields), CSV otherwise.
+/// Reads measurements from `text`: vLLM's benchmark output (its printed
+/// summary, or its JSON result: [`super::vllm_bench`]) as benchmark points;
+/// JSON if it starts with `{` (`{"step_times": [...]}` or
+/// `{"benchmarks": [...]}`, each item with the CSV's column names as
+/// fields); CSV otherwise.
 pub fn parse_measurements(text: &str) -> Result<Measurements, MeasurementError> {
-    let measurements = if text.trim_start().starts_with('{') {
+    let start = text.trim_start();
+    let measurements = if vllm_bench::is_summary(text) {
+        Measurements::Benchmarks(vllm_bench::from_summary(text)?)
+    } else if let Some(points) = (start.starts_with('{') || start.starts_with('['))
+        .then(|| vllm_bench::from_result_json(text))
+        .transpose()?
+        .flatten()
+    {
+        Measurements::Benchmarks(points)
+    } else if start.starts_with('{') {
         from_json(text)?
     } else {
         super::csv::from_csv(text)?

@@ -39,6 +39,7 @@ mod least_squares;
 mod measurements;
 mod models;
 mod replay;
+mod vllm_bench;
 
 pub use crate::params::step_time::{FitRecord, FittedPoint};
 pub use fit::{
