@@ -5,7 +5,7 @@
 //! search lists, share links) go through the engine and the app's parsers
 //! as the page and the CLI use them: read, validated, run with the shipped
 //! caps, the report checked, the plan's up-front checks made. Each input is
-//! timed and its heap measured; a panic, an input over 10 s or over 1 GB,
+//! timed (by CPU) and its heap measured; a panic, an input over 10 s or 1 GB,
 //! a worker that hangs or dies, and a few broken rules are findings, each
 //! written as a reproducer that `--replay` runs again.
 //!

@@ -69,7 +69,7 @@ pub fn load_estimate(scenario: &Scenario) -> LoadEstimate {
 }
 
 /// Saturated runs measured on this thread, by what fixes them: the
-/// saturated scenario (as JSON), the event cap and the formula's costs that
+/// saturated scenario (as JSON), the work cap and the formula's costs that
 /// weigh the completed work (as bits). A plan builds a report
 /// for every simulation, and the saturated run is the same for every fleet
 /// size, seed and load level of a configuration (one replica, a fixed
@@ -264,7 +264,7 @@ mod tests {
         );
     }
 
-    /// The saturated run is bounded by its event cap: past it, the
+    /// The saturated run is bounded by its work cap: past it, the
     /// formula's estimate stands rather than a runaway run.
     #[test]
     fn the_saturated_run_is_bounded() {
