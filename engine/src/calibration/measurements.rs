@@ -414,7 +414,7 @@ impl BenchmarkPoint {
 }
 
 /// Reads measurements from `text`: vLLM's benchmark output (its printed
-/// summary, or its JSON result: [`super::vllm_bench`]) as benchmark points;
+/// summary, or its JSON result: `calibration/vllm_bench.rs`) as benchmark points;
 /// JSON if it starts with `{` (`{"step_times": [...]}` or
 /// `{"benchmarks": [...]}`, each item with the CSV's column names as
 /// fields); CSV otherwise.

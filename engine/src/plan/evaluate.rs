@@ -297,7 +297,7 @@ fn completed_or_inf(r: &RequestRecord, x: f64) -> f64 {
 }
 
 /// What replications say about a target (or a fleet: the worst of its
-/// checks). See [`judge`] for the rule.
+/// checks). See `judge` (in `plan/evaluate.rs`) for the rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
