@@ -7,6 +7,7 @@ use sojourn_engine::presets;
 use sojourn_engine::{ClassParams, DistParams, ModelParams, ScenarioParams, Shape, WeightBytes};
 
 use crate::format::{format_gib, format_number};
+use crate::registry::enum_text;
 
 mod lengths;
 mod load;
@@ -111,21 +112,6 @@ pub fn convert_shape(shape: &Shape, kind: &str) -> Shape {
     }
 }
 
-/// A field of a distribution: (JSON name, label) for each number it has;
-/// lists (empirical, histogram) are edited as text.
-pub fn shape_fields(shape: &Shape) -> &'static [(&'static str, &'static str)] {
-    match shape {
-        Shape::Constant { .. } => &[("value", "Value")],
-        Shape::Uniform { .. } => &[("low", "Low"), ("high", "High")],
-        Shape::Exponential { .. } | Shape::Geometric { .. } => &[("mean", "Mean")],
-        Shape::LogNormal { .. } => &[("median", "Median"), ("p90", "p90")],
-        Shape::LogNormalMoments { .. } | Shape::Gamma { .. } => {
-            &[("mean", "Mean"), ("std_dev", "Std dev")]
-        }
-        Shape::Empirical { .. } | Shape::Histogram { .. } => &[],
-    }
-}
-
 /// The number called `field` in `shape`.
 pub fn shape_get(shape: &Shape, field: &str) -> Option<f64> {
     Some(match (shape, field) {
@@ -161,34 +147,6 @@ pub fn shape_set(shape: &mut Shape, field: &str, value: f64) {
         _ => return,
     };
     *slot = value;
-}
-
-/// A list of a distribution: (JSON name, label, explanation, whether its
-/// values are in the distribution's unit) for each list it has.
-pub fn shape_lists(shape: &Shape) -> &'static [(&'static str, &'static str, &'static str, bool)] {
-    match shape {
-        Shape::Empirical { .. } => &[(
-            "values",
-            "Values",
-            "Each value is drawn with equal probability (e.g. lengths from a trace).",
-            true,
-        )],
-        Shape::Histogram { .. } => &[
-            (
-                "edges",
-                "Bin edges",
-                "Bin i spans edges[i] to edges[i+1]; values are uniform within a bin.",
-                true,
-            ),
-            (
-                "weights",
-                "Bin weights",
-                "Relative probability of each bin (one fewer than the edges).",
-                false,
-            ),
-        ],
-        _ => &[],
-    }
 }
 
 /// The list called `field` in `shape` (a copy: read through
@@ -316,19 +274,6 @@ pub fn new_class(params: &ScenarioParams) -> ClassParams {
     }
 }
 
-/// The JSON name of a unit enum value ("fcfs", "bf16").
-pub fn enum_text<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-/// The unit enum value named `text`.
-pub fn enum_parse<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
-    serde_json::from_value(serde_json::Value::String(text.to_string())).ok()
-}
-
 /// A typical value of a distribution (its median or mean).
 pub fn typical_value(dist: &DistParams) -> f64 {
     typical(&dist.shape)
@@ -382,6 +327,7 @@ pub fn typical_seq_tokens(params: &ScenarioParams) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::shape_lists;
 
     /// The page lists where each figure of the chosen presets comes from,
     /// says which were not verified, and lists nothing for custom values.

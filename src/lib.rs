@@ -21,6 +21,7 @@ pub mod job;
 pub mod link;
 pub mod panels;
 pub mod provenance;
+pub mod registry;
 pub mod results;
 pub mod state;
 pub mod tables;

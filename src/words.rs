@@ -15,9 +15,7 @@ use sojourn_engine::{
     SensitivityInput, StepTimeParams,
 };
 
-use crate::form::{enum_parse, shape_fields, shape_lists};
-use crate::panels::serving::step_time_labels;
-use crate::panels::workload::dist_title;
+use crate::registry::{dist_title, enum_parse, shape_fields, shape_lists, step_time_labels};
 
 /// `error` as the page shows it: the field in words, then the engine's
 /// reason (`params`, when known, names classes and tells load modes apart).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use sojourn_engine::ScenarioParams;
 
-use crate::panels::fields::Kind;
+use crate::registry::Kind;
 
 /// Reads a value of type `T` out of the scenario.
 pub type Reader<T> = Arc<dyn Fn(&ScenarioParams) -> T + Send + Sync>;

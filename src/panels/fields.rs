@@ -15,11 +15,12 @@ use serde::de::DeserializeOwned;
 use sojourn_engine::ScenarioParams;
 
 use crate::form::{
-    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, counts_text, duration_text, enum_parse, enum_text,
-    list_text, parse_count, parse_counts, parse_duration_s, parse_list, parse_number,
+    NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, counts_text, duration_text, list_text, parse_count,
+    parse_counts, parse_duration_s, parse_list, parse_number,
 };
 use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};
+use crate::registry::{Kind, enum_parse, enum_text};
 use crate::state::AppState;
 
 mod boxes;
@@ -27,18 +28,6 @@ mod frame;
 
 use boxes::{Look, check_box, menu_box, text_box};
 use frame::{Frame, Ids, echo_line, framed};
-
-/// How a box reads and shows its number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Real,
-    /// A whole number of 0 or more.
-    Count,
-    /// Seconds, typed with a unit ("90 s", "24 h").
-    Duration,
-    /// A fraction shown as a percentage (0.2 shows "20").
-    Percent,
-}
 
 impl Kind {
     fn parse(self, text: &str) -> Result<f64, &'static str> {

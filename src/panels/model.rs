@@ -7,14 +7,15 @@ use sojourn_engine::presets;
 use sojourn_engine::{Dtype, Fit, MemoryBudget, ScenarioParams};
 
 use crate::form::{
-    SourceLine, enum_text, expert_layout_note, hardware_preset_id, hardware_sources,
-    model_preset_id, model_sources, typical_seq_tokens,
+    SourceLine, expert_layout_note, hardware_preset_id, hardware_sources, model_preset_id,
+    model_sources, typical_seq_tokens,
 };
 use crate::format::format_gib;
 use crate::help;
 use crate::panels::at::{At, at};
 use crate::panels::fields::{Info, choice, fields, menu, number, text};
 use crate::panels::{LazyDetails, Panel};
+use crate::registry::enum_text;
 use crate::state::AppState;
 
 const DTYPES: [Dtype; 7] = [

@@ -7,12 +7,13 @@ use sojourn_engine::{
     CandidateParams, PricingModel, ScenarioParams, SensitivityInput, TargetParams,
 };
 
-use crate::form::{enum_parse, enum_text, hardware_preset_id};
+use crate::form::hardware_preset_id;
 use crate::help;
 use crate::panels::at::{At, Item, at};
 use crate::panels::fields::{Field, check, choice, fields, list, menu, number, options, text};
 use crate::panels::search::{SearchSpace, toggled};
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
+use crate::registry::{enum_parse, enum_text};
 use crate::state::AppState;
 
 fn pricing_options(inherit: bool) -> Vec<(String, String)> {

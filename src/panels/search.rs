@@ -7,12 +7,12 @@
 use leptos::prelude::*;
 use sojourn_engine::ScenarioParams;
 
-use crate::form::enum_text;
 use crate::help;
 use crate::panels::at::{At, at};
 use crate::panels::fields::{check, counts, fields, limits};
 use crate::panels::serving::{DISCIPLINES, ROUTERS};
 use crate::panels::{FieldMessage, LazyDetails};
+use crate::registry::enum_text;
 use crate::state::AppState;
 
 /// Reads a dimension's listed values.

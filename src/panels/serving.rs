@@ -5,12 +5,12 @@
 use leptos::prelude::*;
 use sojourn_engine::{CudaGraphs, Discipline, OperationsParams, Router, StepTimeParams};
 
-use crate::form::enum_text;
 use crate::help;
 use crate::panels::at::{At, at};
 use crate::panels::calibration::FitMeasurements;
-use crate::panels::fields::{Kind, choice, fields, menu, number, options};
+use crate::panels::fields::{choice, fields, menu, number, options};
 use crate::panels::{LazyDetails, Panel};
+use crate::registry::{OPERATIONS, enum_text, step_time_kind, step_time_numbers};
 use crate::state::AppState;
 
 /// The service disciplines in words, in the planner's order.
@@ -172,16 +172,6 @@ const ALPHA_BETA: StepTimeParams = StepTimeParams::AlphaBeta {
     overhead_s: 0.002,
 };
 
-/// The step-time model's menu key.
-fn step_time_kind(step_time: &StepTimeParams) -> &'static str {
-    match step_time {
-        StepTimeParams::Roofline { .. } => "roofline",
-        StepTimeParams::Operations(_) => "operations",
-        StepTimeParams::AlphaBeta { .. } => "alpha_beta",
-        StepTimeParams::Table { .. } | StepTimeParams::BatchTable { .. } => "table",
-    }
-}
-
 /// The number `field` of the step-time model, if the model has one (read
 /// through [`step_time_slot`], so reading and writing name the same numbers).
 fn step_time_number(step_time: &StepTimeParams, field: &str) -> Option<f64> {
@@ -213,129 +203,6 @@ fn step_time_slot<'a>(step_time: &'a mut StepTimeParams, field: &str) -> Option<
         _ => None,
     }
 }
-
-/// The labels of the boxes of `model`'s numbers by field, for messages
-/// about them.
-pub(crate) fn step_time_labels(
-    model: &StepTimeParams,
-) -> impl Iterator<Item = (&'static str, &'static str)> {
-    let numbers = match step_time_kind(model) {
-        "operations" => OPERATIONS,
-        kind => step_time_numbers(kind),
-    };
-    numbers.iter().map(|&(field, label, ..)| (field, label))
-}
-
-/// The numbers of each step-time model: (field, label, unit, how the box
-/// reads, explanation).
-fn step_time_numbers(
-    kind: &str,
-) -> &'static [(&'static str, &'static str, &'static str, Kind, &'static str)] {
-    match kind {
-        "roofline" => &[
-            (
-                "mfu",
-                "Compute utilisation (MFU)",
-                "%",
-                Kind::Percent,
-                help::MFU,
-            ),
-            (
-                "mbu",
-                "Bandwidth utilisation (MBU)",
-                "%",
-                Kind::Percent,
-                help::MBU,
-            ),
-            (
-                "overhead_s",
-                "Overhead per step",
-                "s",
-                Kind::Real,
-                help::OVERHEAD,
-            ),
-        ],
-        "alpha_beta" => &[
-            (
-                "alpha_s_per_token",
-                "Alpha",
-                "s/token",
-                Kind::Real,
-                help::ALPHA,
-            ),
-            ("beta_s_per_step", "Beta", "s/step", Kind::Real, help::BETA),
-            (
-                "overhead_s",
-                "Overhead per step",
-                "s",
-                Kind::Real,
-                help::OVERHEAD,
-            ),
-        ],
-        _ => &[],
-    }
-}
-
-/// The per-operation model's numbers: (field, label, unit, how the box
-/// reads, explanation). An empty box takes the accelerator family's default.
-const OPERATIONS: &[(&str, &str, &str, Kind, &str)] = &[
-    (
-        "gemm_efficiency",
-        "Linear layers: share of peak FLOP/s",
-        "%",
-        Kind::Percent,
-        help::OPS_GEMM,
-    ),
-    (
-        "weight_bandwidth_efficiency",
-        "Weights: share of bandwidth",
-        "%",
-        Kind::Percent,
-        help::OPS_WEIGHTS,
-    ),
-    (
-        "attention_efficiency",
-        "Attention: share of peak FLOP/s",
-        "%",
-        Kind::Percent,
-        help::OPS_ATTENTION,
-    ),
-    (
-        "kv_bandwidth_efficiency",
-        "KV reads: share of bandwidth",
-        "%",
-        Kind::Percent,
-        help::OPS_KV,
-    ),
-    (
-        "per_sequence_s",
-        "Attention cost per decoding sequence",
-        "s",
-        Kind::Real,
-        help::OPS_PER_SEQUENCE,
-    ),
-    (
-        "overhead_s",
-        "Overhead per step",
-        "s",
-        Kind::Real,
-        help::OVERHEAD,
-    ),
-    (
-        "interconnect_efficiency",
-        "All-reduce: share of link bandwidth",
-        "%",
-        Kind::Percent,
-        help::OPS_INTERCONNECT,
-    ),
-    (
-        "allreduce_latency_s",
-        "All-reduce latency",
-        "s",
-        Kind::Real,
-        help::OPS_ALLREDUCE_LATENCY,
-    ),
-];
 
 /// Where the per-operation model keeps `field`, if the model is that one.
 fn operations_slot<'a>(

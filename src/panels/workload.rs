@@ -9,8 +9,8 @@ use sojourn_engine::{ClassParams, DistParams, LengthsParams, Shape, lengths_from
 use crate::charts::{Theme, histogram_preview, lengths_chart, log_correlation, profile_preview};
 use crate::form::{
     LENGTHS_KINDS, SHAPE_KINDS, convert_shape, dist_preview, lengths_kind, lengths_preview,
-    load_kind, load_summary, new_class, pairs_csv, set_lengths_kind, shape_fields, shape_get,
-    shape_kind, shape_list, shape_list_mut, shape_lists, shape_set, time_of_day_presets,
+    load_kind, load_summary, new_class, pairs_csv, set_lengths_kind, shape_get, shape_kind,
+    shape_list, shape_list_mut, shape_set, time_of_day_presets,
 };
 use crate::format::format_number;
 use crate::help;
@@ -18,6 +18,7 @@ use crate::panels::at::{Item, at};
 use crate::panels::fields::{Field, check, fields, list, menu, number, options, text};
 use crate::panels::load::LoadEditor;
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
+use crate::registry::{Which, shape_fields, shape_lists};
 use crate::state::AppState;
 
 #[component]
@@ -152,72 +153,6 @@ fn rate_field(index: usize) -> Field {
         "batches/h",
         help::BATCHES_PER_HOUR,
     )
-}
-
-/// Which distribution of a class an editor edits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Which {
-    BatchSize,
-    Input,
-    Output,
-}
-
-impl Which {
-    fn field(self) -> &'static str {
-        match self {
-            Which::BatchSize => "batch_size",
-            Which::Input => "input_tokens",
-            Which::Output => "output_tokens",
-        }
-    }
-
-    fn title(self) -> &'static str {
-        match self {
-            Which::BatchSize => "Batch size",
-            Which::Input => "Input (prompt) tokens",
-            Which::Output => "Output tokens",
-        }
-    }
-
-    fn unit(self) -> &'static str {
-        match self {
-            Which::BatchSize => "requests",
-            Which::Input | Which::Output => "tokens",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Which::BatchSize => help::BATCH_SIZE,
-            Which::Input => help::INPUT_TOKENS,
-            Which::Output => help::OUTPUT_TOKENS,
-        }
-    }
-
-    fn get(self, class: &ClassParams) -> &DistParams {
-        match self {
-            Which::BatchSize => &class.batch_size,
-            Which::Input => &class.input_tokens,
-            Which::Output => &class.output_tokens,
-        }
-    }
-
-    fn get_mut(self, class: &mut ClassParams) -> &mut DistParams {
-        match self {
-            Which::BatchSize => &mut class.batch_size,
-            Which::Input => &mut class.input_tokens,
-            Which::Output => &mut class.output_tokens,
-        }
-    }
-}
-
-/// The editor's title of a class's distribution by its field name
-/// (`input_tokens`: "Input (prompt) tokens"), for messages about it.
-pub(crate) fn dist_title(field: &str) -> Option<&'static str> {
-    [Which::BatchSize, Which::Input, Which::Output]
-        .into_iter()
-        .find(|which| which.field() == field)
-        .map(Which::title)
 }
 
 /// The distribution `which` of the class at `index`.

@@ -1,0 +1,137 @@
+//! The judgement: given each top-level module's layer, every use that
+//! points to a later layer, every cycle between modules, and every module
+//! no layer names.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::paths::Use;
+
+/// A crate's layers, lowest first: each module may use only modules of its
+/// own layer or earlier ones (and no cycle within a layer).
+pub struct Layers<'a> {
+    pub layers: &'a [&'a [&'a str]],
+}
+
+/// What is wrong, one line each.
+pub fn problems(layers: &Layers, modules: &BTreeSet<String>, uses: &[Use]) -> Vec<String> {
+    let layer_of: BTreeMap<&str, usize> = layers
+        .layers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, layer)| layer.iter().map(move |m| (*m, i)))
+        .collect();
+    let mut out = Vec::new();
+    for module in modules {
+        if !layer_of.contains_key(module.as_str()) {
+            out.push(format!("unlayered module: {module} (give it a layer)"));
+        }
+    }
+    for name in layer_of.keys() {
+        if !modules.contains(*name) {
+            out.push(format!(
+                "no module {name}: a layer names a module the crate does not declare"
+            ));
+        }
+    }
+    for u in uses {
+        if let (Some(&from), Some(&to)) =
+            (layer_of.get(u.from.as_str()), layer_of.get(u.to.as_str()))
+            && to > from
+        {
+            out.push(format!(
+                "upward dependency: {} (layer {from}) uses {} (layer {to}) at {}:{}",
+                u.from,
+                u.to,
+                u.file.display(),
+                u.line
+            ));
+        }
+    }
+    let graph = graph(uses);
+    for component in cycles(&graph) {
+        let witnesses: Vec<String> = uses
+            .iter()
+            .filter(|u| component.contains(&u.from) && component.contains(&u.to))
+            .map(|u| format!("{} -> {} at {}:{}", u.from, u.to, u.file.display(), u.line))
+            .collect();
+        out.push(format!(
+            "cycle: {} ({})",
+            component.join(" <-> "),
+            witnesses.join("; ")
+        ));
+    }
+    out
+}
+
+/// Each module's set of modules it uses.
+pub fn graph(uses: &[Use]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for u in uses {
+        graph
+            .entry(u.from.clone())
+            .or_default()
+            .insert(u.to.clone());
+        graph.entry(u.to.clone()).or_default();
+    }
+    graph
+}
+
+/// The strongly connected components of more than one module (Tarjan's
+/// algorithm), each sorted.
+pub fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct State<'g> {
+        graph: &'g BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        on_stack: BTreeSet<&'g str>,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'g>(s: &mut State<'g>, v: &'g str) {
+        let i = s.index.len();
+        s.index.insert(v, i);
+        s.low.insert(v, i);
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        let graph = s.graph;
+        for w in graph.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.on_stack.contains(w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                component.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.out.push(component);
+            }
+        }
+    }
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
