@@ -64,9 +64,8 @@ pub use model::load::MAX_CLIENTS;
 pub use model::plan_checks::{
     MAX_CANDIDATES, MAX_CONFIGURATIONS, MAX_CURVE_POINTS, MAX_REPLICATIONS, MAX_TARGETS,
 };
-pub use model::scenario::{
-    MAX_CLASSES, MAX_HORIZON_S, MAX_REPLICA_SAMPLES, MAX_REPLICAS, MAX_SERIES_POINTS,
-};
+pub use model::sections::{MAX_CLASSES, MAX_REPLICA_SAMPLES, MAX_REPLICAS, MAX_SERIES_POINTS};
+pub use params::MAX_HORIZON_S;
 
 // The validated model and its closed forms.
 pub use model::analytic::{

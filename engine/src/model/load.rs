@@ -10,7 +10,6 @@
 
 use crate::error::{Checker, show};
 use crate::model::dist::Dist;
-use crate::model::scenario::Class;
 use crate::params::trace::{MAX_TRACE_ROWS, TracedRequest, check_traced};
 use crate::params::{ClassParams, DistParams, LoadParams, ScenarioParams};
 
@@ -216,72 +215,6 @@ pub(crate) fn refusals_possible(params: &ScenarioParams) -> bool {
         }
     }
     clients > bound as u64
-}
-
-/// A closed loop that sends until the horizon must not send without end at
-/// one instant: when a request can be refused on arrival (its client then
-/// sends again after its think time alone), a client with no think time
-/// would. Two refusals: a full waiting queue (while it stays full, every
-/// send is refused), and a request longer (prompt + output) than a replica
-/// holds, `longest` tokens (the KV cache or `max_model_len`): when even the
-/// class's shortest request is, every send is refused. (When only some
-/// are, a client draws new lengths and sends again: the run's own budget
-/// stops a loop that is refused nearly always, and says so.)
-pub(crate) fn check_closed_loops(
-    params: &ScenarioParams,
-    classes: &[Class],
-    longest: Option<u64>,
-    check: &mut Checker,
-) {
-    let queue_refuses = refusals_possible(params);
-    for (i, class) in classes.iter().enumerate() {
-        let Load::ClosedLoop {
-            think_ms,
-            requests: None,
-            ..
-        } = &class.load
-        else {
-            continue;
-        };
-        if think_ms.as_ref().is_some_and(|d| d.moments().0 > 0.0) {
-            continue;
-        }
-        if queue_refuses {
-            let bound = params.engine.max_waiting.unwrap_or(0);
-            let timeouts = params.classes.iter().any(|c| c.timeout_s.is_some());
-            let (held, remedy) = if timeouts {
-                (
-                    ", and a timed-out request keeps its place until its replica's next step while its client sends again",
-                    "raise engine.max_waiting or drop it",
-                )
-            } else {
-                ("", "raise engine.max_waiting")
-            };
-            check.fail(
-                &format!("classes[{i}].load.think_ms"),
-                format!(
-                    "a client whose request is refused (engine.max_waiting {bound}: a full waiting queue refuses it{held}) \
-                     sends again after its think time alone, so with none it would send without end at one instant; \
-                     give the clients a think time, a total (classes[{i}].load.requests), or {remedy}"
-                ),
-            );
-            continue;
-        }
-        let (input, output) = class.smallest_lengths();
-        let shortest = (u64::from(input) + u64::from(output)).saturating_sub(1);
-        if let Some(longest) = longest.filter(|&l| shortest > l) {
-            check.fail(
-                &format!("classes[{i}].load.think_ms"),
-                format!(
-                    "every request of this class is longer than a replica holds (its shortest, {input} prompt + {output} output tokens, \
-                     over {longest}: the KV cache, max_model_len, or under the prefill_first schedule \
-                     engine.max_num_batched_tokens), so each is refused, and a client with no think time would send \
-                     again without end at one instant; shorten the class's lengths, or give the clients a think time \
-                     or a total (classes[{i}].load.requests)"
-                ),
-            );
-        }
-    }
 }
 
 #[cfg(test)]

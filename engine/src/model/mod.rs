@@ -7,15 +7,19 @@
 //! `serde_float`); the simulator, the report and the planner build on it.
 
 pub mod analytic;
+pub mod class;
 pub mod dist;
 pub mod load;
 pub mod memory;
 pub(crate) mod plan_checks;
 pub mod scenario;
+pub(crate) mod sections;
+pub mod service;
 pub mod step_time;
 
+pub use class::Class;
 pub use dist::{Dist, DistSummary};
 pub use load::Load;
 pub use memory::{Fit, MemoryBudget, WeightBytes};
-pub use scenario::{Class, Scenario};
+pub use scenario::Scenario;
 pub use step_time::{StepShape, StepTimeModel};

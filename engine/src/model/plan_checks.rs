@@ -1,10 +1,13 @@
 //! Checks of the plan section, run once inside [`crate::Scenario::try_from`]
-//! (the planner never re-checks), and the limits they enforce.
+//! after the scenario's own sections (the planner never re-checks), and the
+//! limits they enforce. A hardware candidate is checked with the sections'
+//! checks, never with `Scenario::try_from`: validation does not recurse.
 
-use crate::error::{Checker, ScenarioError, show};
-use crate::model::analytic::fastest_service;
+use crate::error::{Checker, show};
+use crate::model::class::Class;
 use crate::model::memory::MemoryBudget;
-use crate::model::scenario::{Class, MAX_REPLICAS, Scenario, check_engine};
+use crate::model::sections::{MAX_REPLICAS, check_engine, check_sections};
+use crate::model::service::fastest_service;
 use crate::model::step_time::StepTimeModel;
 use crate::params::plan::{
     Multipliers, PricingParams, SensitivityInput, TargetParams, resolve_candidates,
@@ -22,24 +25,6 @@ pub const MAX_CANDIDATES: usize = 32;
 /// At most this many configurations (candidates x engine and cluster
 /// settings) in one plan's search space.
 pub const MAX_CONFIGURATIONS: usize = 256;
-
-/// Whether the planner can plan the scenario: it scales each class's rate
-/// for its demand cases, service curve and sensitivity, and prices the
-/// fleet per hour of the horizon, which only open classes follow (a fixed
-/// count, an offline class or a closed loop sends what its mode says, for
-/// as long as that takes). Checked when a plan starts, not by validation:
-/// a single run of any mode is valid.
-pub(crate) fn check_plannable(scenario: &Scenario) -> Result<(), ScenarioError> {
-    let params = &scenario.params().classes;
-    match params.iter().position(|c| !c.load.is_open()) {
-        None => Ok(()),
-        Some(i) => Err(ScenarioError::single(
-            format!("classes[{i}].load"),
-            "the planner scales arrival rates and prices the fleet per hour of the horizon, \
-             which only open classes follow; simulate this scenario, or plan with the class open",
-        )),
-    }
-}
 
 /// Checks the plan section. `built` holds the validated classes and
 /// step-time model when the rest of the scenario is valid (the checks that
@@ -539,9 +524,12 @@ fn check_candidates(params: &ScenarioParams, check: &mut Checker) {
                     format!("\"{}\" is used by another candidate", r.name),
                 );
             }
-            // The candidate's own hardware, parallelism and step time, checked
-            // as a scenario; its errors are reported under the candidate.
-            if let Err(e) = Scenario::try_from(r.params.clone()) {
+            // The candidate's own hardware, parallelism and step time: the
+            // scenario's sections checked again on them (its plan section
+            // is empty); its errors are reported under the candidate.
+            let mut sections = Checker::new();
+            check_sections(&r.params, &mut sections);
+            if let Err(e) = sections.finish() {
                 for error in e.errors {
                     let field = candidate_field(&error.field);
                     check.fail(field, format!("{} ({})", error.reason, error.field));

@@ -115,10 +115,12 @@ pub(crate) fn estimate_simulations(
 /// the plan's budget. A plan never discards finished work because a later
 /// point is too large, nor starts work it cannot finish.
 pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), PlanError> {
-    super::check_plannable(scenario).map_err(|error| PlanError::InvalidCase {
-        case: "base".to_string(),
-        error,
-    })?;
+    scenario
+        .check_plannable()
+        .map_err(|error| PlanError::InvalidCase {
+            case: "base".to_string(),
+            error,
+        })?;
     let plan = &scenario.params().plan;
     let run_options = RunOptions {
         max_requests: options.max_requests_per_run,

@@ -14,8 +14,8 @@
 //! replica's fastest step.)
 
 use crate::format::{duration, percent, percentile_label};
-use crate::model::analytic::service_alone;
 use crate::model::scenario::Scenario;
+use crate::model::service::service_alone;
 use crate::plan::evaluate::{CheckMetric, CheckSpec};
 use crate::rng::stream;
 use crate::stats::clopper_pearson;

@@ -66,7 +66,6 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ScenarioError;
-use crate::model::plan_checks::check_plannable;
 use crate::model::scenario::Scenario;
 use crate::params::plan::Multipliers;
 pub use crate::plan::budget::{MAX_PLAN_REQUESTS, check_budget};

@@ -92,8 +92,8 @@ struct Cluster<'s, R: Replica> {
     /// The run's memory budget \[bytes\] ([`RunOptions::max_bytes`]).
     max_bytes: u64,
     /// The most series points this run takes
-    /// ([`crate::model::scenario::MAX_SERIES_POINTS`], fewer with many
-    /// replicas: [`crate::model::scenario::MAX_REPLICA_SAMPLES`]).
+    /// ([`crate::model::sections::MAX_SERIES_POINTS`], fewer with many
+    /// replicas: [`crate::model::sections::MAX_REPLICA_SAMPLES`]).
     max_series_points: usize,
     /// How far the drain advances per unit of work.
     drain_step_s: f64,

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::format::format_count;
 use crate::model::Load;
-use crate::model::scenario::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS, Scenario};
+use crate::model::scenario::Scenario;
+use crate::model::sections::{MAX_REPLICA_SAMPLES, MAX_SERIES_POINTS};
 use crate::params::Router;
 use crate::serde_float::NonFinite;
 use crate::sim::state::Active;

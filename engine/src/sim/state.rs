@@ -2,7 +2,7 @@
 //! queue is `sim::wait_queue`), a replica's [`Clock`], and [`Time`], f64
 //! times ordered for heaps.
 
-use crate::model::scenario::Class;
+use crate::model::class::Class;
 use crate::sim::workload::RequestSpec;
 
 /// Index of a request in the run (arrival order).

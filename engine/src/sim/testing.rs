@@ -3,7 +3,8 @@
 
 use std::sync::OnceLock;
 
-use crate::model::scenario::{Class, Scenario};
+use crate::model::class::Class;
+use crate::model::scenario::Scenario;
 use crate::model::step_time::StepTimeModel;
 use crate::params::{Discipline, ScenarioParams, Schedule};
 use crate::sim::state::{Active, ReqId};

@@ -17,8 +17,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::Load;
+use crate::model::class::Class;
 use crate::model::dist::{Dist, round};
-use crate::model::scenario::{Class, Scenario};
+use crate::model::scenario::Scenario;
 use crate::params::trace::TracedRequest;
 use crate::rng::{SimRng, stream};
 use crate::samplers::{Exp, Exp1};

@@ -1,6 +1,7 @@
 //! The judgement: given each top-level module's layer, every use that
-//! points to a later layer, every cycle between modules, and every module
-//! no layer names.
+//! points to a later layer, every cycle between top-level modules or
+//! between the children of one (test code aside: a test may use what it
+//! tests and its neighbours), and every module no layer names.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,6 +11,10 @@ use crate::paths::Use;
 /// own layer or earlier ones (and no cycle within a layer).
 pub struct Layers<'a> {
     pub layers: &'a [&'a [&'a str]],
+    /// Modules whose children may still use each other in a cycle, each
+    /// with what it would take to undo (a debt, listed to shrink; every
+    /// other module's children form layers of their own).
+    pub cycles_inside: &'a [(&'a str, &'a str)],
 }
 
 /// What is wrong, one line each.
@@ -47,33 +52,66 @@ pub fn problems(layers: &Layers, modules: &BTreeSet<String>, uses: &[Use]) -> Ve
             ));
         }
     }
-    let graph = graph(uses);
-    for component in cycles(&graph) {
-        let witnesses: Vec<String> = uses
+    let between: Vec<&Use> = uses.iter().filter(|u| u.from != u.to).collect();
+    let top = |u: &Use| Some((u.from.clone(), u.to.clone()));
+    for component in cycles(&graph_of(&between, top)) {
+        out.push(format!("cycle: {}", witnessed(&component, &between, top)));
+    }
+    let excused = |m: &str| layers.cycles_inside.iter().any(|(name, _)| *name == m);
+    for module in modules.iter().filter(|m| !excused(m)) {
+        let inside: Vec<&Use> = uses
             .iter()
-            .filter(|u| component.contains(&u.from) && component.contains(&u.to))
-            .map(|u| format!("{} -> {} at {}:{}", u.from, u.to, u.file.display(), u.line))
+            .filter(|u| &u.from == module && &u.to == module && !u.test)
             .collect();
-        out.push(format!(
-            "cycle: {} ({})",
-            component.join(" <-> "),
-            witnesses.join("; ")
-        ));
+        let child = |u: &Use| match (&u.from_child, &u.to_child) {
+            (Some(a), Some(b)) if a != b => Some((a.clone(), b.clone())),
+            _ => None,
+        };
+        for component in cycles(&graph_of(&inside, child)) {
+            out.push(format!(
+                "cycle inside {module}: {}",
+                witnessed(&component, &inside, child)
+            ));
+        }
     }
     out
 }
 
-/// Each module's set of modules it uses.
-pub fn graph(uses: &[Use]) -> BTreeMap<String, BTreeSet<String>> {
+/// `component`'s modules joined, and the uses that close it with their
+/// files and lines.
+fn witnessed(
+    component: &[String],
+    uses: &[&Use],
+    edge: impl Fn(&Use) -> Option<(String, String)>,
+) -> String {
+    let witnesses: Vec<String> = uses
+        .iter()
+        .filter_map(|u| {
+            let (a, b) = edge(u)?;
+            (component.contains(&a) && component.contains(&b))
+                .then(|| format!("{a} -> {b} at {}:{}", u.file.display(), u.line))
+        })
+        .collect();
+    format!("{} ({})", component.join(" <-> "), witnesses.join("; "))
+}
+
+/// The graph of the edges `edge` reads from `uses`.
+fn graph_of(
+    uses: &[&Use],
+    edge: impl Fn(&Use) -> Option<(String, String)>,
+) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for u in uses {
-        graph
-            .entry(u.from.clone())
-            .or_default()
-            .insert(u.to.clone());
-        graph.entry(u.to.clone()).or_default();
+    for (a, b) in uses.iter().filter_map(|u| edge(u)) {
+        graph.entry(a).or_default().insert(b.clone());
+        graph.entry(b).or_default();
     }
     graph
+}
+
+/// Each top-level module's set of the others it uses.
+pub fn graph(uses: &[Use]) -> BTreeMap<String, BTreeSet<String>> {
+    let between: Vec<&Use> = uses.iter().filter(|u| u.from != u.to).collect();
+    graph_of(&between, |u| Some((u.from.clone(), u.to.clone())))
 }
 
 /// The strongly connected components of more than one module (Tarjan's

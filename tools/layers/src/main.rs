@@ -30,6 +30,35 @@ const ENGINE: &[&[&str]] = &[
     &["bench", "calibration"],
 ];
 
+/// The engine's modules whose children still use each other in a cycle,
+/// and what would undo each (issue 41). Every other module's children
+/// form one-way layers; `model`'s did once validation stopped recursing.
+const ENGINE_CYCLES_INSIDE: &[(&str, &str)] = &[
+    (
+        "calibration",
+        "the CSV reader, the point catalogue and the vLLM bench reader share row types",
+    ),
+    (
+        "params",
+        "plan's candidates resolve presets, and presets carry plan's PricingModel",
+    ),
+    (
+        "plan",
+        "the result types, the runner, the cost and the curve refer to each other",
+    ),
+    ("report", "the quantiles and the row renderer share helpers"),
+    (
+        "sim",
+        "requests' ids and specs, and the free-block pool and the step rules, share types",
+    ),
+];
+
+/// The app's modules whose children still use each other in a cycle.
+const APP_CYCLES_INSIDE: &[(&str, &str)] = &[(
+    "panels",
+    "the load editor and the workload panel draw each other's rows",
+)];
+
 /// The app's layers, lowest first.
 const APP: &[&[&str]] = &[
     // what the page needs from the browser; numbers, help and sources
@@ -57,7 +86,11 @@ fn main() -> ExitCode {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
     let mut failed = false;
-    for (name, dir, layers) in [("engine", "engine/src", ENGINE), ("app", "src", APP)] {
+    let crates = [
+        ("engine", "engine/src", ENGINE, ENGINE_CYCLES_INSIDE),
+        ("app", "src", APP, APP_CYCLES_INSIDE),
+    ];
+    for (name, dir, layers, cycles_inside) in crates {
         let (modules, found) = match uses(&Directory(root.join(dir)), Path::new("lib.rs")) {
             Ok(found) => found,
             Err(e) => {
@@ -75,7 +108,14 @@ fn main() -> ExitCode {
             }
             continue;
         }
-        let wrong = problems(&Layers { layers }, &modules, &found);
+        let wrong = problems(
+            &Layers {
+                layers,
+                cycles_inside,
+            },
+            &modules,
+            &found,
+        );
         for line in &wrong {
             println!("check-layers: {name}: {line}");
         }
@@ -83,8 +123,11 @@ fn main() -> ExitCode {
             println!(
                 "check-layers: {name}: {} modules, {} uses between them, no cycle, every use points down",
                 modules.len(),
-                found.len()
+                found.iter().filter(|u| u.from != u.to).count()
             );
+        }
+        for (module, what) in cycles_inside {
+            println!("check-layers: {name}: not yet layered inside: {module} ({what})");
         }
         failed |= !wrong.is_empty();
     }

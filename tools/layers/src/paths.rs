@@ -16,13 +16,22 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::visit_mut::{self, VisitMut};
 
-/// One module naming another.
+/// One module naming another (or a module naming one of its own
+/// top-level module's).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Use {
     /// The top-level module whose file names `to`.
     pub from: String,
     /// The top-level module named.
     pub to: String,
+    /// The child of `from` the naming module is or is in (`scenario` for
+    /// `model::scenario::tests`); `None` in `from`'s own file.
+    pub from_child: Option<String>,
+    /// The child of `to` named (`plan_checks` for
+    /// `crate::model::plan_checks::check_plan`), when a module.
+    pub to_child: Option<String>,
+    /// Whether the naming module is test code (under `#[cfg(test)]`).
+    pub test: bool,
     /// The file, relative to the crate's source directory.
     pub file: PathBuf,
     /// Its line.
@@ -71,13 +80,23 @@ pub fn uses(sources: &dyn Sources, root: &Path) -> Result<(BTreeSet<String>, Vec
         modules: &modules,
         imports: &imports,
         uses: Vec::new(),
+        children: BTreeSet::new(),
     };
     for item in &file.items {
         if let syn::Item::Mod(m) = item {
-            walker.module(m, root, &[])?;
+            walker.module(m, root, &[], false)?;
         }
     }
     let mut found = walker.uses;
+    // A named child is one only if the walk found such a module.
+    for u in &mut found {
+        if u.to_child
+            .as_ref()
+            .is_some_and(|c| !walker.children.contains(&(u.to.clone(), c.clone())))
+        {
+            u.to_child = None;
+        }
+    }
     found.sort();
     found.dedup();
     Ok((modules, found))
@@ -178,18 +197,31 @@ struct Walker<'a> {
     modules: &'a BTreeSet<String>,
     imports: &'a BTreeMap<String, BTreeSet<String>>,
     uses: Vec<Use>,
+    /// Every (top-level module, child module) found.
+    children: BTreeSet<(String, String)>,
 }
 
 impl Walker<'_> {
     /// The module `m`, declared in `file` inside module `parent`: its items
     /// when inline, else its file's.
-    fn module(&mut self, m: &syn::ItemMod, file: &Path, parent: &[String]) -> Result<(), String> {
+    /// `test`: whether `parent` is test code.
+    fn module(
+        &mut self,
+        m: &syn::ItemMod,
+        file: &Path,
+        parent: &[String],
+        test: bool,
+    ) -> Result<(), String> {
         let mut path = parent.to_vec();
         path.push(m.ident.to_string());
+        if let [top, child] = path.as_slice() {
+            self.children.insert((top.clone(), child.clone()));
+        }
+        let test = test || is_cfg_test(&m.attrs);
         match &m.content {
             // An inline module's `mod x;` are found in a folder named after
             // it, beside its file's.
-            Some((_, items)) => self.items(items.clone(), file, &path),
+            Some((_, items)) => self.items(items.clone(), file, &path, test),
             None => {
                 let child = self.child_file(m, file, parent)?;
                 let text = self
@@ -197,7 +229,7 @@ impl Walker<'_> {
                     .read(&child)
                     .ok_or_else(|| format!("{}: no such file", child.display()))?;
                 let parsed = parse(&child, &text)?;
-                self.items(parsed.items, &child, &path)
+                self.items(parsed.items, &child, &path, test)
             }
         }
     }
@@ -208,8 +240,10 @@ impl Walker<'_> {
         mut items: Vec<syn::Item>,
         file: &Path,
         path: &[String],
+        test: bool,
     ) -> Result<(), String> {
         let mut visitor = Visitor::new(self, file, path);
+        visitor.test = test;
         for item in &mut items {
             visitor.visit_item_mut(item);
         }
@@ -217,7 +251,7 @@ impl Walker<'_> {
         self.uses.extend(found);
         for item in &items {
             if let syn::Item::Mod(inner) = item {
-                self.module(inner, file, path)?;
+                self.module(inner, file, path, test)?;
             }
         }
         Ok(())
@@ -278,6 +312,15 @@ impl Walker<'_> {
     }
 }
 
+/// Whether `attrs` hold `#[cfg(test)]`.
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "test")
+    })
+}
+
 /// The value of a `#[path = "…"]` attribute.
 fn path_attribute(attrs: &[syn::Attribute]) -> Option<String> {
     attrs.iter().find_map(|a| match &a.meta {
@@ -299,6 +342,8 @@ struct Visitor<'w, 'a> {
     file: PathBuf,
     /// The module path of the items being visited.
     path: Vec<String>,
+    /// Whether it is test code.
+    test: bool,
     found: Vec<Use>,
 }
 
@@ -308,6 +353,7 @@ impl<'w, 'a> Visitor<'w, 'a> {
             walker,
             file: file.to_path_buf(),
             path: path.to_vec(),
+            test: false,
             found: Vec::new(),
         }
     }
@@ -321,22 +367,39 @@ impl<'w, 'a> Visitor<'w, 'a> {
         let Some(from) = self.path.first() else {
             return;
         };
-        let targets: BTreeSet<String> = match absolute.first() {
+        // (top-level module, the child named if any)
+        let targets: BTreeSet<(String, Option<String>)> = match absolute.first() {
             // The crate root itself: a glob opens whatever it imports.
-            None if glob => self.walker.imports.values().flatten().cloned().collect(),
+            None if glob => self
+                .walker
+                .imports
+                .values()
+                .flatten()
+                .map(|m| (m.clone(), None))
+                .collect(),
             None => BTreeSet::new(),
-            Some(first) if self.walker.modules.contains(first) => BTreeSet::from([first.clone()]),
-            Some(first) => self.walker.imports.get(first).cloned().unwrap_or_default(),
-        };
-        for to in targets {
-            if &to != from {
-                self.found.push(Use {
-                    from: from.clone(),
-                    to,
-                    file: self.file.clone(),
-                    line: span.start().line,
-                });
+            Some(first) if self.walker.modules.contains(first) => {
+                BTreeSet::from([(first.clone(), absolute.get(1).cloned())])
             }
+            Some(first) => self
+                .walker
+                .imports
+                .get(first)
+                .into_iter()
+                .flatten()
+                .map(|m| (m.clone(), None))
+                .collect(),
+        };
+        for (to, to_child) in targets {
+            self.found.push(Use {
+                from: from.clone(),
+                to,
+                from_child: self.path.get(1).cloned(),
+                to_child,
+                test: self.test,
+                file: self.file.clone(),
+                line: span.start().line,
+            });
         }
     }
 

@@ -30,6 +30,7 @@ fn crate_with(low: &str) -> BTreeMap<PathBuf, String> {
 
 const LAYERS: Layers = Layers {
     layers: &[&["low"], &["high"]],
+    cycles_inside: &[],
 };
 
 /// The uses of `high` by `low`, as (file, line).
@@ -134,6 +135,9 @@ fn upward_uses_and_cycles_are_problems_and_downward_ones_are_not() {
     let at = |from: &str, to: &str| Use {
         from: from.to_string(),
         to: to.to_string(),
+        from_child: None,
+        to_child: None,
+        test: false,
         file: PathBuf::from("x.rs"),
         line: 1,
     };
@@ -153,4 +157,58 @@ fn upward_uses_and_cycles_are_problems_and_downward_ones_are_not() {
     );
     let extra: BTreeSet<String> = ["low", "high", "new"].map(String::from).into();
     assert!(problems(&LAYERS, &extra, &[])[0].starts_with("unlayered module: new"));
+}
+
+/// A crate whose `low` module has children `a` and `b`.
+fn children(a: &str, b: &str) -> Vec<String> {
+    let sources = BTreeMap::from([
+        (PathBuf::from("lib.rs"), "mod low;\n".to_string()),
+        (PathBuf::from("low/mod.rs"), "mod a;\nmod b;\n".to_string()),
+        (PathBuf::from("low/a.rs"), a.to_string()),
+        (PathBuf::from("low/b.rs"), b.to_string()),
+    ]);
+    let (modules, found) = uses(&sources, Path::new("lib.rs")).expect("parses");
+    let layers = Layers {
+        layers: &[&["low"]],
+        cycles_inside: &[],
+    };
+    problems(&layers, &modules, &found)
+}
+
+#[test]
+fn children_of_one_module_that_use_each_other_are_a_cycle_unless_in_tests() {
+    let found = children(
+        "use super::b::g;\npub fn f() {}\n",
+        "use crate::low::a::f;\npub fn g() {}\n",
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0]
+            .starts_with("cycle inside low: a <-> b (a -> b at low/a.rs:1; b -> a at low/b.rs:1)"),
+        "{found:?}"
+    );
+    // One way is a layer.
+    assert!(children("use super::b::g;\n", "pub fn g() {}\n").is_empty());
+    // A test may use what it tests and its neighbours.
+    let test = children(
+        "pub fn f() {}\n#[cfg(test)]\nmod tests { use super::super::b::g; }\n",
+        "use crate::low::a::f;\npub fn g() {}\n",
+    );
+    assert!(test.is_empty(), "{test:?}");
+}
+
+#[test]
+fn a_module_listed_as_cyclic_inside_is_excused() {
+    let sources = BTreeMap::from([
+        (PathBuf::from("lib.rs"), "mod low;\n".to_string()),
+        (PathBuf::from("low/mod.rs"), "mod a;\nmod b;\n".to_string()),
+        (PathBuf::from("low/a.rs"), "use super::b::g;\n".to_string()),
+        (PathBuf::from("low/b.rs"), "use super::a::f;\n".to_string()),
+    ]);
+    let (modules, found) = uses(&sources, Path::new("lib.rs")).expect("parses");
+    let layers = Layers {
+        layers: &[&["low"]],
+        cycles_inside: &[("low", "a reason")],
+    };
+    assert!(problems(&layers, &modules, &found).is_empty());
 }

@@ -59,11 +59,9 @@ use crate::model::step_time::StepShape;
 use crate::serde_float::NonFinite;
 
 mod queue;
-mod service;
 mod stage;
 
 pub use queue::{ClassEstimate, QueueEstimate, QueueModel};
-pub use service::{fastest_service, service_alone};
 pub use stage::StageEstimate;
 
 /// Offered load against estimated capacity.

@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::service::service_alone;
 use super::stage::{ClassSample, SampledRequest, Stage, StageEstimate, solve_stage, sum_tail};
 use super::{WorkloadMoments, load_estimate};
 use crate::model::scenario::Scenario;
+use crate::model::service::service_alone;
 use crate::model::step_time::{StepShape, StepTimeModel};
 use crate::rng::stream;
 use crate::serde_float::{NonFinite, nonfinite};

@@ -2,7 +2,7 @@
 //! steps summed under the step-time model (the service times the two-stage
 //! queue samples, and the fastest service any deadline must allow).
 
-use crate::model::scenario::Class;
+use crate::model::class::Class;
 use crate::model::step_time::{StepShape, StepTimeModel};
 use crate::params::EngineParams;
 
