@@ -272,7 +272,7 @@ fn load_models_reproduce_golden_digests() {
 /// natively with `SOJOURN_BLESS=1`, rewrites the file.
 fn check_golden(file: &str, golden: &str, observed: &Value) {
     #[cfg(not(target_arch = "wasm32"))]
-    if std::env::var_os("SOJOURN_BLESS").is_some_and(|value| value == "1") {
+    if crate::blessing() {
         bless(file, observed);
         return;
     }

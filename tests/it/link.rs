@@ -72,6 +72,10 @@ fn the_default_scenario_link_is_compact() {
 
 #[test]
 fn golden_links_of_every_released_format_still_open() {
+    if crate::blessing() {
+        bless_current_format();
+        return;
+    }
     let links = goldens();
     assert!(!links.is_empty());
     for (format, entry) in (1..=LINK_FORMAT).flat_map(|f| {
@@ -94,7 +98,7 @@ fn golden_links_of_every_released_format_still_open() {
     for format in 1..=LINK_FORMAT {
         assert!(
             links.iter().any(|e| e["format"] == format),
-            "no golden link for format {format}: add one (see docs/app.md)"
+            "no golden link for format {format}: add them with SOJOURN_BLESS=1 (see docs/app.md)"
         );
     }
 }
@@ -182,18 +186,15 @@ fn the_query_keeps_other_parameters() {
     assert_eq!(replace_in_query("", "1.new"), "?s=1.new");
 }
 
-/// Adds the current format's links to the golden file. Run once when a
-/// new link format is released (see docs/app.md):
-/// `cargo test -p sojourn-app --test it -- --ignored write_golden_links`.
-#[test]
-#[ignore]
-fn write_golden_links() {
+/// Adds links of the current format to the golden file, once: when it
+/// has none (a new format is released; see docs/app.md). Existing entries
+/// are never edited.
+fn bless_current_format() {
+    if goldens().iter().any(|e| e["format"] == LINK_FORMAT) {
+        return;
+    }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/links.json");
-    let mut links = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .and_then(|v| v["links"].as_array().cloned())
-        .unwrap_or_default();
+    let mut links = goldens();
     for (description, params) in [
         ("the default scenario", ScenarioParams::overnight_batch()),
         ("a customised scenario", custom_scenario()),

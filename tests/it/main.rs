@@ -22,6 +22,14 @@
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+/// Whether to rewrite golden files instead of comparing with them:
+/// `SOJOURN_BLESS=1`, the one switch for every golden file and generated
+/// table in the workspace (natively; a wasm32 test only compares).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn blessing() -> bool {
+    std::env::var_os("SOJOURN_BLESS").is_some_and(|value| value == "1")
+}
+
 #[cfg(target_arch = "wasm32")]
 mod browser;
 mod determinism;

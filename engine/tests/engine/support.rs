@@ -6,6 +6,13 @@ use sojourn_engine::{
     Report, RunOptions, Scenario, ScenarioParams, Shape, StepTimeParams, plan, simulate,
 };
 
+/// Whether to rewrite generated files (docs/calibration.md's tables)
+/// instead of comparing with them: `SOJOURN_BLESS=1`, the one switch for
+/// every golden file and generated table in the workspace.
+pub fn blessing() -> bool {
+    std::env::var_os("SOJOURN_BLESS").is_some_and(|value| value == "1")
+}
+
 /// A model so small that memory is never the limit unless asked: 2 bytes of
 /// weights per parameter, 256 bytes of KV per token.
 pub fn tiny_model() -> ModelParams {
