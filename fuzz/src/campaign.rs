@@ -18,9 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::alloc;
 use crate::cpu;
-use crate::exec::{self, Finding, Limits, Outcome, What};
+use crate::exec;
 use crate::input::{Input, Kind};
 use crate::make;
+use crate::outcome::{Finding, Limits, Outcome, Stage, What};
 use crate::summary::Summary;
 
 /// What a campaign is asked to do.
@@ -321,7 +322,7 @@ pub fn run(options: &Options) -> Result<i32, String> {
             index,
             kind: input.kind,
             variant: input.variant.clone(),
-            stage: exec::Stage::Panicked,
+            stage: Stage::Panicked,
             seconds: 0.0,
             cpu_seconds: 0.0,
             validate_seconds: 0.0,

@@ -36,13 +36,14 @@ mod cpu;
 mod exec;
 mod input;
 mod make;
+mod outcome;
 mod rng;
 mod summary;
 
 use std::path::PathBuf;
 
-use exec::Limits;
 use input::Kind;
+use outcome::Limits;
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::exec::{Outcome, Stage, What};
 use crate::input::Kind;
+use crate::outcome::{Outcome, Stage, What};
 
 /// The counts of one kind (or of all).
 #[derive(Clone, Debug, Default)]

@@ -3,7 +3,9 @@
 //! drawn from [`Rng::for_input`], so an input can be made again alone.
 
 mod files;
+mod measurements;
 pub mod mutate;
+mod plan;
 pub mod scenario;
 
 use serde_json::Value;
@@ -36,7 +38,7 @@ pub fn input(seed: u64, index: u64, only: Option<Kind>) -> Input {
         Kind::Scenario => scenario_input(&mut rng),
         Kind::Trace => files::trace(&mut rng),
         Kind::Lengths => files::lengths(&mut rng),
-        Kind::Calibration => files::calibration(&mut rng),
+        Kind::Calibration => measurements::calibration(&mut rng),
         Kind::Search => files::search(&mut rng),
         Kind::Link => files::link(&mut rng),
     }
