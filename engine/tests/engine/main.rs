@@ -13,6 +13,7 @@ mod calibration;
 mod closed_forms;
 mod configured;
 mod invariants;
+mod levers;
 mod oracle;
 mod planner;
 mod provisional;
