@@ -256,8 +256,13 @@ fn sentence(d: &Diagnosis, metric: CheckMetric, n: u32) -> String {
     };
     let cause = match d.cause {
         Cause::SharedPrefill => format!(
-            "{}'s {what} share their steps with prefill: the steps it waits on are the prompts' more than its own",
-            d.class
+            "{}'s {what} share their steps with prefill, mostly of {} prompts",
+            d.class,
+            if d.others_prefill_share > d.prefill_share / 2.0 {
+                "the other classes'"
+            } else {
+                "its own"
+            }
         ),
         Cause::KvPressure => format!(
             "the KV cache is the limit: {}'s requests are preempted and prompts recomputed",
