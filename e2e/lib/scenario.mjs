@@ -89,3 +89,16 @@ export function chat70bScenario() {
   s.plan.max_replicas = 32;
   return s;
 }
+
+/**
+ * Chat beside a batch class of long prompts (Llama 3.1 8B on H100, 15
+ * minutes): chat's p99 TPOT sets the fleet because the batch prompts are
+ * prefilled in the steps chat decodes in, and a smaller token budget meets
+ * every target with fewer replicas (the engine's fixture for issue 40,
+ * item 6: engine/tests/data/levers.json).
+ */
+export function sharedPrefillScenario() {
+  return JSON.parse(
+    readFileSync(path.join(here, '..', '..', 'engine', 'tests', 'data', 'levers.json'), 'utf8'),
+  );
+}

@@ -95,12 +95,13 @@ pub use plan::cost::{CostBasis, FleetCost, ReportCost, UnitCosts, report_cost, s
 pub use plan::evaluate::{CheckMetric, Evaluation, TargetCheck};
 pub use plan::space::{discipline_label, discipline_short, router_label};
 pub use plan::{
-    AnalyticComparison, BindingTarget, ClassIntervals, ComparisonRow, ConfigurationResult,
-    ConfiguredFleet, CostSummary, Cover, CurvePoint, CurveTarget, ExploredPoint, Interval,
-    JobOutput, MAX_PLAN_REQUESTS, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress,
-    PlanResult, PlanSession, PlanStep, Recommendation, RunKey, ScenarioResult, SearchDimension,
-    SearchEffort, SearchResult, SearchStatus, Sensitivity, SensitivityRow, ServiceCurve, Verdict,
-    capacity_searches, check_budget, plan, plan_with_progress, resolve_threads, run_batch,
+    AnalyticComparison, BindingTarget, Cause, ClassIntervals, ClassShare, ComparisonRow,
+    ConfigurationResult, ConfiguredFleet, CostSummary, Cover, CurvePoint, CurveTarget, Diagnosis,
+    ExploredPoint, Interval, JobOutput, Lever, LeverKind, MAX_PLAN_REQUESTS, PlanError, PlanJob,
+    PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession, PlanStep, Recommendation, RunKey,
+    ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
+    SensitivityRow, ServiceCurve, Verdict, capacity_searches, check_budget, plan,
+    plan_with_progress, resolve_threads, run_batch,
 };
 
 // How results read, for the page and the CLI: number formats, the run
@@ -114,6 +115,7 @@ pub use present::batch_tables::{
     step_time_table,
 };
 pub use present::cases::{Case, decision_label};
+pub use present::levers::levers_table;
 pub use present::plan_tables::{
     analytic_table, cases_table, checks_table, class_intervals_table, configurations_table,
     curve_table, explored_table, recommendation_details, sensitivity_table,

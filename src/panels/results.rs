@@ -7,6 +7,7 @@
 
 mod batch;
 mod costs;
+mod diagnosis;
 mod plan;
 mod table;
 mod verdict;

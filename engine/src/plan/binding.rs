@@ -11,11 +11,13 @@
 //! binding check is the sustainability one that bound stands for. Its runs
 //! beyond the capacity search's are few (at most about 2 log2(n) + 3
 //! decided probes) and counted in [`BindingTarget::extra_simulations`] and
-//! in the plan's simulations.
+//! in the plan's simulations. Why the target binds, and the levers tried
+//! against it, are `diagnosis.rs`'s.
 
 use std::collections::BTreeSet;
 
 use crate::format::format_count;
+use crate::plan::diagnosis;
 use crate::plan::evaluate::{CheckMetric, Evaluation, Verdict};
 use crate::plan::explore;
 use crate::plan::result::{BindingTarget, PlanResult, SearchResult};
@@ -80,6 +82,7 @@ pub(super) fn binding_target(
         .map(|&i| below.checks[i].description.clone())
         .collect();
     let sentence = sentence(&targets, n, without);
+    let diagnosis = diagnosis::diagnose(runner, case, &below, &binding, n)?;
     Ok(Some(BindingTarget {
         targets,
         replicas: n,
@@ -87,6 +90,7 @@ pub(super) fn binding_target(
         without,
         extra_simulations: extra,
         sentence,
+        diagnosis,
     }))
 }
 
@@ -116,7 +120,7 @@ fn sentence(targets: &[String], n: u32, without: Option<u32>) -> String {
 }
 
 /// Whether the checks other than `excluded` are met, and their worst ratio.
-fn others(e: &Evaluation, excluded: &[usize]) -> Probe {
+pub(super) fn others(e: &Evaluation, excluded: &[usize]) -> Probe {
     let kept = e
         .checks
         .iter()
@@ -138,7 +142,7 @@ fn others(e: &Evaluation, excluded: &[usize]) -> Probe {
 
 /// [`Runner::decide`] judged on the checks other than `excluded`: more
 /// replications only while one of those is uncertain.
-fn decide_without(
+pub(super) fn decide_without(
     runner: &mut Runner,
     case: usize,
     replicas: u32,

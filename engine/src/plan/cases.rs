@@ -6,7 +6,9 @@
 
 use crate::params::plan::{Multipliers, PlanParams};
 use crate::plan::cost::FleetCost;
+use crate::plan::evaluate::{RunSummary, mean_ci, pooled_exact_upper, upper95_bounds};
 use crate::plan::explore::Exploration;
+use crate::plan::result::{ClassIntervals, Interval};
 use crate::plan::result::{Cover, Recommendation, ScenarioResult, SearchResult};
 use crate::plan::runner::{Halt, Runner};
 
@@ -111,4 +113,45 @@ pub(super) fn cover(
             .map(|(a, b)| a - b),
         extra_gpus: fleet.gpus as i64 - planned.gpus as i64,
     }))
+}
+
+impl Runner<'_> {
+    /// Each class's P(miss) and percentiles over replications 0..count of
+    /// `case` on `replicas` (which must have run). A percentile of a class
+    /// without requests counts as no delay. P(miss)'s interval is the one a
+    /// miss target is decided on: its upper end at least the exact bound of
+    /// the misses pooled over the replications (no miss is not P(miss) 0).
+    pub fn class_intervals(&self, case: usize, replicas: u32, count: u32) -> Vec<ClassIntervals> {
+        let runs = self.runs(case, replicas, count);
+        let interval = |f: &dyn Fn(&RunSummary) -> f64| {
+            let (mean, ci95) = mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>());
+            Interval { mean, ci95 }
+        };
+        let p_miss = |k: usize| {
+            let Interval { mean, ci95 } = interval(&|r| r.classes[k].p_miss);
+            let exact = pooled_exact_upper(&runs, k);
+            Interval {
+                mean,
+                ci95: (!mean.is_nan()).then(|| upper95_bounds(mean, ci95, Some(exact))),
+            }
+        };
+        self.base
+            .params()
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(k, class)| ClassIntervals {
+                class: class.name.clone(),
+                p_miss: p_miss(k),
+                sojourn_p50_s: interval(&|r| no_data_is_zero(r.classes[k].sojourn.p50)),
+                sojourn_p99_s: interval(&|r| no_data_is_zero(r.classes[k].sojourn.p99)),
+                ttft_p99_s: interval(&|r| no_data_is_zero(r.classes[k].ttft.p99)),
+            })
+            .collect()
+    }
+}
+
+/// A percentile of a class without requests is NaN in a report: no delay.
+fn no_data_is_zero(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x }
 }

@@ -24,6 +24,7 @@ fn run(arrived: u64, misses: u64) -> RunSummary {
         busy_s: 0.0,
         busy_s_missed: 0.0,
         busy_s_recomputed: 0.0,
+        preemptions: 0,
     };
     RunSummary {
         replicas: 1,
@@ -40,6 +41,7 @@ fn run(arrived: u64, misses: u64) -> RunSummary {
         decode_s_per_token: 0.0,
         extra_percentiles: Vec::new(),
         exceedances: Vec::new(),
+        steps: Default::default(),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::params::plan::{DecisionRule, Multipliers, PricingModel, SensitivityIn
 use crate::params::{Discipline, Router};
 use crate::plan::cost::{CostBasis, FleetCost, UnitCosts};
 use crate::plan::curve::CurveTarget;
+use crate::plan::diagnosis::Diagnosis;
 use crate::plan::evaluate::{Evaluation, Verdict};
 use crate::serde_float::nonfinite;
 
@@ -120,6 +121,8 @@ pub struct BindingTarget {
     /// "chat: p90 TPOT <= 30 ms sets the fleet: 8 replicas (not met on 7);
     /// without it, 4 replicas."
     pub sentence: String,
+    /// Why it binds, and the levers tried against it (see `diagnosis.rs`).
+    pub diagnosis: Option<Diagnosis>,
 }
 
 /// One dimension of the search space.

@@ -30,6 +30,32 @@ pub(crate) struct ClassTotals {
     pub busy_s_missed: f64,
     #[serde_as(as = "NonFinite")]
     pub busy_s_recomputed: f64,
+    /// Preemptions of the class's requests.
+    #[serde(default)]
+    pub preemptions: u64,
+}
+
+/// What the engine's steps were like over a run, all replicas together
+/// (from the report's [`BatchStats`](crate::report::BatchStats)): how the
+/// binding target is diagnosed.
+#[serde_with::serde_as]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct StepTotals {
+    /// Replica-seconds of step time on prompt tokens computed for the first
+    /// time, on decode tokens, and on prompts recomputed after preemption.
+    #[serde_as(as = "NonFinite")]
+    pub prefill_s: f64,
+    #[serde_as(as = "NonFinite")]
+    pub decode_s: f64,
+    #[serde_as(as = "NonFinite")]
+    pub recompute_s: f64,
+    /// The 99th percentile of tokens per step, weighted by step time (0
+    /// without steps).
+    #[serde_as(as = "NonFinite")]
+    pub tokens_p99: f64,
+    /// The largest fraction of its KV blocks one replica held.
+    #[serde_as(as = "NonFinite")]
+    pub kv_peak: f64,
 }
 
 impl ClassTotals {
@@ -53,6 +79,7 @@ impl ClassTotals {
             busy_s: stats.busy_s,
             busy_s_missed: stats.busy_s_missed,
             busy_s_recomputed: stats.busy_s_recomputed,
+            preemptions: stats.preemptions,
         }
     }
 }
@@ -102,6 +129,9 @@ pub(crate) struct RunSummary {
     /// run kept its records (see [`Exceedance`]).
     #[serde(default)]
     pub exceedances: Vec<Exceedance>,
+    /// The engine's steps over the run.
+    #[serde(default)]
+    pub steps: StepTotals,
 }
 
 /// The load estimate's rho, plus the recomputation the run measured over
@@ -161,6 +191,21 @@ impl RunSummary {
             decode_s_per_token: report.load.decode_s_per_token,
             extra_percentiles,
             exceedances,
+            steps: StepTotals::of(report),
+        }
+    }
+}
+
+impl StepTotals {
+    fn of(report: &Report) -> StepTotals {
+        let b = &report.batches;
+        let or_zero = |x: f64| if x.is_finite() { x } else { 0.0 };
+        StepTotals {
+            prefill_s: or_zero(b.prefill_s),
+            decode_s: or_zero(b.decode_s),
+            recompute_s: or_zero(b.recompute_s),
+            tokens_p99: or_zero(b.tokens_per_step.by_time.p99),
+            kv_peak: b.kv_use.iter().map(|k| or_zero(k.peak)).fold(0.0, f64::max),
         }
     }
 }

@@ -24,12 +24,10 @@ use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
 use crate::plan::cost::{self, CostBasis};
 use crate::plan::diagnose::{self, Unreachable};
-use crate::plan::evaluate::{
-    CheckSpec, Evaluation, RunSummary, Verdict, evaluate, mean_ci, pooled_exact_upper,
-    upper95_bounds,
-};
+use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate};
 use crate::plan::jobs::{PlanJob, RunKey};
-use crate::plan::result::{ClassIntervals, CostSummary, Interval};
+use crate::plan::levers::Variant;
+use crate::plan::result::CostSummary;
 use crate::plan::space::{Configuration, configurations};
 use crate::plan::{PlanError, PlanOptions, PlanProgress};
 use crate::sim::RunOptions;
@@ -43,6 +41,9 @@ pub(super) struct Case {
     /// The multipliers it was built with (the price among them prices its
     /// runs; cases differing only in price share one [`Case`]).
     pub multipliers: Multipliers,
+    /// A lever tried on the configuration (`levers.rs`); `None` for the
+    /// configuration as the space has it.
+    pub variant: Option<Variant>,
     pub scenario: Scenario,
     /// The two-stage estimate, built on first use.
     pub queue: Option<QueueModel>,
@@ -83,6 +84,7 @@ pub(super) struct PlanState {
 struct EarlierCase {
     config: usize,
     multipliers: Multipliers,
+    variant: Option<Variant>,
     runs: BTreeMap<(u32, u32), RunSummary>,
 }
 
@@ -98,6 +100,7 @@ impl PlanState {
             .map(|case| EarlierCase {
                 config: case.config,
                 multipliers: case.multipliers,
+                variant: case.variant.clone(),
                 runs: BTreeMap::new(),
             })
             .collect();
@@ -127,7 +130,9 @@ impl PlanState {
                 .earlier
                 .iter_mut()
                 .find(|e| {
-                    e.config == case.config && e.multipliers.same_system_as(&case.multipliers)
+                    e.config == case.config
+                        && e.multipliers.same_system_as(&case.multipliers)
+                        && e.variant == case.variant
                 })
                 .and_then(|e| e.runs.remove(&(key.replicas, key.replication)));
             if let Some(summary) = found {
@@ -294,12 +299,9 @@ impl<'a> Runner<'a> {
         multipliers: Multipliers,
         label: &str,
     ) -> Result<usize, Halt> {
-        if let Some(i) = self
-            .state
-            .cases
-            .iter()
-            .position(|c| c.config == config && c.multipliers.same_system_as(&multipliers))
-        {
+        if let Some(i) = self.state.cases.iter().position(|c| {
+            c.config == config && c.variant.is_none() && c.multipliers.same_system_as(&multipliers)
+        }) {
             return Ok(i);
         }
         let mut params = multipliers.apply(&self.configs[config].params);
@@ -307,10 +309,13 @@ impl<'a> Runner<'a> {
         // first: a trace's lengths make a scenario's comparison costly).
         let discipline = params.engine.discipline;
         let twin = self.state.cases.iter().position(|c| {
-            c.twin.is_none() && c.multipliers.same_system_as(&multipliers) && {
-                params.engine.discipline = c.scenario.params().engine.discipline;
-                *c.scenario.params() == params
-            }
+            c.twin.is_none()
+                && c.variant.is_none()
+                && c.multipliers.same_system_as(&multipliers)
+                && {
+                    params.engine.discipline = c.scenario.params().engine.discipline;
+                    *c.scenario.params() == params
+                }
         });
         params.engine.discipline = discipline;
         let scenario = Scenario::try_from(params).map_err(|error| PlanError::InvalidCase {
@@ -321,6 +326,7 @@ impl<'a> Runner<'a> {
             label: label.to_string(),
             config,
             multipliers,
+            variant: None,
             scenario,
             queue: None,
             estimates: BTreeMap::new(),
@@ -558,43 +564,4 @@ impl<'a> Runner<'a> {
             self.reserve_replicas(),
         )
     }
-
-    /// Each class's P(miss) and percentiles over replications 0..count of
-    /// `case` on `replicas` (which must have run). A percentile of a class
-    /// without requests counts as no delay. P(miss)'s interval is the one a
-    /// miss target is decided on: its upper end at least the exact bound of
-    /// the misses pooled over the replications (no miss is not P(miss) 0).
-    pub fn class_intervals(&self, case: usize, replicas: u32, count: u32) -> Vec<ClassIntervals> {
-        let runs = self.runs(case, replicas, count);
-        let interval = |f: &dyn Fn(&RunSummary) -> f64| {
-            let (mean, ci95) = mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>());
-            Interval { mean, ci95 }
-        };
-        let p_miss = |k: usize| {
-            let Interval { mean, ci95 } = interval(&|r| r.classes[k].p_miss);
-            let exact = pooled_exact_upper(&runs, k);
-            Interval {
-                mean,
-                ci95: (!mean.is_nan()).then(|| upper95_bounds(mean, ci95, Some(exact))),
-            }
-        };
-        self.base
-            .params()
-            .classes
-            .iter()
-            .enumerate()
-            .map(|(k, class)| ClassIntervals {
-                class: class.name.clone(),
-                p_miss: p_miss(k),
-                sojourn_p50_s: interval(&|r| no_data_is_zero(r.classes[k].sojourn.p50)),
-                sojourn_p99_s: interval(&|r| no_data_is_zero(r.classes[k].sojourn.p99)),
-                ttft_p99_s: interval(&|r| no_data_is_zero(r.classes[k].ttft.p99)),
-            })
-            .collect()
-    }
-}
-
-/// A percentile of a class without requests is NaN in a report: no delay.
-fn no_data_is_zero(x: f64) -> f64 {
-    if x.is_nan() { 0.0 } else { x }
 }

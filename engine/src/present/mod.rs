@@ -2,7 +2,8 @@
 //! (in the foundation module `crate::format`, which the planner's messages
 //! use too), the summary of a run the web worker sends ([`summary`]),
 //! tables with their CSV and plain text ([`table`], [`run_tables`],
-//! [`batch_tables`], [`plan_tables`]), and the cases and decision rule in words ([`cases`]).
+//! [`batch_tables`], [`plan_tables`], the levers against the binding
+//! target [`levers`]), and the cases and decision rule in words ([`cases`]).
 //!
 //! A layer on top of `plan` (it names reports, costs and plans) and below
 //! `bench`. Like the rest of the engine it does no IO: it builds strings,
@@ -10,6 +11,7 @@
 
 pub mod batch_tables;
 pub mod cases;
+pub mod levers;
 pub mod plan_tables;
 pub mod run_tables;
 pub mod summary;

@@ -14,6 +14,7 @@ mod closed_forms;
 mod configured;
 mod generator;
 mod invariants;
+mod levers;
 mod oracle;
 mod planner;
 mod provisional;

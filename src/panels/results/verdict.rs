@@ -62,6 +62,7 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
                     <p class="verdict-fleet">{line.fleet}</p>
                     <p class="verdict-detail">{line.detail}</p>
                     {binding}
+                    <super::diagnosis::BindingDiagnosis plan=(*plan).clone() />
                 </div>
             }
             .into_any()

@@ -9,7 +9,7 @@ use sojourn_engine::{
     DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, alternatives_cost_table,
     analytic_table, bench_plan, budget_table, capacity_searches, cases_table, checks_table,
     class_intervals_table, configurations_table, counted, curve_table, decision_label,
-    format_multiple, format_number, format_or_missing, format_percent, format_usd,
+    format_multiple, format_number, format_or_missing, format_percent, format_usd, levers_table,
     plan_with_progress, recommendation_details, sensitivity_table, verdict_counts,
 };
 
@@ -157,6 +157,12 @@ fn plan_summary(r: &PlanResult) -> String {
     if let Some(sentence) = r.binding_sentence() {
         let _ = writeln!(out);
         let _ = writeln!(out, "What sets the fleet: {sentence}");
+    }
+    if let Some(diagnosis) = r.diagnosis_sentence() {
+        let _ = writeln!(out, "Why it binds: {diagnosis}");
+    }
+    if let Some(table) = levers_table(r) {
+        section(&mut out, &table);
     }
     if let Some(p) = &r.recommendation {
         let _ = writeln!(out);
