@@ -41,7 +41,8 @@ mod stats;
 pub use params::plan::{
     CandidateParams, DEFAULT_EPSILON, DISCIPLINES, DecisionRule, Multipliers, PlanParams,
     PricingModel, PricingParams, ReserveParams, ResolvedCandidate, SearchParams, SensitivityInput,
-    SensitivityParams, ServiceCurveParams, Setting, TargetMetric, TargetParams, resolve_candidates,
+    SensitivityParams, ServiceCurveParams, Setting, TPOT_TOKEN_BUDGET, TargetMetric, TargetParams,
+    resolve_candidates,
 };
 pub use params::trace::{
     MAX_TRACE_ROWS, TraceRequest, TracedRequest, fit_classes as fit_trace_classes, parse_trace_csv,

@@ -179,7 +179,7 @@ fn check_search(params: &ScenarioParams, valid: bool, check: &mut Checker) {
     // Counted, not listed: three lists of 140 values make 2.7 M settings
     // (review n07: 2.4 s and 658 MB to list them before this check).
     let candidates = params.plan.candidates.as_ref().map_or(1, Vec::len);
-    let settings = search.count();
+    let settings = search.count(params);
     let configurations = candidates.saturating_mul(settings);
     if configurations > MAX_CONFIGURATIONS {
         check.fail(

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::params::search::{DISCIPLINES, SearchParams, Setting};
+pub use crate::params::search::{DISCIPLINES, SearchParams, Setting, TPOT_TOKEN_BUDGET};
 use crate::params::{HardwareParams, ScenarioParams, StepTimeParams, presets};
 
 /// The miss probability every class must stay under when no target is listed.

@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::params::{Discipline, EngineParams, Router, ScenarioParams};
+use crate::params::plan::TargetParams;
+use crate::params::{Discipline, EngineParams, Router, ScenarioParams, Schedule};
 
 /// The dimensions of the configuration space beyond replicas and hardware
 /// candidates. Each is a list of values to try; absent, the dimension keeps
@@ -19,7 +20,9 @@ pub struct SearchParams {
     /// `engine.max_num_seqs` values; absent: the configured one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_num_seqs: Option<Vec<u32>>,
-    /// `engine.max_num_batched_tokens` (the per-step token budget) values.
+    /// `engine.max_num_batched_tokens` (the per-step token budget) values;
+    /// absent: the configured one, and [`TPOT_TOKEN_BUDGET`] beside it
+    /// where [`SearchParams::default_budgets`] says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_num_batched_tokens: Option<Vec<u32>>,
     /// `engine.max_waiting` (the admission limit m per replica) values;
@@ -38,6 +41,13 @@ pub const DISCIPLINES: [Discipline; 4] = [
     Discipline::ShortestInputFirst,
     Discipline::EarliestDeadlineFirst,
 ];
+
+/// The token budget a plan with a time-per-output-token target searches
+/// beside the configured one when the budget list is absent: with chunked
+/// prefill a long prompt's chunks fill decode steps up to the budget, and
+/// a smaller budget shortens those steps (the levers of docs/planner.md,
+/// where 2048 is the first tried).
+pub const TPOT_TOKEN_BUDGET: u32 = 2048;
 
 /// One point of the configuration space beyond replicas: a candidate's
 /// index and the engine and cluster settings.
@@ -79,14 +89,17 @@ impl SearchParams {
     /// listing them (saturating): a space is checked against its limit
     /// before anything enumerates it. (Listed values are distinct in a
     /// valid scenario; a repeat counts twice here.)
-    pub fn count(&self) -> usize {
+    pub fn count(&self, params: &ScenarioParams) -> usize {
         fn len<T>(listed: Option<&Vec<T>>, default: usize) -> usize {
             listed.map_or(default, Vec::len)
         }
         [
             len(self.disciplines.as_ref(), DISCIPLINES.len()),
             len(self.max_num_seqs.as_ref(), 1),
-            len(self.max_num_batched_tokens.as_ref(), 1),
+            len(
+                self.max_num_batched_tokens.as_ref(),
+                self.default_budgets(params).len(),
+            ),
             len(self.max_waiting.as_ref(), 1),
             len(self.routers.as_ref(), 1),
         ]
@@ -123,7 +136,7 @@ impl SearchParams {
         let budgets = first(
             &own.max_num_batched_tokens,
             self.max_num_batched_tokens.as_ref(),
-            &[own.max_num_batched_tokens],
+            &self.default_budgets(params),
         );
         let waiting = first(
             &own.max_waiting,
@@ -150,6 +163,33 @@ impl SearchParams {
             }
         }
         out
+    }
+
+    /// The token budgets searched when none are listed: the configured one,
+    /// and, when the plan has a time-per-output-token target and prefills
+    /// are chunked into decode steps (the decode-first schedule),
+    /// [`TPOT_TOKEN_BUDGET`] too if it is smaller and still lets every
+    /// sequence limit searched decode each step (so it is always a valid
+    /// engine).
+    pub fn default_budgets(&self, params: &ScenarioParams) -> Vec<u32> {
+        let own = params.engine.max_num_batched_tokens;
+        let tpot = params
+            .plan
+            .targets
+            .iter()
+            .any(|t| matches!(t, TargetParams::TpotPercentile { .. }));
+        let most_seqs = self
+            .max_num_seqs
+            .as_ref()
+            .and_then(|v| v.iter().copied().max())
+            .unwrap_or(0)
+            .max(params.engine.max_num_seqs);
+        let smaller = TPOT_TOKEN_BUDGET < own && TPOT_TOKEN_BUDGET >= most_seqs;
+        if tpot && smaller && params.engine.schedule == Schedule::DecodeFirst {
+            vec![own, TPOT_TOKEN_BUDGET]
+        } else {
+            vec![own]
+        }
     }
 
     /// The dimensions with more than one value, by name, for messages.

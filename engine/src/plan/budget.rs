@@ -132,7 +132,7 @@ pub fn check_budget(scenario: &Scenario, options: &PlanOptions) -> Result<(), Pl
         .candidates
         .as_ref()
         .map_or(1, Vec::len)
-        .saturating_mul(plan.search.count());
+        .saturating_mul(plan.search.count(scenario.params()));
     let mut by_phase = [0.0; 4];
     for share in shares(plan, options, configurations) {
         let m = share.multipliers;

@@ -2,7 +2,8 @@
 //! chosen configuration with one thing changed, and the smallest fleet
 //! meeting every target with it:
 //! - a smaller token budget per step (`max_num_batched_tokens`):
-//!   [`TOKEN_BUDGETS`] below the configured one and not already searched,
+//!   [`TOKEN_BUDGETS`] below the configured one and not already searched
+//!   (listed in the search, or among its default budgets),
 //!   so that a step holds smaller prefill chunks;
 //! - priority scheduling with the binding class first (priority 0, the
 //!   others 1), with more than one class;
@@ -118,17 +119,19 @@ struct Pool {
 /// configuration, with their pools.
 fn candidates(runner: &Runner, case: usize, k: usize) -> Vec<(LeverKind, String, Vec<Pool>)> {
     let params = &runner.config_of(case).params;
-    let searched = runner
-        .base
-        .params()
+    // The budgets the plan's own search tried (listed, or the defaults,
+    // which add one when a TPOT target is set).
+    let base = runner.base.params();
+    let searched = base
         .plan
         .search
         .max_num_batched_tokens
-        .clone();
+        .clone()
+        .unwrap_or_else(|| base.plan.search.default_budgets(base));
     let own = params.engine.max_num_batched_tokens;
     let mut out = Vec::new();
     for b in TOKEN_BUDGETS {
-        if b < own && !searched.as_ref().is_some_and(|s| s.contains(&b)) {
+        if b < own && !searched.contains(&b) {
             out.push((
                 LeverKind::TokenBudget,
                 format!("a token budget of {b}"),

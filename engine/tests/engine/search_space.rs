@@ -398,3 +398,51 @@ fn search_values_that_make_no_valid_engine_are_refused_by_name() {
     p.plan.search.max_num_batched_tokens = Some(vec![2048, 8192]);
     Scenario::try_from(p).expect("every pair is a valid engine");
 }
+
+/// A plan with a TPOT target searches a token budget of 2048 beside the
+/// configured one when the budget list is absent (issue 40: a TPOT target
+/// binds through long prompts' chunks in decode steps); not without such a
+/// target, not when the budget is already that small or would be below a
+/// sequence limit searched, not under the prefill-first schedule (no
+/// chunks), and never when the user lists budgets.
+#[test]
+fn a_tpot_target_adds_a_smaller_token_budget_to_the_default_search() {
+    use sojourn_engine::{Schedule, TPOT_TOKEN_BUDGET, TargetParams};
+    let mut p = ScenarioParams::overnight_batch();
+    p.engine.max_num_batched_tokens = 8192;
+    p.engine.max_num_seqs = 256;
+    let budgets = |p: &ScenarioParams| -> Vec<u32> {
+        let mut b: Vec<u32> = Vec::new();
+        for s in p.plan.search.settings(p) {
+            if !b.contains(&s.max_num_batched_tokens) {
+                b.push(s.max_num_batched_tokens);
+            }
+        }
+        assert_eq!(p.plan.search.count(p), p.plan.search.settings(p).len());
+        b
+    };
+    assert_eq!(budgets(&p), vec![8192], "no TPOT target");
+    p.plan.targets.push(TargetParams::TpotPercentile {
+        class: None,
+        percentile: 0.99,
+        bound_s: 0.05,
+    });
+    assert_eq!(budgets(&p), vec![8192, TPOT_TOKEN_BUDGET]);
+    valid(p.clone());
+    let mut small = p.clone();
+    small.engine.max_num_batched_tokens = 2048;
+    assert_eq!(budgets(&small), vec![2048]);
+    let mut seqs = p.clone();
+    seqs.plan.search.max_num_seqs = Some(vec![256, 4096]);
+    seqs.engine.max_num_batched_tokens = 8192;
+    assert!(
+        !budgets(&seqs).contains(&TPOT_TOKEN_BUDGET),
+        "4096 sequences cannot decode in 2048 tokens"
+    );
+    let mut whole = p.clone();
+    whole.engine.schedule = Schedule::PrefillFirst;
+    assert_eq!(budgets(&whole), vec![8192]);
+    let mut listed = p.clone();
+    listed.plan.search.max_num_batched_tokens = Some(vec![8192]);
+    assert_eq!(budgets(&listed), vec![8192]);
+}
