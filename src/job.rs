@@ -20,7 +20,7 @@ use sojourn_engine::NonFinite;
 use sojourn_engine::calibration::FitResult;
 use sojourn_engine::{
     JobOutput, PlanError, PlanJob, PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession,
-    RunKey, RunOptions, RunSummary, Scenario, ScenarioParams, report_cost,
+    RunKey, RunOptions, RunSummary, Scenario, ScenarioParams, format_count, report_cost,
 };
 
 /// The base, best and worst cases (the engine's, with the rule that prices
@@ -319,5 +319,15 @@ pub fn plan_label(progress: &PlanProgress) -> String {
     format!(
         "Planning: {} ({} of about {} simulations)",
         progress.phase, progress.simulations_done, progress.simulations_estimated
+    )
+}
+
+/// A benchmark fit's progress in words: "12 of at most 80 replays of the
+/// points" (a fit that converges stops before the most).
+pub fn fit_progress_label(done: u32, most: u32) -> String {
+    format!(
+        "{} of at most {} replays of the points",
+        format_count(done.into()),
+        format_count(most.into())
     )
 }

@@ -4,13 +4,15 @@
 //! is idle and stops one by terminating the worker, so a request runs to its
 //! end in one piece, posting progress at most every 100 ms.
 
-use sojourn_engine::calibration::{fit, parse_measurements};
+use sojourn_engine::calibration::{fit_with_progress, parse_measurements};
 use sojourn_engine::{PlanJob, Report, RunSummary, Scenario, ScenarioParams, Simulation};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::job::{ARRIVALS_PER_CHUNK, Case, JobRequest, Stage, WorkerMessage, run_options};
+use crate::job::{
+    ARRIVALS_PER_CHUNK, Case, JobRequest, Stage, WorkerMessage, fit_progress_label, run_options,
+};
 
 /// Least time between two progress messages \[ms\].
 const PROGRESS_EVERY_MS: f64 = 100.0;
@@ -164,12 +166,25 @@ fn run_plan_job(id: u64, job: &PlanJob) {
 }
 
 /// Fits the step-time model of `params` to the measurements in `text` and
-/// posts the result. It runs to its end in one piece (the page stops it by
-/// terminating the worker); the engine bounds its work (`fit`'s budget).
+/// posts the result, and meanwhile its progress: the replays of the
+/// benchmark points made of the most it may make. It runs to its end in
+/// one piece (the page stops it by terminating the worker); the engine
+/// bounds its work (`fit`'s budget).
 fn run_fit(id: u64, params: &ScenarioParams, text: &str) {
+    let mut throttle = Throttle::new();
+    let mut progress = |done: u32, most: u32| {
+        if throttle.due() {
+            post(&WorkerMessage::Progress {
+                id,
+                stage: Stage::Fit,
+                fraction: f64::from(done) / f64::from(most.max(1)),
+                label: fit_progress_label(done, most),
+            });
+        }
+    };
     let outcome = parse_measurements(text)
         .map_err(|error| error.to_string())
-        .and_then(|measurements| fit(params, &measurements));
+        .and_then(|measurements| fit_with_progress(params, &measurements, &mut progress));
     post(&match outcome {
         Ok(result) => WorkerMessage::Fitted {
             id,

@@ -29,8 +29,8 @@ export const VERDICTS = ['met', 'not met', 'uncertain'];
 export const pageTrouble = (plan) => {
   const status = document.querySelector('[role="status"][aria-label="Run status"]')?.textContent.trim() ?? '';
   if (status.startsWith('The run failed')) return status;
-  const verdict = document.querySelector('#verdict-plan .verdict-fleet')?.textContent.trim() ?? '';
-  if (plan && verdict.startsWith('The plan failed')) return verdict;
+  const failure = document.querySelector('#verdict-plan .verdict-failure')?.textContent.trim() ?? '';
+  if (plan && failure.startsWith('The plan failed')) return failure;
   return null;
 };
 
@@ -152,5 +152,56 @@ export async function tableRows(table) {
       }
     }
     return rows;
+  });
+}
+
+/**
+ * What is wrong with how the page's tables sit in their boxes, as a list
+ * of { table, problem } (empty when every table fits or scrolls sideways
+ * inside its own box): a table wider than its box whose box does not
+ * scroll (overflow-x auto or scroll), or whose scrolling box is not a
+ * focusable, labelled region; a box that runs past the screen's right
+ * edge or is clipped by a box around it; a cell whose text runs out of
+ * it (cut); a cell past the screen's edge with no box to scroll it into
+ * view. Open tables only (`openTables` opens them all).
+ */
+export function tableTrouble(page) {
+  return page.evaluate(() => {
+    const screen = document.documentElement.clientWidth;
+    const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    const clips = (el) => ['hidden', 'clip'].includes(getComputedStyle(el).overflowX);
+    const trouble = [];
+    for (const table of document.querySelectorAll('table')) {
+      if (table.getClientRects().length === 0) continue;
+      const name = table.closest('[id]')?.id ?? table.className;
+      const add = (problem) => trouble.push({ table: name, problem });
+      // The table's own box: its parent (the `.table-scroll` wrapper).
+      const own = table.parentElement;
+      if (own.scrollWidth > own.clientWidth + 1) {
+        if (!scrolls(own)) {
+          add(`${own.scrollWidth} px wide in a box of ${own.clientWidth} px that does not scroll sideways`);
+        } else if (own.tabIndex < 0 || !own.getAttribute('aria-label') || own.getAttribute('role') !== 'region') {
+          add('its scrolling box is not a focusable, labelled region');
+        }
+      }
+      const box = own.getBoundingClientRect();
+      if (box.right > screen + 1) add(`its box ends at ${Math.round(box.right)} px, past the screen (${screen} px)`);
+      for (let outer = own.parentElement; outer && outer !== document.body; outer = outer.parentElement) {
+        const edge = outer.getBoundingClientRect().right;
+        if (clips(outer) && box.right > edge + 1) add(`its box is clipped by ${outer.tagName.toLowerCase()}.${outer.className}`);
+      }
+      for (const cell of table.querySelectorAll('th, td')) {
+        if (cell.getClientRects().length === 0) continue;
+        const text = cell.innerText.trim().slice(0, 60);
+        if (cell.scrollWidth > cell.clientWidth + 1) {
+          add(`"${text}" runs ${cell.scrollWidth - cell.clientWidth} px out of its cell`);
+        }
+        const right = cell.getBoundingClientRect().right;
+        if (!scrolls(own) && right > Math.min(screen, box.right) + 1) {
+          add(`"${text}" ends at ${Math.round(right)} px, past its box (${Math.round(box.right)} px), with no scrolling`);
+        }
+      }
+    }
+    return trouble;
   });
 }

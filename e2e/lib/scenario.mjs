@@ -102,3 +102,19 @@ export function sharedPrefillScenario() {
     readFileSync(path.join(here, '..', '..', 'engine', 'tests', 'data', 'levers.json'), 'utf8'),
   );
 }
+
+/** The 70B link, its configured fleet one replica short (a "not met" row),
+ * with long names: the scenario's, a class's and the configurations'. */
+export function longNames70b() {
+  const s = chat70bScenario();
+  s.name = 'Llama-3.1-70B-Instruct-FP8_chat-assistant-beside-the-nightly-batch_H100-SXM-x4-against-H200-SXM-x2_2025-09';
+  const chat = 'chat_assistant_interactive_premium_tier_eu_west_customer_facing_v2';
+  s.classes[0].name = chat;
+  for (const target of s.plan.targets) {
+    if (target.class === 'chat') target.class = chat;
+  }
+  s.plan.candidates[0].name = 'H100-SXM5-80GB-x4-reserved-eu-west-1-2025Q3_three_year_commitment_with_support';
+  s.plan.candidates[1].name = 'H200-SXM-141GB-x2-on-demand-us-east-1-2025Q3';
+  s.cluster.replicas = 1;
+  return s;
+}

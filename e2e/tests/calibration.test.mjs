@@ -152,3 +152,102 @@ test('bad benchmark input names its row or key, and a running fit can be cancell
   assert.equal(await running.count(), 0);
   assert.deepEqual(errors, []);
 });
+
+/** The bottom of the sticky toolbar, and an element's top and bottom, on
+ * the screen [px]. */
+const belowToolbar = (locator) =>
+  locator.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    return {
+      toolbar: document.querySelector('.toolbar').getBoundingClientRect().bottom,
+      top: box.top,
+      bottom: box.bottom,
+      screen: window.innerHeight,
+    };
+  });
+
+for (const width of [1280, 390]) {
+  // Issue 40: scrolled to, the fit's summary sat under the sticky toolbar
+  // (the suite scrolled back by the toolbar's height to see it), and the
+  // record of an applied fit stayed out of sight.
+  test(`the fit's summary and the record of an applied fit are scrolled to below the sticky toolbar (${width} px)`, async () => {
+    const { page, errors } = await site.openPage(linkQuery(quickScenario()), { viewport: { width, height: 900 } });
+    await waitForResults(page);
+    const box = await openFitArea(page);
+    await box.fill(POINTS);
+    await page.getByRole('button', { name: 'Fit', exact: true }).click();
+    const summary = fitArea(page).getByText(/^Fitted \d of 8 parameters/);
+    await waitFor(page, 'the fit', () => summary.isVisible());
+    // Shown, it is on the screen below the toolbar.
+    let at = await waitFor(page, 'the summary in view', async () => {
+      const b = await belowToolbar(summary);
+      return b.top >= b.toolbar - 1 && b.bottom <= b.screen && b;
+    });
+    // A jump to it (as a link or a screen reader's "scroll to") too.
+    await summary.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    at = await belowToolbar(summary);
+    assert.ok(at.top >= at.toolbar - 1, `the summary's top at ${at.top} px, the toolbar's bottom at ${at.toolbar} px`);
+    await screenshot(page, `calibration-summary-below-toolbar-${width}`, { fullPage: false });
+    await fitArea(page).getByRole('button', { name: 'Apply' }).click();
+    const record = fitArea(page).getByText(/^This model was fitted to 6 benchmark points/);
+    await waitFor(page, 'the record of the fit', () => record.isVisible());
+    at = await waitFor(page, 'the record in view', async () => {
+      const b = await belowToolbar(record);
+      return b.top >= b.toolbar - 1 && b.bottom <= b.screen && b;
+    }, { limitMs: 5000 }).catch(() => belowToolbar(record));
+    assert.ok(
+      at.top >= at.toolbar - 1 && at.bottom <= at.screen,
+      `the record from ${at.top} to ${at.bottom} px, the toolbar's bottom at ${at.toolbar} px, the screen ${at.screen} px`,
+    );
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+}
+
+// Issue 40: a fit of benchmark points (seconds to a minute) showed no
+// progress, only that it ran. It shows a progress bar with the replays
+// made of the most it may make, beside Cancel.
+test('a running fit shows its progress, replays made of the most, and keeps Cancel', async () => {
+  const { page, errors } = await site.openPage(linkQuery(quickScenario()));
+  await waitForResults(page);
+  const box = await openFitArea(page);
+  await box.fill(POINTS.replace('concurrency,1,8,512,128,', 'concurrency,128,4000,512,1024,'));
+  await page.getByRole('button', { name: 'Fit', exact: true }).click();
+  const running = fitArea(page).getByRole('status');
+  await running.waitFor();
+  const bar = fitArea(page).getByRole('progressbar', { name: 'Fit progress' });
+  assert.equal(await bar.count(), 1, 'a progress bar from the start');
+  // The progress once a replay is done, with Cancel beside it, or the
+  // fit's end without any (read in one go: the fit may end at any time).
+  const seen = await waitFor(page, 'the fit\'s progress or its end', () =>
+    page.evaluate(() => {
+      const area = document.querySelector('.fit-area');
+      if (!area.querySelector('[role="status"]')) return { ended: true };
+      const bar = area.querySelector('progress[aria-label="Fit progress"]');
+      const told = bar?.getAttribute('aria-valuetext') ?? '';
+      if (!/^\d+ of at most \d+ replays of the points$/.test(told)) return null;
+      return {
+        told,
+        value: Number(bar.getAttribute('value')),
+        words: area.querySelector('.fit-progress').innerText,
+        cancel: Array.from(area.querySelectorAll('button')).some((b) => b.innerText.trim() === 'Cancel fit'),
+      };
+    }),
+  );
+  assert.ok(!seen.ended, 'the fit showed its progress before it ended');
+  assert.ok(seen.value > 0 && seen.value <= 1, JSON.stringify(seen));
+  assert.match(seen.words, /\d+ of at most 80 replays of the points/);
+  assert.ok(seen.cancel, 'Cancel beside the progress');
+  await screenshot(page, 'calibration-fit-progress', { fullPage: false });
+  // Cancel stops it, unless it has just ended (a fit of a few seconds).
+  const cancel = fitArea(page).getByRole('button', { name: 'Cancel fit' });
+  if ((await running.count()) > 0) await cancel.click({ timeout: 5000 }).catch(() => {});
+  const after = await waitFor(page, 'the fit cancelled or done', async () => {
+    const text = await fitArea(page).innerText();
+    return (/Cancelled: the fit was stopped/.test(text) || /Fitted \d of 8 parameters/.test(text)) && text;
+  });
+  assert.ok(after, 'cancelled or done');
+  assert.equal(await bar.count(), 0, 'no progress once it stops');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

@@ -162,3 +162,41 @@ test('an unattainable target is explained once, no failing fleet is priced, and 
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+/** The font size [px] of an element, and the page's normal size. */
+const sizes = (locator) =>
+  locator.evaluate((el) => ({
+    size: parseFloat(getComputedStyle(el).fontSize),
+    normal: parseFloat(getComputedStyle(document.body).fontSize),
+    weight: Number(getComputedStyle(el).fontWeight),
+  }));
+
+// Issue 40: a failed plan and a plan with no fleet were written in the
+// verdict's large fleet type, as if the message were a fleet. They read as
+// a message, at the size of its reason, and say why.
+test('a failed plan and a plan with no fleet read as a message with its reason, not as a fleet', async () => {
+  const closed = quickScenario();
+  closed.classes[0].load = { kind: 'closed_loop', clients: 4, requests: 120 };
+  delete closed.classes[0].time_of_day;
+  closed.classes[0].batch_size = { kind: 'constant', value: 1 };
+  const { page, errors } = await site.openPage(linkQuery(closed));
+  const plan = verdict(page).locator('#verdict-plan');
+  await waitFor(page, 'the plan\'s refusal', async () => /^The plan failed/.test(await plan.innerText()));
+  assert.equal(await plan.locator('.verdict-fleet').count(), 0, 'no fleet line');
+  const failure = plan.locator('.verdict-failure');
+  assert.match(await failure.innerText(), /^The plan failed: planning refuses classes that are not open streams/);
+  const failed = await sizes(failure);
+  assert.ok(failed.size <= failed.normal, `the failure at ${failed.size} px, the page's text at ${failed.normal} px`);
+  await screenshot(page, 'verdict-plan-failed', { fullPage: false });
+  // No fleet meets the targets: said at the size of its reason, which follows.
+  await page.goto(new URL(linkQuery(unattainableScenario()), page.url()).href);
+  await waitForDone(page);
+  const none = plan.locator('.verdict-fleet');
+  assert.equal(await none.innerText(), 'No fleet meets the targets');
+  const line = await sizes(none);
+  assert.ok(line.size <= line.normal, `"No fleet meets the targets" at ${line.size} px, the page's text at ${line.normal} px`);
+  assert.match(await plan.locator('.verdict-detail').innerText(), /^No fleet can meet api: p99 sojourn <= 5 s: /);
+  await screenshot(page, 'verdict-no-fleet', { fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

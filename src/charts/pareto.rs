@@ -257,11 +257,9 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
         .draw()
         .map_err(draw_error)?;
     draw_bound(&mut chart, theme, x_end)?;
+    let steps = staircase(input, range, x_end);
     chart
-        .draw_series(LineSeries::new(
-            staircase(input, range, x_end),
-            theme.base.stroke_width(2),
-        ))
+        .draw_series(LineSeries::new(steps.clone(), theme.base.stroke_width(2)))
         .map_err(draw_error)?;
     let chosen = input
         .chosen
@@ -269,8 +267,14 @@ fn draw(input: &ParetoInput, theme: &Theme, width: u32, root: &Area) -> DrawResu
         .filter(|p| p.cost.is_finite() && !p.ratio.is_nan())
         .map(|p| (p, placed(p, range)));
     if let Some((point, at)) = chosen {
-        // Under the dots, so it hides none.
-        name_chosen(&mut chart, point, at, theme, font)?;
+        // Under the dots, so it hides none, and clear of the lines and dots
+        // where the plot leaves room.
+        let dots: Vec<(f64, f64)> = drawable(input).map(|p| placed(p, range)).collect();
+        let drawn = Drawn {
+            lines: [vec![(0.0, 1.0), (x_end, 1.0)], steps],
+            dots,
+        };
+        name_chosen(&mut chart, point, at, &drawn, theme, font)?;
     }
     for verdict in [Verdict::NotMet, Verdict::Uncertain, Verdict::Met] {
         let (color, _) = verdict_style(verdict, theme);
@@ -332,13 +336,83 @@ fn draw_bound(chart: &mut ParetoChart, theme: &Theme, x_end: f64) -> DrawResult<
     Ok(())
 }
 
-/// The chosen fleet's name above it, in two lines (the configuration, then
-/// the fleet) on the chart's background: to its right, or as far right as
-/// the plot leaves room for.
+/// What the chosen fleet's name must not cover, in the chart's values:
+/// the lines (the target's bound at 1x and the frontier's staircase, each
+/// a polyline) and every fleet's dot.
+struct Drawn {
+    lines: [Vec<(f64, f64)>; 2],
+    dots: Vec<(f64, f64)>,
+}
+
+/// A box on the chart \[px\]: left, top, right, bottom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PixelBox([f64; 4]);
+
+impl PixelBox {
+    /// The box around `(x0, y0)` to `(x1, y1)`, `pad` px wider every way.
+    fn around((x0, y0): (f64, f64), (x1, y1): (f64, f64), pad: f64) -> PixelBox {
+        PixelBox([
+            x0.min(x1) - pad,
+            y0.min(y1) - pad,
+            x0.max(x1) + pad,
+            y0.max(y1) + pad,
+        ])
+    }
+
+    fn overlaps(&self, other: &PixelBox) -> bool {
+        let ([l0, t0, r0, b0], [l1, t1, r1, b1]) = (self.0, other.0);
+        l0 < r1 && l1 < r0 && t0 < b1 && t1 < b0
+    }
+}
+
+/// Where the chosen fleet's label goes: its box's top-left corner \[px\],
+/// relative to the point at `(x, y)`, for a label `width` by `height`
+/// inside `plot`: the first place beside the point (above right, below
+/// right, above left, below left, then further above or below) that covers
+/// none of `obstacles`, or failing that the one that covers fewest.
+fn label_place(
+    (x, y): (f64, f64),
+    (width, height): (f64, f64),
+    plot: &PixelBox,
+    obstacles: &[PixelBox],
+) -> (f64, f64) {
+    let [plot_left, plot_top, plot_right, plot_bottom] = plot.0;
+    let gap = 14.0;
+    let mut places = Vec::new();
+    for lift in [0.0, 1.0, 2.0, 3.0] {
+        let above = y - gap - height - lift * height;
+        let below = y + gap + lift * height;
+        for top in [above, below] {
+            for left in [x + gap, x - gap - width] {
+                places.push((left, top));
+            }
+        }
+    }
+    let scored = places.into_iter().filter_map(|(left, top)| {
+        // Kept inside the plot sideways; a place past its top or bottom is
+        // no place.
+        let left = left.min(plot_right - width).max(plot_left);
+        if top < plot_top || top + height > plot_bottom {
+            return None;
+        }
+        let label = PixelBox([left, top, left + width, top + height]);
+        let covered = obstacles.iter().filter(|o| label.overlaps(o)).count();
+        Some((covered, (left, top)))
+    });
+    // The first of the fewest covered (`min_by_key` keeps the first).
+    scored
+        .min_by_key(|(covered, _)| *covered)
+        .map_or((x + gap, y - gap - height), |(_, place)| place)
+}
+
+/// The chosen fleet's name beside it, in two lines (the configuration, then
+/// the fleet) on the chart's background, clear of the lines and dots
+/// (`label_place`).
 fn name_chosen(
     chart: &mut ParetoChart,
     point: &ParetoPoint,
     at: (f64, f64),
+    drawn: &Drawn,
     theme: &Theme,
     font: f64,
 ) -> DrawResult<()> {
@@ -348,13 +422,39 @@ fn name_chosen(
         .unwrap_or((point.label.as_str(), ""));
     let first = format!("chosen: {configuration}");
     let widest = text_px(&first, font).max(text_px(fleet, font));
-    let x_px = f64::from(chart.backend_coord(&at).0);
-    let plot = chart.plotting_area().get_pixel_range().0;
-    let left = (x_px + 12.0)
-        .min(f64::from(plot.end) - widest)
-        .max(f64::from(plot.start));
-    let dx = (left - x_px) as i32;
-    let line = (font * 1.25) as i32;
+    let pixel = |value: &(f64, f64)| {
+        let (x, y) = chart.backend_coord(value);
+        (f64::from(x), f64::from(y))
+    };
+    let mut obstacles = Vec::new();
+    for line in &drawn.lines {
+        let corners: Vec<(f64, f64)> = line.iter().map(pixel).collect();
+        obstacles.extend(
+            corners
+                .windows(2)
+                .map(|pair| PixelBox::around(pair[0], pair[1], 3.0)),
+        );
+    }
+    obstacles.extend(drawn.dots.iter().map(|dot| {
+        let centre = pixel(dot);
+        PixelBox::around(centre, centre, 7.0)
+    }));
+    // The ring around the chosen fleet.
+    let centre = pixel(&at);
+    obstacles.push(PixelBox::around(centre, centre, 12.0));
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let plot = PixelBox([
+        f64::from(xs.start),
+        f64::from(ys.start),
+        f64::from(xs.end),
+        f64::from(ys.end),
+    ]);
+    let line = (font * 1.25).round();
+    let (left, top) = label_place(centre, (widest + 6.0, 2.0 * line), &plot, &obstacles);
+    // Offsets from the point, where the label's elements are drawn.
+    let dx = (left - centre.0 + 3.0) as i32;
+    let top = (top - centre.1) as i32;
+    let line = line as i32;
     let style = ("sans-serif", font)
         .into_font()
         .style(FontStyle::Bold)
@@ -364,15 +464,38 @@ fn name_chosen(
         .draw_series(std::iter::once(
             EmptyElement::at(at)
                 + Rectangle::new(
-                    [
-                        (dx - 3, -16 - line - line / 2),
-                        (dx + widest as i32 + 3, -16 + line / 2),
-                    ],
+                    [(dx - 3, top), (dx + widest as i32 + 3, top + 2 * line)],
                     theme.background.mix(0.85).filled(),
                 )
-                + Text::new(first, (dx, -16 - line), style.clone())
-                + Text::new(fleet.to_string(), (dx, -16), style),
+                + Text::new(first, (dx, top + line / 2), style.clone())
+                + Text::new(fleet.to_string(), (dx, top + line + line / 2), style),
         ))
         .map_err(draw_error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Issue 40: the chosen fleet's name sat on the 1x line. Where the place
+    // above it would cover a line, the name goes below.
+    #[test]
+    fn the_chosen_name_moves_off_a_line_it_would_cover() {
+        let plot = PixelBox([0.0, 0.0, 600.0, 300.0]);
+        let bound = PixelBox::around((0.0, 120.0), (600.0, 120.0), 3.0);
+        let (left, top) = label_place((300.0, 150.0), (120.0, 30.0), &plot, &[bound]);
+        assert!(!PixelBox([left, top, left + 120.0, top + 30.0]).overlaps(&bound));
+        assert_eq!((left, top), (314.0, 164.0), "below and to the right");
+        // With nothing in the way it stays above and to the right, inside
+        // the plot.
+        assert_eq!(
+            label_place((300.0, 150.0), (120.0, 30.0), &plot, &[]),
+            (314.0, 106.0)
+        );
+        assert_eq!(
+            label_place((590.0, 150.0), (120.0, 30.0), &plot, &[]),
+            (480.0, 106.0)
+        );
+    }
 }

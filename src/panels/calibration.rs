@@ -150,6 +150,9 @@ struct FitWorker {
     current: StoredValue<u64>,
     /// The points being fitted, while a fit runs.
     running: RwSignal<Option<usize>>,
+    /// How far the running fit has got: its fraction of the most replays
+    /// it may make, and that in words (none before the first replay).
+    progress: RwSignal<Option<(f64, String)>>,
     outcome: RwSignal<Option<Result<Prepared, String>>>,
 }
 
@@ -159,6 +162,7 @@ impl FitWorker {
             pool: StoredValue::new_local(None),
             current: StoredValue::new(0),
             running: RwSignal::new(None),
+            progress: RwSignal::new(None),
             outcome,
         };
         on_cleanup(move || {
@@ -183,6 +187,7 @@ impl FitWorker {
         let id = self.current.get_value() + 1;
         self.current.set_value(id);
         self.running.set(Some(points));
+        self.progress.set(None);
         pool.post(
             0,
             &JobRequest::Fit {
@@ -218,6 +223,14 @@ impl FitWorker {
     fn on_message(self, message: WorkerMessage) {
         let current = self.current.get_value();
         match message {
+            WorkerMessage::Progress {
+                id,
+                fraction,
+                label,
+                ..
+            } if id == current && self.running.get_untracked().is_some() => {
+                self.progress.set(Some((fraction, label)));
+            }
             WorkerMessage::Fitted { id, result } if id == current => {
                 self.running.set(None);
                 self.outcome.set(Some(Ok(Prepared::Fit(result))));
@@ -275,13 +288,32 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
             }
         });
     };
+    let applied = RwSignal::new(false);
     let apply = move |_| {
         if let Some(Ok(prepared)) = outcome.get_untracked() {
             state.params.update(|p| prepared.apply(p));
             outcome.set(None);
+            applied.set(true);
         }
     };
     let record = Memo::new(move |_| state.params.with(fit_record));
+    // A fit's summary, once shown, and the record of a fit just applied are
+    // scrolled to (below the sticky toolbar: `scroll-padding-top`).
+    let summary_line = NodeRef::<leptos::html::P>::new();
+    let record_line = NodeRef::<leptos::html::P>::new();
+    Effect::new(move || {
+        if let Some(line) = summary_line.get() {
+            line.scroll_into_view();
+        }
+    });
+    Effect::new(move || {
+        if let Some(line) = record_line.get()
+            && applied.get_untracked()
+        {
+            applied.set(false);
+            line.scroll_into_view();
+        }
+    });
     view! {
         <div class="fit-area">
             <h3>"Fit to my measurements"</h3>
@@ -290,7 +322,9 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
                     .get()
                     .map(|(line, points)| {
                         view! {
-                            <p class="panel-note">{line}</p>
+                            <p class="panel-note fit-record" node_ref=record_line>
+                                {line}
+                            </p>
                             <TableView table=points_table(&points) />
                         }
                     })
@@ -333,6 +367,7 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
                                     if points == 1 { "" } else { "s" },
                                 )}
                             </p>
+                            <FitProgress progress=worker.progress />
                             <button
                                 type="button"
                                 class="secondary"
@@ -355,7 +390,9 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
                 }
                 Some(Ok(prepared)) => {
                     view! {
-                        <p>{prepared.summary()}</p>
+                        <p class="fit-summary" node_ref=summary_line>
+                            {prepared.summary()}
+                        </p>
                         {prepared
                             .tables()
                             .into_iter()
@@ -368,6 +405,32 @@ pub fn FitMeasurements(state: AppState) -> impl IntoView {
                         .into_any()
                 }
             }}
+        </div>
+    }
+}
+
+/// A running fit's progress bar (indeterminate until the first replay is
+/// done) and the replays made, in words.
+#[component]
+fn FitProgress(progress: RwSignal<Option<(f64, String)>>) -> impl IntoView {
+    let fraction = move || progress.with(|p| p.as_ref().map(|(fraction, _)| *fraction));
+    let words = move || {
+        progress.with(|p| {
+            p.as_ref().map_or_else(
+                || "Starting the first replay".to_string(),
+                |(_, label)| label.clone(),
+            )
+        })
+    };
+    view! {
+        <div class="fit-progress">
+            <progress
+                max="1"
+                value=fraction
+                aria-label="Fit progress"
+                aria-valuetext=words
+            ></progress>
+            <span class="fit-progress-words">{words}</span>
         </div>
     }
 }

@@ -49,12 +49,13 @@ use serde::{Deserialize, Serialize};
 use super::fit_budget::{
     MAX_FIT_WORK, MAX_STEP_FIT_WORK, STEP_EVALUATION_OVERHEAD, check_requests, over_work, places,
 };
+use super::fit_knobs::{KNOBS, Knob};
 use super::least_squares::{identifiable, normal_equations, solve_unheld, sum_of_squares};
 use super::measurements::{BenchmarkPoint, MeasuredStep, Measurements, Place};
 use super::{ReplayError, replay_within};
 use crate::error::Checker;
 use crate::model::scenario::Scenario;
-use crate::model::step_time::{Efficiencies, Family, StepTimeModel};
+use crate::model::step_time::{Family, StepTimeModel};
 use crate::params::step_time::{FitRecord, FittedPoint};
 use crate::params::{OperationsParams, ScenarioParams, StepTimeParams};
 use crate::sim::RunError;
@@ -110,9 +111,23 @@ impl FitResult {
 /// Fits the per-operation model of `params` to `measurements` (benchmark
 /// points within [`BENCHMARK_EVALUATIONS`]); a table is not fitted.
 pub fn fit(params: &ScenarioParams, measurements: &Measurements) -> Result<FitResult, String> {
+    fit_with_progress(params, measurements, &mut |_, _| {})
+}
+
+/// [`fit`], telling `progress` after each replay of the set of benchmark
+/// points how many replays it has made and the most it may make (`(done,
+/// most)`; a fit that converges stops before `most`). A step-time fit, a
+/// matter of milliseconds, tells nothing.
+pub fn fit_with_progress(
+    params: &ScenarioParams,
+    measurements: &Measurements,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<FitResult, String> {
     match measurements {
         Measurements::StepTimes(steps) => fit_step_times(params, steps),
-        Measurements::Benchmarks(points) => fit_benchmarks(params, points, BENCHMARK_EVALUATIONS),
+        Measurements::Benchmarks(points) => {
+            fit_benchmarks(params, points, BENCHMARK_EVALUATIONS, progress)
+        }
         Measurements::Table(_) => Err(
             "a measured table is the step-time model itself: use it as it is, there is nothing to fit"
                 .into(),
@@ -168,11 +183,12 @@ fn step_time_search(rows: usize) -> Search {
 /// `max_evaluations` replays of the whole set; refused before the first if
 /// they could simulate more than [`MAX_FIT_REQUESTS`](super::MAX_FIT_REQUESTS) requests, and as they
 /// run if one replay of the set takes more than its share of
-/// [`MAX_FIT_WORK`].
+/// [`MAX_FIT_WORK`]; `progress` as [`fit_with_progress`]'s.
 pub fn fit_benchmarks(
     params: &ScenarioParams,
     points: &[BenchmarkPoint],
     max_evaluations: u32,
+    progress: &mut dyn FnMut(u32, u32),
 ) -> Result<FitResult, String> {
     let places = places(points);
     let search = benchmark_search(max_evaluations);
@@ -180,6 +196,7 @@ pub fn fit_benchmarks(
     check_requests(points, &places, most)?;
     let per_set = MAX_FIT_WORK / u64::from(most);
     let scenarios: Vec<ScenarioParams> = points.iter().map(|p| p.scenario(params)).collect();
+    let mut replays = 0;
     let mut predict = |operations: &OperationsParams| {
         let mut predicted = Vec::new();
         let mut work = 0;
@@ -196,6 +213,8 @@ pub fn fit_benchmarks(
             work += run.work;
             predicted.extend(point.figures().iter().map(|(figure, _)| figure.of(&run)));
         }
+        replays += 1;
+        progress(replays, most);
         Ok(predicted)
     };
     let measured = points
@@ -267,79 +286,6 @@ impl Search {
             .max(1 + per_parameter * KNOBS.len() as u32)
     }
 }
-
-/// One parameter of the per-operation model, as the fit sees it.
-struct Knob {
-    field: &'static str,
-    /// An efficiency in (0, 1] (else seconds).
-    fraction: bool,
-    default: fn(&Efficiencies) -> f64,
-    slot: fn(&mut OperationsParams) -> &mut Option<f64>,
-}
-
-impl Knob {
-    /// Bounds of the log-parameter.
-    fn bounds(&self) -> (f64, f64) {
-        if self.fraction {
-            (libm::log(1e-3), 0.0)
-        } else {
-            (libm::log(1e-9), 0.0)
-        }
-    }
-}
-
-/// The parameters, in the order the fit keeps them when two explain the
-/// same variation (the first kept).
-const KNOBS: [Knob; 8] = [
-    Knob {
-        field: "gemm_efficiency",
-        fraction: true,
-        default: |e| e.gemm,
-        slot: |o| &mut o.gemm_efficiency,
-    },
-    Knob {
-        field: "weight_bandwidth_efficiency",
-        fraction: true,
-        default: |e| e.weights,
-        slot: |o| &mut o.weight_bandwidth_efficiency,
-    },
-    Knob {
-        field: "attention_efficiency",
-        fraction: true,
-        default: |e| e.attention,
-        slot: |o| &mut o.attention_efficiency,
-    },
-    Knob {
-        field: "kv_bandwidth_efficiency",
-        fraction: true,
-        default: |e| e.kv,
-        slot: |o| &mut o.kv_bandwidth_efficiency,
-    },
-    Knob {
-        field: "per_sequence_s",
-        fraction: false,
-        default: |e| e.per_sequence_s,
-        slot: |o| &mut o.per_sequence_s,
-    },
-    Knob {
-        field: "overhead_s",
-        fraction: false,
-        default: |e| e.overhead_s,
-        slot: |o| &mut o.overhead_s,
-    },
-    Knob {
-        field: "interconnect_efficiency",
-        fraction: true,
-        default: |e| e.interconnect,
-        slot: |o| &mut o.interconnect_efficiency,
-    },
-    Knob {
-        field: "allreduce_latency_s",
-        fraction: false,
-        default: |e| e.allreduce_latency_s,
-        slot: |o| &mut o.allreduce_latency_s,
-    },
-];
 
 /// A sum of squared log errors this small is an exact fit.
 const EXACT: f64 = 1e-28;

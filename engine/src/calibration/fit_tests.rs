@@ -283,7 +283,7 @@ fn benchmark_points_are_fitted_within_the_budget() {
             (run.output_tokens_per_s, run.mean_itl_ms, run.mean_ttft_ms)
         })
         .collect();
-    let result = fit_benchmarks(&start, &points(&figures), 60).expect("fit");
+    let result = fit_benchmarks(&start, &points(&figures), 60, &mut |_, _| {}).expect("fit");
     assert!(result.evaluations <= 60, "{}", result.evaluations);
     assert!(result.rms_log_error_before > 0.05, "{result:?}");
     for p in result.points() {
@@ -395,7 +395,7 @@ fn a_replay_of_the_points_over_its_share_of_events_is_stopped_by_row() {
         panic!("benchmark points expected");
     };
     let params = scenario(OperationsParams::default());
-    let e = fit_benchmarks(&params, &points, 20_000).expect_err("over the events");
+    let e = fit_benchmarks(&params, &points, 20_000, &mut |_, _| {}).expect_err("over the events");
     assert!(
         e.starts_with(
             "row 3: one replay of the points, up to this one, takes more than 1,000 units of work"
@@ -406,9 +406,23 @@ fn a_replay_of_the_points_over_its_share_of_events_is_stopped_by_row() {
         e.contains("its share of the 20,000,000 a fit may take over its up to 20,000 replays"),
         "{e}"
     );
-    // Within its share (the default's 250,000), the same points are fitted.
-    let result = fit_benchmarks(&params, &points, BENCHMARK_EVALUATIONS).expect("within");
+    // Within its share (the default's 250,000), the same points are fitted,
+    // telling each replay of the set as it goes (the page's progress).
+    let mut told = Vec::new();
+    let result = fit_benchmarks(
+        &params,
+        &points,
+        BENCHMARK_EVALUATIONS,
+        &mut |done, most| {
+            told.push((done, most));
+        },
+    )
+    .expect("within");
     assert!(result.evaluations <= BENCHMARK_EVALUATIONS);
+    let expected: Vec<(u32, u32)> = (1..=result.evaluations)
+        .map(|done| (done, BENCHMARK_EVALUATIONS))
+        .collect();
+    assert_eq!(told, expected);
 }
 
 // The page fits step times on its own thread: a fit of the most

@@ -34,6 +34,7 @@ mod csv;
 mod datasets;
 mod fit;
 mod fit_budget;
+mod fit_knobs;
 mod fit_tables;
 mod least_squares;
 mod measurements;
@@ -44,7 +45,7 @@ mod vllm_bench;
 pub use crate::params::step_time::{FitRecord, FittedPoint};
 pub use fit::{
     BENCHMARK_EVALUATIONS, FitResult, FittedParameter, check_benchmark_budget, fit, fit_benchmarks,
-    fit_step_times,
+    fit_step_times, fit_with_progress,
 };
 pub use fit_budget::{MAX_FIT_REQUESTS, MAX_FIT_WORK, MAX_STEP_FIT_WORK, REPLAY_OVERHEAD_REQUESTS};
 pub use fit_tables::{parameters_table, points_table};

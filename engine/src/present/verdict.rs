@@ -10,7 +10,7 @@
 use super::run_tables::{count_cell, gpu_hours_cell, percent_cell, seconds_cell, usd_cell};
 use super::summary::RunSummary;
 use super::table::{Cell, DataTable};
-use crate::format::{counted, format_usd};
+use crate::format::{counted, duration, format_usd};
 use crate::params::plan::DecisionRule;
 use crate::plan::cost::HOURS_PER_MONTH;
 use crate::plan::evaluate::{CheckMetric, Evaluation, TargetCheck, Verdict};
@@ -51,11 +51,12 @@ fn check_cells(check: Option<&TargetCheck>) -> [Cell; 2] {
         Some(s) if c.metric == CheckMetric::MissProbability => {
             format!("{} (at least {})", value.text, percent_cell(s.ci95[0]).text)
         }
+        // The bound as the target wrote it ("2 s", not "2.0 s").
         Some(s) => format!(
             "{} ({} over {})",
             value.text,
             percent_cell(s.share()).text,
-            seconds_cell(c.threshold).text
+            duration(c.threshold)
         ),
         None if bound.text == value.text => value.text.clone(),
         None => format!("{} (up to {})", value.text, bound.text),

@@ -47,6 +47,9 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
         }
         (PlanStatus::Done { plan, .. }, None) => {
             let line = plan_line(&plan);
+            // No fleet to name: the line reads as a message, at the size of
+            // its reason, not as a fleet.
+            let no_fleet = plan.recommendation.is_none();
             // It takes the place the provisional plan's note had, so the
             // verdict keeps its height when the plan completes.
             let binding = plan.binding_sentence().map(|sentence| {
@@ -59,7 +62,9 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
             });
             view! {
                 <div class="verdict-plan" class:warn=!line.met id="verdict-plan">
-                    <p class="verdict-fleet">{line.fleet}</p>
+                    <p class="verdict-fleet" class:no-fleet=no_fleet>
+                        {line.fleet}
+                    </p>
                     <p class="verdict-detail">{line.detail}</p>
                     {binding}
                     <super::diagnosis::BindingDiagnosis plan=(*plan).clone() />
@@ -67,9 +72,13 @@ pub(super) fn Verdict(state: AppState) -> impl IntoView {
             }
             .into_any()
         }
+        // A failure is a message with its reason, not a fleet.
         (PlanStatus::Failed(message), None) => view! {
             <div class="verdict-plan warn" id="verdict-plan">
-                <p class="verdict-fleet">{format!("The plan failed: {message}")}</p>
+                <p class="verdict-failure">
+                    <strong>"The plan failed: "</strong>
+                    {message}
+                </p>
             </div>
         }
         .into_any(),
