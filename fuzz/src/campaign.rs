@@ -5,20 +5,18 @@
 //! input it was running is made again from the seed and kept as a finding,
 //! so the campaign never stalls and never loses an input.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::alloc;
 use crate::cpu;
 use crate::exec;
+use crate::findings::{Findings, Reproducer};
 use crate::input::{Input, Kind};
 use crate::make;
 use crate::outcome::{Finding, Limits, Outcome, Stage, What};
@@ -40,133 +38,6 @@ pub struct Options {
     pub hang_s: f64,
     /// A worker whose heap passes this ends \[bytes\].
     pub kill_bytes: u64,
-}
-
-/// A reproducer: the input exactly, where it came from and what happened.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Reproducer {
-    pub seed: u64,
-    pub index: u64,
-    pub findings: Vec<Finding>,
-    pub seconds: f64,
-    pub peak_bytes: u64,
-    pub input: Input,
-}
-
-/// Findings grouped: one group per (what, kind, step, detail with its
-/// numbers blanked), with a few reproducers each.
-#[derive(Default)]
-struct Findings {
-    groups: BTreeMap<String, Group>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-struct Group {
-    what: What,
-    kind: Kind,
-    step: String,
-    detail: String,
-    count: u64,
-    files: Vec<String>,
-    /// Every input of the group (`--show --index` makes any of them).
-    indices: Vec<u64>,
-}
-
-/// The first reproducers of a group kept \[files\].
-const KEPT_PER_GROUP: usize = 3;
-
-/// A detail with its numbers blanked, so that the same defect at other
-/// values groups together.
-fn blanked(detail: &str) -> String {
-    let mut out = String::new();
-    let mut in_number = false;
-    for c in detail.chars() {
-        if c.is_ascii_digit() || (in_number && (c == '.' || c == 'e' || c == '-')) {
-            if !in_number {
-                out.push('#');
-            }
-            in_number = true;
-        } else {
-            in_number = false;
-            out.push(c);
-        }
-    }
-    out.chars().take(160).collect()
-}
-
-impl Findings {
-    fn add(&mut self, dir: &Path, seed: u64, outcome: &Outcome, input: &Input) {
-        let mut written: Option<String> = None;
-        for f in &outcome.findings {
-            let key = format!(
-                "{:?}/{}/{}/{}",
-                f.what,
-                input.kind,
-                f.step,
-                blanked(&f.detail)
-            );
-            let group = self.groups.entry(key).or_insert_with(|| Group {
-                what: f.what,
-                kind: input.kind,
-                step: f.step.clone(),
-                detail: f.detail.clone(),
-                count: 0,
-                files: Vec::new(),
-                indices: Vec::new(),
-            });
-            group.count += 1;
-            group.indices.push(outcome.index);
-            if group.files.len() < KEPT_PER_GROUP {
-                let file = match &written {
-                    Some(file) => file.clone(),
-                    None => {
-                        let name = format!(
-                            "{}-{}-s{seed}-i{}.json",
-                            f.what.label().replace(' ', "-"),
-                            input.kind,
-                            outcome.index
-                        );
-                        let reproducer = Reproducer {
-                            seed,
-                            index: outcome.index,
-                            findings: outcome.findings.clone(),
-                            seconds: outcome.seconds,
-                            peak_bytes: outcome.peak_bytes,
-                            input: input.clone(),
-                        };
-                        let path = dir.join(&name);
-                        let text = serde_json::to_string_pretty(&reproducer).unwrap_or_default();
-                        if let Err(e) = fs::write(&path, text) {
-                            eprintln!("cannot write {}: {e}", path.display());
-                        }
-                        written = Some(path.display().to_string());
-                        path.display().to_string()
-                    }
-                };
-                group.files.push(file);
-            }
-        }
-    }
-
-    fn total(&self) -> u64 {
-        self.groups.values().map(|g| g.count).sum()
-    }
-
-    fn words(&self) -> String {
-        let mut out = String::new();
-        for g in self.groups.values() {
-            out += &format!(
-                "- {} x{} [{}] in {}: {}\n  {}\n",
-                g.what.label(),
-                g.count,
-                g.kind,
-                g.step,
-                g.detail,
-                g.files.join("\n  ")
-            );
-        }
-        out
-    }
 }
 
 /// One worker process and the input it is on.
@@ -467,16 +338,12 @@ pub fn run(options: &Options) -> Result<i32, String> {
         load_before,
         load_average(),
         findings.total(),
-        findings.groups.len(),
+        findings.groups(),
         findings.words()
     );
     println!("{report}");
     let _ = fs::write(options.out.join("summary.md"), &report);
-    let groups: Vec<&Group> = findings.groups.values().collect();
-    let _ = fs::write(
-        options.out.join("findings.json"),
-        serde_json::to_string_pretty(&groups).unwrap_or_default(),
-    );
+    let _ = fs::write(options.out.join("findings.json"), findings.json());
     Ok(if findings.total() == 0 { 0 } else { 1 })
 }
 

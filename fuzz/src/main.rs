@@ -34,6 +34,7 @@ mod campaign;
 mod corpus;
 mod cpu;
 mod exec;
+mod findings;
 mod input;
 mod make;
 mod outcome;

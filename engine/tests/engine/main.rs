@@ -7,11 +7,13 @@
 // allow-*-in-tests do not reach) state what they expect with unwrap and expect.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod analytic;
 mod batches;
 mod budgets;
 mod calibration;
 mod closed_forms;
 mod configured;
+mod files;
 mod generator;
 mod invariants;
 mod levers;

@@ -1,5 +1,6 @@
 //! The capacity planner: search, costs, sensitivity, confidence intervals,
-//! the analytic estimate, bad input and file compatibility.
+//! bad input, progress and sessions (the analytic estimate is in
+//! `analytic.rs`, files across versions in `files.rs`).
 //!
 //! Scenarios here are small (minutes of simulated time, thousands of
 //! requests) so that whole plans run in a second or two; every statistical
@@ -7,22 +8,11 @@
 
 use sojourn_engine::{
     CandidateParams, CheckMetric, ClassParams, DistParams, Multipliers, PlanError, PlanOptions,
-    PlanResult, PlanSession, PlanStep, QueueModel, RunOptions, Scenario, ScenarioParams,
-    SearchResult, SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
+    PlanResult, PlanSession, PlanStep, RunOptions, Scenario, ScenarioParams, SearchResult,
+    SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
 };
 
-use crate::support::{classical_queue, geometric, mean_and_se, mmc, planned_queue, search_only};
-
-/// Only the capacity search (and the evaluation of the plan's fleet), on
-/// one thread (test binaries already run tests in parallel).
-/// 30 jobs/s of exactly 0.2 s each (200 one-millisecond steps) on replicas
-/// that serve one job at a time: a = 6 Erlangs, so at least 7 replicas, and
-/// more for P(S > 0.3 s) <= 5% (a wait above 0.1 s misses).
-fn servers_scenario(seed: u64) -> ScenarioParams {
-    let mut p = planned_queue(DistParams::constant(200.0), 0.3, seed);
-    p.cluster.replicas = 8;
-    p
-}
+use crate::support::{search_only, servers_scenario};
 
 fn valid(p: ScenarioParams) -> Scenario {
     Scenario::try_from(p).expect("test scenario is valid")
@@ -380,169 +370,6 @@ fn confidence_intervals_shrink_with_more_replications() {
     };
     let (three, twelve) = (interval(3), interval(12));
     assert!(twelve < three, "12 seeds: {twelve}, 3 seeds: {three}");
-}
-
-/// Runs `params` on seeds 1..=8 and returns the analytic estimate and the
-/// per-seed mean sojourn and P(miss) of class 0.
-fn analytic_and_simulated(
-    params: ScenarioParams,
-) -> (sojourn_engine::ClassEstimate, Vec<f64>, Vec<f64>) {
-    let scenario = valid(params.clone());
-    let estimate = QueueModel::new(&scenario).estimate(params.cluster.replicas);
-    assert!(estimate.stable);
-    let (mut means, mut misses) = (Vec::new(), Vec::new());
-    for seed in 1..=8u64 {
-        let s = scenario
-            .with_replicas_and_seed(params.cluster.replicas, seed * 7919)
-            .unwrap();
-        let r = simulate(&s, &RunOptions::default()).unwrap();
-        means.push(r.classes[0].sojourn.mean);
-        misses.push(r.classes[0].p_miss);
-    }
-    (estimate.classes[0].clone(), means, misses)
-}
-
-/// As in `closed_forms.rs`: the mean over 8 seeds within 4.5 standard errors
-/// (t with 7 degrees of freedom: a false alarm below 0.5%) plus an allowance
-/// for the approximation's own error, stated per regime.
-fn check_close(what: &str, analytic: f64, values: &[f64], model_error: f64) {
-    let (mean, se) = mean_and_se(values);
-    let allowed = 4.5 * se + model_error * analytic.abs();
-    eprintln!(
-        "CHECK {what}: simulated {mean:.4} se {se:.4} analytic {analytic:.4} allowed {allowed:.4}"
-    );
-    assert!(
-        (mean - analytic).abs() <= allowed,
-        "{what}: simulated {mean:.4} +/- {se:.4} but the estimate says {analytic:.4} (allowed {allowed:.4})"
-    );
-}
-
-#[test]
-fn analytic_estimate_agrees_with_simulation_for_mmc() {
-    // M/M/4 at rho = 0.75 (the engine as a classical queue): Erlang C is
-    // exact here, so the estimate's error is the 1 ms prefill step it adds
-    // and the 1 ms time grid: 2% allowed.
-    let mut p = mmc(3.0, 1000.0, 4, 0.001, 20_000.0, 1);
-    p.classes[0].deadline_s = 3.0;
-    let (estimate, means, misses) = analytic_and_simulated(p);
-    check_close("M/M/4 mean sojourn", estimate.mean_sojourn_s, &means, 0.02);
-    check_close("M/M/4 P(S > 3 s)", estimate.p_miss, &misses, 0.02);
-}
-
-#[test]
-fn analytic_estimate_agrees_with_simulation_for_batch_arrivals_on_one_server() {
-    // Prefill only: one-token outputs, one sequence at a time, every prompt
-    // in one step of 1 ms + 0.2 ms per token. Batches of geometric size
-    // (mean 2) make it M^X/G/1, whose mean wait the estimate gives exactly;
-    // 3% allowed for the lognormal moments taken from 10,000 samples.
-    let mut p = classical_queue(
-        0.35,
-        geometric(2.0),
-        DistParams::constant(1.0),
-        1,
-        0.001,
-        30_000.0,
-        1,
-    );
-    p.classes[0].input_tokens =
-        DistParams::log_normal(3000.0, 8000.0).clamped(None, Some(30_000.0));
-    p.engine.long_prefill_threshold = 0;
-    p.engine.max_num_batched_tokens = 32_768;
-    p.step_time = sojourn_engine::StepTimeParams::AlphaBeta {
-        alpha_s_per_token: 0.0002,
-        beta_s_per_step: 0.0,
-        overhead_s: 0.001,
-    };
-    p.classes[0].deadline_s = 10.0;
-    let (estimate, means, _) = analytic_and_simulated(p);
-    check_close(
-        "M^X/G/1 mean sojourn",
-        estimate.mean_sojourn_s,
-        &means,
-        0.03,
-    );
-}
-
-#[test]
-fn old_scenario_files_without_a_plan_section_still_read() {
-    // A file written before the planner existed: no plan, no step_time_scale.
-    let example = serde_json::to_value(ScenarioParams::overnight_batch()).expect("serialises");
-    let old = format!(
-        r#"{{
-        "version": 1,
-        "name": "old file",
-        "classes": [{{"name": "api", "batches_per_hour": 600, "deadline_s": 60,
-                     "input_tokens": {{"kind": "constant", "value": 500}},
-                     "output_tokens": {{"kind": "constant", "value": 100}}}}],
-        "model": {},
-        "hardware": {},
-        "cluster": {{"replicas": 3, "router": "round_robin"}},
-        "run": {{"horizon_s": 600, "warmup_s": 0, "seed": 4, "series_interval_s": 60}}
-    }}"#,
-        example["model"], example["hardware"]
-    );
-    let params: ScenarioParams = serde_json::from_str(&old).expect("an old file parses");
-    // Neutral plan values: no price, no targets (not the example's price).
-    assert_eq!(params.plan, sojourn_engine::PlanParams::default());
-    assert_eq!(params.step_time_scale, 1.0);
-    Scenario::try_from(params.clone()).expect("and is valid");
-    let json = serde_json::to_string(&params).unwrap();
-    let back: ScenarioParams = serde_json::from_str(&json).unwrap();
-    assert_eq!(
-        back, params,
-        "it round-trips with the new sections filled in"
-    );
-}
-
-#[test]
-fn example_scenarios_are_valid() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let mut files = 0;
-    for entry in std::fs::read_dir(&dir).expect("scenarios/ exists") {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let params: ScenarioParams =
-                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            Scenario::try_from(params).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            files += 1;
-        }
-    }
-    assert!(files >= 3, "found {files} example scenarios");
-}
-
-#[test]
-fn plan_results_round_trip_through_json_with_infinities() {
-    // An unattainable percentile target gives infinite values (requests
-    // that never finish count as infinitely late): they travel as "inf".
-    let mut p = servers_scenario(17);
-    p.classes[0].batches_per_hour = 60.0 * 3600.0;
-    p.plan.max_replicas = 2;
-    p.plan.targets = vec![TargetParams::SojournPercentile {
-        class: None,
-        percentile: 0.99,
-        bound_s: 0.5,
-    }];
-    let result = plan(&valid(p), &PlanOptions::default()).unwrap();
-    let at = result.configurations[0].search.at_answer.as_ref().unwrap();
-    assert!(at.checks[0].mean.is_infinite(), "{:?}", at.checks[0]);
-    let json = serde_json::to_string(&result).unwrap();
-    assert!(json.contains("\"mean\":\"inf\""), "{json}");
-    let back: PlanResult = serde_json::from_str(&json).expect("reads back");
-    assert_eq!(back, result);
-
-    // And a full plan, with curve, scenarios and sensitivity.
-    let mut p = servers_scenario(19);
-    p.plan.max_replicas = 12;
-    p.plan.replications = 2;
-    p.plan.min_replications = 2;
-    p.plan.sensitivity.inputs = vec![SensitivityInput::ArrivalRate];
-    p.plan.service_curve.load_multipliers = vec![0.5, 1.0, 2.0];
-    let result = plan(&valid(p), &PlanOptions::default()).unwrap();
-    assert!(result.service_curve.is_some() && result.sensitivity.is_some());
-    assert_eq!(result.scenarios.len(), 3);
-    let back: PlanResult = serde_json::from_str(&serde_json::to_string(&result).unwrap()).unwrap();
-    assert_eq!(back, result);
 }
 
 #[test]

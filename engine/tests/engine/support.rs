@@ -208,3 +208,12 @@ pub fn flood() -> ScenarioParams {
     }
     p
 }
+
+/// 30 jobs/s of exactly 0.2 s each (200 one-millisecond steps) on replicas
+/// that serve one job at a time: a = 6 Erlangs, so at least 7 replicas, and
+/// more for P(S > 0.3 s) <= 5% (a wait above 0.1 s misses).
+pub fn servers_scenario(seed: u64) -> ScenarioParams {
+    let mut p = planned_queue(DistParams::constant(200.0), 0.3, seed);
+    p.cluster.replicas = 8;
+    p
+}
