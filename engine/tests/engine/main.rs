@@ -12,6 +12,7 @@ mod budgets;
 mod calibration;
 mod closed_forms;
 mod configured;
+mod cuts;
 mod invariants;
 mod oracle;
 mod planner;
