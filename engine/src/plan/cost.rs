@@ -26,6 +26,7 @@ use crate::params::ScenarioParams;
 use crate::params::plan::{PricingModel, PricingParams};
 use crate::plan::evaluate::{ClassTotals, RunSummary, mean_ci};
 use crate::plan::result::CostSummary;
+use crate::plan::runner::Runner;
 use crate::report::Report;
 
 /// Hours in a month for prorating monthly costs (the cloud convention).
@@ -374,6 +375,47 @@ pub fn report_cost(report: &Report, params: &ScenarioParams) -> ReportCost {
         basis,
         fleet,
         units,
+    }
+}
+
+/// What a pass prices with: a case's cost basis and its fleets' costs.
+impl Runner<'_> {
+    /// The cost basis of `case`, its prices multiplied by `price_factor`.
+    pub fn basis_at_price(&self, case: usize, price_factor: f64) -> CostBasis {
+        let candidate = self.candidate_of(case);
+        // The candidate's own GPU price, scaled like every case's prices.
+        let pricing = PricingParams {
+            usd_per_gpu_hour: candidate.usd_per_gpu_hour,
+            ..self.base.params().plan.pricing.clone()
+        }
+        .scaled(price_factor);
+        CostBasis {
+            model: self.base.params().model.name.clone(),
+            hardware: candidate.params.hardware.name.clone(),
+            gpus_per_replica: candidate.params.replica.gpus_per_replica,
+            usd_per_gpu_hour: pricing.usd_per_gpu_hour,
+            pricing_model: candidate.pricing_model,
+            fixed_usd_per_month: pricing.fixed_usd_per_month,
+            price_date: pricing.price_date.clone(),
+            provider_region: pricing.provider_region.clone(),
+            success_criterion: success_criterion(self.base.params()),
+        }
+    }
+
+    /// The cost basis of `case` at its own price.
+    pub fn basis(&self, case: usize) -> CostBasis {
+        self.basis_at_price(case, self.state.cases[case].multipliers.price)
+    }
+
+    /// Cost of `case` on `replicas` steady replicas plus the reserve, at
+    /// its own price, from replications 0..count (which must have run).
+    pub fn cost_summary(&self, case: usize, replicas: u32, count: u32) -> CostSummary {
+        summarize(
+            self.basis(case),
+            &self.runs(case, replicas, count),
+            replicas,
+            self.reserve_replicas(),
+        )
     }
 }
 

@@ -383,6 +383,32 @@ pub struct Evaluation {
     pub checks: Vec<TargetCheck>,
 }
 
+impl Evaluation {
+    /// Whether a one-seed probe points a search to this fleet as meeting:
+    /// no check is clearly not met (every point estimate within its
+    /// threshold, no share of requests surely over its allowed one). One
+    /// run cannot rule out chance, so a probe that is only uncertain (its
+    /// mean within the threshold, the exact bound of its few requests'
+    /// misses beyond) is taken as a guide to where the answer lies, not
+    /// as a failure: the search's replications decide (`search.rs`). Were
+    /// it a failure, a class too small for one run's exact bound to fall
+    /// under its epsilon (a nightly batch of a few hundred requests against
+    /// 1%) would fail every fleet up to `max_replicas` on one seed.
+    pub(crate) fn probe_meets(&self) -> bool {
+        self.verdict != Verdict::NotMet
+    }
+
+    /// The worst ratio a probe steers by: at most 1 when it meets
+    /// ([`Evaluation::probe_meets`]), as the search's interpolation assumes.
+    pub(crate) fn probe_ratio(&self) -> f64 {
+        if self.probe_meets() {
+            self.worst_ratio.min(1.0)
+        } else {
+            self.worst_ratio
+        }
+    }
+}
+
 /// Mean and 95% Student-t interval of per-replication values (infinite
 /// values give an infinite mean and no interval). Every quantity the planner
 /// averages is non-negative, so the interval is cut at zero.

@@ -31,6 +31,10 @@ pub struct PlanJob {
     key: RunKey,
     /// "base (H100 SXM x1, priority), 3 replicas, seed 2", for messages.
     label: String,
+    /// The stage of the plan that asked for it ("exploration", "service
+    /// curve", ...), for a profile of where the plan's simulations go.
+    #[serde(default)]
+    stage: String,
     /// The scenario to simulate (its replicas and seed set).
     params: ScenarioParams,
     options: RunOptions,
@@ -53,6 +57,11 @@ impl JobOutput {
         self.key
     }
 
+    /// The requests the run simulated.
+    pub fn requests(&self) -> u64 {
+        self.summary.requests
+    }
+
     pub(crate) fn into_parts(self) -> (RunKey, RunSummary) {
         (self.key, self.summary)
     }
@@ -62,6 +71,7 @@ impl PlanJob {
     pub(crate) fn new(
         key: RunKey,
         label: String,
+        stage: &str,
         scenario: Scenario,
         options: RunOptions,
         checks: Vec<CheckSpec>,
@@ -70,6 +80,7 @@ impl PlanJob {
         PlanJob {
             key,
             label,
+            stage: stage.to_string(),
             params: scenario.params().clone(),
             options,
             checks,
@@ -84,6 +95,12 @@ impl PlanJob {
 
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// The stage of the plan that asked for this run (see
+    /// `sojourn plan --profile`).
+    pub fn stage(&self) -> &str {
+        &self.stage
     }
 
     /// Runs the simulation, calling `on_progress` with the fraction done

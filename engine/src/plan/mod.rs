@@ -331,6 +331,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
 
     // 1. The exploration of the whole space.
     let mut branches = Gather::default();
+    runner.stage = "exploration";
     let base = branches.take(explore::explore(runner, &all, Multipliers::BASE, EXPECTED))?;
     let Some(base) = base else {
         return Err(Halt::Pending);
@@ -339,6 +340,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     let mut result = explain::skeleton(runner, &base);
     // The configured fleet, judged like every fleet (often already decided
     // by the search of the scenario's own settings).
+    runner.stage = "configured fleet";
     let configured = if runner.decision_only {
         None
     } else {
@@ -363,6 +365,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         .collect();
     // Empty when `plan.search` pins a dimension away from the scenario's
     // own value: then there is no baseline to compare with.
+    runner.stage = "baseline (own settings)";
     let baseline = if own.contains(&chosen) || own.is_empty() || runner.decision_only {
         None
     } else {
@@ -380,7 +383,9 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     // Low and high demand re-planned on the chosen configuration (the
     // hardware and settings the plan buys): the fleet each needs.
     let demand_cases = if runner.options.scenarios {
+        runner.stage = "low demand re-planned";
         let low = branches.take(explore::explore(runner, &[chosen], plan.best, LOW))?;
+        runner.stage = "high demand re-planned";
         let high = branches.take(explore::explore(runner, &[chosen], plan.worst, HIGH))?;
         low.zip(high)
     } else {
@@ -392,7 +397,20 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         .and_then(|s| s.found)
         .unwrap_or(plan.max_replicas);
 
+    // Which target sets the fleet: from the search's runs and a few of
+    // its own, none depending on the curve, so asked for beside it. Not in
+    // a pass for the decision alone: the decision needs none of it, and
+    // its runs would hold the decision back.
+    runner.stage = "binding target";
+    let binding = match base.best_search() {
+        Some(search) if !runner.decision_only => {
+            branches.take(binding::binding_target(runner, base_case, search))?
+        }
+        _ => None,
+    };
+
     // 2. Service curve at the minimum fleet.
+    runner.stage = "service curve";
     let curve = if runner.options.service_curve && !plan.service_curve.load_multipliers.is_empty() {
         match branches.take(curve::service_curve(runner, chosen, min_replicas))? {
             Some(c) => Some(c),
@@ -403,6 +421,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
     };
 
     // 3. The plan.
+    runner.stage = "planned fleet";
     let Some(recommendation) = branches.take(recommend::recommend(
         runner,
         recommend::Chosen {
@@ -424,13 +443,9 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
         explain::explain(runner, &mut result, chosen, baseline_best);
     }
 
-    // Which target sets the fleet, then 4. the cases on the planned fleet,
-    // and 5. sensitivity, independent.
+    // 4. The cases on the planned fleet, and 5. sensitivity, independent.
     let base_search = base.headline.clone();
-    let binding = match base.best_search() {
-        Some(search) => branches.take(binding::binding_target(runner, base_case, search))?,
-        None => None,
-    };
+    runner.stage = "cases on the planned fleet";
     let expected = branches.take(cases::at_plan_fleet(
         runner,
         cases::Named::expected(),
@@ -453,6 +468,7 @@ fn run_plan(runner: &mut Runner) -> Result<PlanResult, Halt> {
             ))?);
         }
     }
+    runner.stage = "sensitivity";
     let sensitivity = if runner.options.sensitivity && !plan.sensitivity.inputs.is_empty() {
         branches.take(sensitivity::sensitivity(
             runner,

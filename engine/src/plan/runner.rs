@@ -21,13 +21,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::analytic::{QueueEstimate, QueueModel};
 use crate::model::scenario::Scenario;
-use crate::params::plan::{Multipliers, PricingParams, ResolvedCandidate};
-use crate::plan::cost::{self, CostBasis};
+use crate::params::plan::{Multipliers, ResolvedCandidate};
 use crate::plan::diagnose::{self, Unreachable};
 use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate};
 use crate::plan::jobs::{PlanJob, RunKey};
 use crate::plan::levers::Variant;
-use crate::plan::result::CostSummary;
 use crate::plan::space::{Configuration, configurations};
 use crate::plan::{PlanError, PlanOptions, PlanProgress};
 use crate::sim::RunOptions;
@@ -77,6 +75,9 @@ pub(super) struct PlanState {
     /// Runs of an earlier plan whose scenario differed from this one's in
     /// prices alone (see [`PlanState::reusing`]), taken as they are asked for.
     earlier: Vec<EarlierCase>,
+    /// The stage of the plan that first asked for each run (see
+    /// [`Runner::stage`]), which its job carries for a profile.
+    asked_by: BTreeMap<RunKey, &'static str>,
 }
 
 /// An earlier plan's case (its configuration and multipliers) and its runs
@@ -239,6 +240,11 @@ pub(super) struct Runner<'a> {
     /// Set by the pass once the whole space's search has decided (before,
     /// a pass for the decision alone cannot complete either).
     pub searched: bool,
+    /// The stage of the plan the pass is in (`run_plan`'s phases:
+    /// "exploration", "service curve", ...): a run is attributed to the
+    /// stage that first asked for it, for `sojourn plan --profile`. It
+    /// changes no decision.
+    pub stage: &'static str,
 }
 
 impl<'a> Runner<'a> {
@@ -262,6 +268,7 @@ impl<'a> Runner<'a> {
             phase: String::new(),
             decision_only: false,
             searched: false,
+            stage: "exploration",
         }
     }
 
@@ -416,6 +423,7 @@ impl<'a> Runner<'a> {
                 "{} ({}), {} replicas, seed {seed}",
                 case.label, self.configs[case.config].label, key.replicas
             ),
+            self.state.asked_by.get(&key).copied().unwrap_or(self.stage),
             scenario,
             run_options,
             self.checks.clone(),
@@ -440,6 +448,10 @@ impl<'a> Runner<'a> {
             Ok(&self.state.runs[&key])
         } else {
             self.state.pending.insert(key);
+            // A pass for the decision alone asks for nothing of its own.
+            if !self.decision_only {
+                self.state.asked_by.entry(key).or_insert(self.stage);
+            }
             Err(Halt::Pending)
         }
     }
@@ -503,7 +515,10 @@ impl<'a> Runner<'a> {
             .runs
             .range(from..to)
             .filter(|(key, _)| key.replication == 0)
-            .map(|(key, run)| (key.replicas, evaluate(&self.checks, &[run], decision).meets))
+            .map(|(key, run)| {
+                let probe = evaluate(&self.checks, &[run], decision);
+                (key.replicas, probe.probe_meets())
+            })
             .collect();
         let meeting = probes.iter().filter(|p| p.1).map(|p| p.0).min();
         let failing = probes
@@ -525,43 +540,5 @@ impl<'a> Runner<'a> {
                 })
             })
             .collect()
-    }
-
-    /// The cost basis of `case`, its prices multiplied by `price_factor`.
-    pub fn basis_at_price(&self, case: usize, price_factor: f64) -> CostBasis {
-        let candidate = self.candidate_of(case);
-        // The candidate's own GPU price, scaled like every case's prices.
-        let pricing = PricingParams {
-            usd_per_gpu_hour: candidate.usd_per_gpu_hour,
-            ..self.base.params().plan.pricing.clone()
-        }
-        .scaled(price_factor);
-        CostBasis {
-            model: self.base.params().model.name.clone(),
-            hardware: candidate.params.hardware.name.clone(),
-            gpus_per_replica: candidate.params.replica.gpus_per_replica,
-            usd_per_gpu_hour: pricing.usd_per_gpu_hour,
-            pricing_model: candidate.pricing_model,
-            fixed_usd_per_month: pricing.fixed_usd_per_month,
-            price_date: pricing.price_date.clone(),
-            provider_region: pricing.provider_region.clone(),
-            success_criterion: cost::success_criterion(self.base.params()),
-        }
-    }
-
-    /// The cost basis of `case` at its own price.
-    pub fn basis(&self, case: usize) -> CostBasis {
-        self.basis_at_price(case, self.state.cases[case].multipliers.price)
-    }
-
-    /// Cost of `case` on `replicas` steady replicas plus the reserve, at
-    /// its own price, from replications 0..count (which must have run).
-    pub fn cost_summary(&self, case: usize, replicas: u32, count: u32) -> CostSummary {
-        cost::summarize(
-            self.basis(case),
-            &self.runs(case, replicas, count),
-            replicas,
-            self.reserve_replicas(),
-        )
     }
 }

@@ -93,14 +93,22 @@ pub(super) fn capacity_search(
                 ratio: f64::INFINITY,
             });
         }
-        let e = if decided {
-            runner.decide(case, n)?
+        // Decided probes meet on the decision rule; a one-seed probe
+        // steers by its point estimates (`Evaluation::probe_meets`).
+        let (e, p) = if decided {
+            let e = runner.decide(case, n)?;
+            let p = Probe {
+                meets: e.meets,
+                ratio: e.worst_ratio,
+            };
+            (e, p)
         } else {
-            runner.evaluate(case, n, 1)?
-        };
-        let p = Probe {
-            meets: e.meets,
-            ratio: e.worst_ratio,
+            let e = runner.evaluate(case, n, 1)?;
+            let p = Probe {
+                meets: e.probe_meets(),
+                ratio: e.probe_ratio(),
+            };
+            (e, p)
         };
         evaluations.push(e);
         Ok(p)

@@ -13,6 +13,7 @@ mod budgets;
 mod calibration;
 mod closed_forms;
 mod configured;
+mod cuts;
 mod files;
 mod generator;
 mod invariants;

@@ -9,7 +9,7 @@ use sojourn_engine::EngineKind;
 pub const USAGE: &str = "\
 usage:
   sojourn run SCENARIO.json [--seed N] [--json] [--engine fast|reference] [--records FILE.csv]
-  sojourn plan SCENARIO.json [--json] [--seed N] [--search-only] [--threads N]
+  sojourn plan SCENARIO.json [--json] [--seed N] [--search-only] [--threads N] [--profile]
   sojourn plan --bench [--threads N]
   sojourn bench [--quick]
   sojourn calibrate MEASUREMENTS.csv|json --scenario SCENARIO.json [--json] [--out FITTED.json]
@@ -21,7 +21,9 @@ plan     capacity plan from the scenario's plan section: the cheapest
          meeting the SLA targets, why, its service curve, expected/low/high
          demand re-planned and sensitivity (or all of it as JSON), on
          --threads N threads (default: every core; the result is the same);
-         --bench times the searches of a fixed 24 h scenario
+         --bench times the searches of a fixed 24 h scenario; --profile
+         runs the plan's simulations one at a time, timing each, and prints
+         where they go by stage and the rounds replayed on 1, 2 and 4 workers
 bench    time the fast engine on a fixed day of 1M+ requests on 8 replicas,
          and the reference stepper on a smaller one for the speedup
 calibrate  fit the per-operation step-time model to measured step times
@@ -74,6 +76,8 @@ pub struct PlanArgs {
     pub search_only: bool,
     /// Simulation threads (0: every core).
     pub threads: u32,
+    /// Time each simulation and print where the plan's time goes.
+    pub profile: bool,
 }
 
 /// `sojourn calibrate`.
@@ -92,7 +96,10 @@ pub struct CalibrateArgs {
 /// file, calibrate a measurements file.
 const COMMANDS: [(&str, &[&str]); 5] = [
     ("run", &["seed", "json", "engine", "records"]),
-    ("plan", &["seed", "json", "bench", "search-only", "threads"]),
+    (
+        "plan",
+        &["seed", "json", "bench", "search-only", "threads", "profile"],
+    ),
     ("bench", &["quick"]),
     ("calibrate", &["scenario", "json", "out"]),
     ("example", &[]),
@@ -108,6 +115,7 @@ struct Flags {
     records: Option<String>,
     bench: bool,
     search_only: bool,
+    profile: bool,
     quick: bool,
     threads: u32,
     scenario: Option<String>,
@@ -166,6 +174,7 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
             }
             Long("bench") if takes("bench") => flags.bench = true,
             Long("search-only") if takes("search-only") => flags.search_only = true,
+            Long("profile") if takes("profile") => flags.profile = true,
             Long("quick") if takes("quick") => flags.quick = true,
             Value(v) if takes_path && flags.path.is_none() => {
                 flags.path = Some(v.string().map_err(text)?);
@@ -195,6 +204,7 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString>>) -> Result<Comm
             json: flags.json,
             search_only: flags.search_only,
             threads: flags.threads,
+            profile: flags.profile,
         }),
         "bench" => Command::Bench { quick: flags.quick },
         "calibrate" => Command::Calibrate(CalibrateArgs {
@@ -268,6 +278,18 @@ mod tests {
                 json: false,
                 search_only: true,
                 threads: 3,
+                profile: false,
+            })),
+        );
+        check(
+            &["plan", "s.json", "--profile"],
+            Ok(Command::Plan(PlanArgs {
+                path: "s.json".into(),
+                seed: None,
+                json: false,
+                search_only: false,
+                threads: 0,
+                profile: true,
             })),
         );
         check(

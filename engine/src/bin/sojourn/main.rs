@@ -45,6 +45,7 @@ mod calibrate;
 #[cfg(target_os = "linux")]
 mod huge_pages;
 mod plan;
+mod profile;
 mod run;
 
 use args::{Command, USAGE};
@@ -78,6 +79,7 @@ fn execute(command: Command) -> Result<(), String> {
             Ok(())
         }
         Command::Run(args) => run::run(&args),
+        Command::Plan(args) if args.profile => profile::profile(&args),
         Command::Plan(args) => plan::plan(&args),
         Command::PlanBench { json, threads } => plan::bench(json, threads),
         Command::Bench { quick } => bench::bench(quick),
