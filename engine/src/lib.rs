@@ -14,28 +14,22 @@
 //! assert!(report.overall.arrived > 0);
 //! ```
 
-// The layers, each depending only on those before it (checked by
-// `scripts/check-layers`): the foundations (error, rng, samplers, stats,
-// serde_float), then params -> model -> sim -> report -> plan -> present.
-// `bench` sits on top. Every module is private: the `pub use` lists below
-// are the whole public API, and `unnameable_types` fails the build if a
-// public item's type is reachable but missing from them.
+// The layers are crates, each using only those before it (Cargo enforces
+// the order): `sojourn-model` (the foundations, params, model), then
+// `sojourn-sim` (sim, report), `sojourn-plan`, `sojourn-present`,
+// `sojourn-calibration`. This crate is their public face and the `sojourn`
+// CLI: the `pub use` lists below are the whole public API, and
+// `unnameable_types` fails the build if a public item's type is reachable
+// but missing from them. `bench` sits on top.
 #![deny(unnameable_types)]
 
 mod bench;
-pub mod calibration;
-mod error;
-mod format;
-mod model;
-mod params;
-mod plan;
-mod present;
-mod report;
-mod rng;
-mod samplers;
-mod serde_float;
-mod sim;
-mod stats;
+
+pub use sojourn_calibration as calibration;
+use sojourn_model::{error, format, model, params, serde_float};
+use sojourn_plan as plan;
+use sojourn_present as present;
+use sojourn_sim::{report, sim};
 
 // Input: the permissive serde types, presets and the JSON entry point.
 pub use params::plan::{

@@ -57,10 +57,10 @@ fn project_frame(backtrace: &str) -> String {
     for line in backtrace.lines() {
         let line = line.trim_start();
         if let Some(at) = line.strip_prefix("at ") {
-            let ours = ["engine/src/", "src/"]
+            let ours = ["engine/", "src/"]
                 .iter()
                 .any(|dir| at.starts_with(&format!("./{dir}")))
-                || at.contains("/engine/src/");
+                || at.contains("/engine/");
             if ours {
                 let symbol: String = symbol.chars().take(80).collect();
                 return format!(" in {symbol} ({at})");

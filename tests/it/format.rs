@@ -1,5 +1,5 @@
 //! How input boxes show numbers (the page's own format; every other number
-//! format is the engine's, tested in `engine/src/present/format.rs`).
+//! format is the engine's, tested in `engine/model/src/format.rs`).
 
 use sojourn_app::format::input_text;
 

@@ -173,3 +173,24 @@ pub fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     }
     s.out
 }
+
+/// A crate whose root is one module (`sojourn-plan`'s root is the planner):
+/// its top-level modules become the children of one module `name`, so that
+/// a cycle between them is a cycle inside `name`.
+pub fn as_one_module(
+    name: &str,
+    (modules, uses): (BTreeSet<String>, Vec<Use>),
+) -> (BTreeSet<String>, Vec<Use>) {
+    let children = |m: String| modules.contains(&m).then_some(m);
+    let uses = uses
+        .into_iter()
+        .map(|u| Use {
+            from: name.to_string(),
+            to: name.to_string(),
+            from_child: children(u.from),
+            to_child: children(u.to),
+            ..u
+        })
+        .collect();
+    (BTreeSet::from([name.to_string()]), uses)
+}

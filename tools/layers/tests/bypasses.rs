@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use sojourn_layers::layers::{Layers, problems};
+use sojourn_layers::layers::{Layers, as_one_module, problems};
 use sojourn_layers::paths::{Use, uses};
 
 /// A crate of `low` (layer 0) and `high` (layer 1) whose `low` module's
@@ -211,4 +211,34 @@ fn a_module_listed_as_cyclic_inside_is_excused() {
         cycles_inside: &[("low", "a reason")],
     };
     assert!(problems(&layers, &modules, &found).is_empty());
+}
+
+/// A crate whose root is one module (the planner): a cycle between its
+/// top-level modules is a cycle inside that module, caught unless excused.
+#[test]
+fn a_cycle_between_the_modules_of_a_one_module_crate_is_caught() {
+    let sources = BTreeMap::from([
+        (PathBuf::from("lib.rs"), "mod a;\nmod b;\n".to_string()),
+        (
+            PathBuf::from("a.rs"),
+            "use crate::b::B;\npub struct A;\n".to_string(),
+        ),
+        (
+            PathBuf::from("b.rs"),
+            "use super::a::A;\npub struct B;\n".to_string(),
+        ),
+    ]);
+    let found = as_one_module("plan", uses(&sources, Path::new("lib.rs")).expect("parses"));
+    let strict = Layers {
+        layers: &[&["plan"]],
+        cycles_inside: &[],
+    };
+    let wrong = problems(&strict, &found.0, &found.1);
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert!(wrong[0].starts_with("cycle inside plan: a"), "{wrong:?}");
+    let excused = Layers {
+        layers: &[&["plan"]],
+        cycles_inside: &[("plan", "a debt")],
+    };
+    assert_eq!(problems(&excused, &found.0, &found.1), Vec::<String>::new());
 }
