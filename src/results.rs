@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use sojourn_engine::{
     Case, ConfigurationResult, DataTable, FleetCost, MISSING, PlanResult, RunSummary, UnitCosts,
-    cases_budget_table, cases_table, cdf_table, decision_label, discipline_label,
+    UnknownColumn, cases_budget_table, cases_table, cdf_table, decision_label, discipline_label,
     sensitivity_table,
 };
 
@@ -247,12 +247,17 @@ pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>)
         table.id = "cases";
         return table;
     }
-    let mut shown = cases_table(runs, plan).select(&[
+    let whole = cases_table(runs, plan);
+    let mut shown = match whole.select(&[
         "case",
         "P(miss), configured fleet",
         "sojourn p99, configured fleet",
         "cost per success, configured fleet",
-    ]);
+    ]) {
+        Ok(shown) => shown,
+        // A renamed column: the whole table, saying so, rather than a gap.
+        Err(e) => return with_problem(whole, &e),
+    };
     shown.id = "cases";
     shown.title =
         "Expected, low and high demand on the configured fleet (all classes, one simulation each)"
@@ -260,18 +265,28 @@ pub fn plan_cases_table(runs: &[(Case, &RunSummary)], plan: Option<&PlanResult>)
     shown
 }
 
+/// `table` whole, its title saying which column a selection of it lacked.
+fn with_problem(mut table: DataTable, problem: &UnknownColumn) -> DataTable {
+    table.title = format!("{} ({problem})", table.title);
+    table
+}
+
 /// The sensitivity's re-planned fleets: for the inputs with the largest
 /// impact, the chosen configuration's smallest fleet meeting every target
 /// with the input lowered and raised, and its monthly cost.
 pub fn replanned_table(plan: &PlanResult) -> Option<DataTable> {
     let s = plan.sensitivity.as_ref()?;
-    let mut table = sensitivity_table(plan)?.select(&[
+    let whole = sensitivity_table(plan)?;
+    let mut table = match whole.select(&[
         "input",
         "re-planned replicas low",
         "re-planned replicas high",
         "re-planned USD per month low",
         "re-planned USD per month high",
-    ]);
+    ]) {
+        Ok(table) => table,
+        Err(e) => return Some(with_problem(whole, &e)),
+    };
     // The engine's rows are the sensitivity's, in order: keep those re-planned.
     let rows = std::mem::take(&mut table.rows);
     table.rows = rows

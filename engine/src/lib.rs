@@ -119,7 +119,7 @@ pub use present::run_tables::{
     budget_table, cdf_table, class_table, cost_table, records_csv, series_table,
 };
 pub use present::summary::RunSummary;
-pub use present::table::{Cell, CellValue, Column, DataTable};
+pub use present::table::{Cell, CellValue, Column, DataTable, UnknownColumn};
 pub use present::verdict::{
     COMPARED_CONFIGURATIONS, alternatives_cost_table, cases_budget_table, decision_rule_short,
     frontier_cost_table, plan_budget_table, plan_unit_costs_table, verdict_counts, verdict_table,

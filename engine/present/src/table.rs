@@ -88,6 +88,26 @@ impl Column {
     }
 }
 
+/// A column asked for by a name its table does not have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownColumn {
+    /// The table's id.
+    pub table: &'static str,
+    pub name: String,
+}
+
+impl std::fmt::Display for UnknownColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "table \"{}\" has no column \"{}\"",
+            self.table, self.name
+        )
+    }
+}
+
+impl std::error::Error for UnknownColumn {}
+
 /// A titled table with a header row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DataTable {
@@ -136,18 +156,23 @@ impl DataTable {
         out
     }
 
-    /// The columns named (by name or header), in the order given; names
-    /// the table does not have are left out.
-    pub fn select(&self, names: &[&str]) -> DataTable {
-        let picked: Vec<usize> = names
+    /// The columns named (by name or header), in the order given; a name
+    /// the table does not have is an error naming it (a renamed column
+    /// must not vanish from the CLI's or the page's selection unseen).
+    pub fn select(&self, names: &[&str]) -> Result<DataTable, UnknownColumn> {
+        let picked = names
             .iter()
-            .filter_map(|n| {
+            .map(|n| {
                 self.columns
                     .iter()
                     .position(|c| c.name == *n || c.header() == *n)
+                    .ok_or_else(|| UnknownColumn {
+                        table: self.id,
+                        name: n.to_string(),
+                    })
             })
-            .collect();
-        DataTable {
+            .collect::<Result<Vec<usize>, _>>()?;
+        Ok(DataTable {
             id: self.id,
             title: self.title.clone(),
             columns: picked.iter().map(|&i| self.columns[i].clone()).collect(),
@@ -156,7 +181,7 @@ impl DataTable {
                 .iter()
                 .map(|row| picked.iter().filter_map(|&i| row.get(i).cloned()).collect())
                 .collect(),
-        }
+        })
     }
 
     /// The table as aligned plain text, one line per row after the header
@@ -282,9 +307,24 @@ mod tests {
 
     #[test]
     fn a_selection_keeps_the_named_columns_in_order() {
-        let picked = example().select(&["p99", "class", "no such column"]);
+        let picked = example().select(&["p99", "class"]).expect("both exist");
         assert_eq!(picked.headers(), ["p99 [s]", "class"]);
         assert_eq!(picked.rows[1][0].text, "10.4 min");
         assert_eq!(picked.rows[1][1].text, "batch");
+    }
+
+    #[test]
+    fn selecting_a_column_the_table_lacks_is_an_error_naming_it() {
+        let error = example()
+            .select(&["p99", "no such column", "class"])
+            .expect_err("no such column");
+        assert_eq!(error.name, "no such column");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "table \"{}\" has no column \"no such column\"",
+                example().id
+            )
+        );
     }
 }

@@ -70,7 +70,10 @@ fn the_class_table_holds_every_class_and_all_of_them() {
     let csv = table.to_csv();
     assert!(csv.starts_with("class,deadline [s],arrived,"), "{csv:.80}");
     assert_eq!(csv.lines().count(), table.rows.len() + 1);
-    let text = table.select(&["class", "arrived"]).to_text();
+    let text = table
+        .select(&["class", "arrived"])
+        .expect("both exist")
+        .to_text();
     assert!(text[0].starts_with("class"), "{}", text[0]);
     assert!(
         text[last + 1].starts_with("all classes"),

@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use sojourn_engine::{
-    DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, alternatives_cost_table,
-    analytic_table, bench_plan, budget_table, capacity_searches, cases_table, checks_table,
-    class_intervals_table, configurations_table, counted, curve_table, decision_label,
-    format_multiple, format_number, format_or_missing, format_percent, format_usd, levers_table,
-    plan_with_progress, recommendation_details, sensitivity_table, verdict_counts,
+    DataTable, PlanOptions, PlanProgress, PlanResult, Scenario, UnknownColumn,
+    alternatives_cost_table, analytic_table, bench_plan, budget_table, capacity_searches,
+    cases_table, checks_table, class_intervals_table, configurations_table, counted, curve_table,
+    decision_label, format_multiple, format_number, format_or_missing, format_percent, format_usd,
+    levers_table, plan_with_progress, recommendation_details, sensitivity_table, verdict_counts,
 };
 
 use crate::args::PlanArgs;
@@ -35,7 +35,7 @@ pub fn plan(args: &PlanArgs) -> Result<(), String> {
     if args.json {
         say!("{}", pretty_json(&result)?);
     } else {
-        say_raw!("{}", plan_summary(&result));
+        say_raw!("{}", plan_summary(&result).map_err(|e| e.to_string())?);
         say!(
             "{} simulations ({:.1} M requests) in {:.1} s",
             result.simulations,
@@ -115,7 +115,7 @@ fn section(out: &mut String, table: &DataTable) {
 }
 
 /// The plan as text, section by section, from the same tables as the page.
-fn plan_summary(r: &PlanResult) -> String {
+fn plan_summary(r: &PlanResult) -> Result<String, UnknownColumn> {
     let mut out = String::new();
     let _ = writeln!(out, "Plan for {} ({})", r.scenario_name, r.model);
     let _ = writeln!(out, "  success: {}", r.success_criterion);
@@ -134,7 +134,7 @@ fn plan_summary(r: &PlanResult) -> String {
     for d in &r.search_space {
         let _ = writeln!(out, "    - {}: {}", d.name, d.values.join(", "));
     }
-    write_configurations(&mut out, r);
+    write_configurations(&mut out, r)?;
     let e = &r.search_effort;
     let _ = writeln!(
         out,
@@ -187,7 +187,7 @@ fn plan_summary(r: &PlanResult) -> String {
             "plan's fleet: targets",
             "plan's fleet: worst check",
             "plan's fleet: cost per success",
-        ]);
+        ])?;
         cases.title = format!(
             "{}, each re-planned (the plan's fleet is {})",
             cases.title,
@@ -237,7 +237,7 @@ fn plan_summary(r: &PlanResult) -> String {
             "impact",
             "re-planned USD per month low",
             "re-planned USD per month high",
-        ]);
+        ])?;
         section(&mut out, &table);
         let _ = writeln!(out, "  {}", s.reading);
         let _ = writeln!(
@@ -264,7 +264,7 @@ fn plan_summary(r: &PlanResult) -> String {
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    out
+    Ok(out)
 }
 
 /// The configured fleet as the plan judged it, by the same rule as every
@@ -293,7 +293,7 @@ fn write_configured(out: &mut String, r: &PlanResult) {
 
 /// Each configuration's search, the chosen one marked, and why a search
 /// found no fleet.
-fn write_configurations(out: &mut String, r: &PlanResult) {
+fn write_configurations(out: &mut String, r: &PlanResult) -> Result<(), UnknownColumn> {
     let table = configurations_table(r);
     let shown = table.select(&[
         "configuration",
@@ -303,10 +303,11 @@ fn write_configurations(out: &mut String, r: &PlanResult) {
         "USD per month",
         "cost per success",
         "simulations",
-    ]);
+    ])?;
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", table.title);
     for line in shown.to_text() {
         let _ = writeln!(out, "  {line}");
     }
+    Ok(())
 }

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use sojourn_engine::{
-    RunOptions, RunSummary, batch_lines, class_table, format_count, format_duration_s,
-    format_number, format_percent_whole, records_csv, simulate,
+    RunOptions, RunSummary, UnknownColumn, batch_lines, class_table, format_count,
+    format_duration_s, format_number, format_percent_whole, records_csv, simulate,
 };
 
 use crate::args::RunArgs;
@@ -46,7 +46,10 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
             format_count(memory.kv_capacity_tokens()),
             memory.kv_bytes_per_token / 1024.0
         );
-        say_raw!("{}", summary(&RunSummary::new(report, &scenario), &fleet));
+        say_raw!(
+            "{}",
+            summary(&RunSummary::new(report, &scenario), &fleet).map_err(|e| e.to_string())?
+        );
     }
     Ok(())
 }
@@ -54,7 +57,7 @@ pub fn run(args: &RunArgs) -> Result<(), String> {
 /// The run in a few lines: what ran, the load against the closed-form
 /// estimate of capacity, how busy the replicas were (measured), each
 /// class, the outcomes, throughput, the batches and the report's warnings.
-fn summary(run: &RunSummary, fleet: &str) -> String {
+fn summary(run: &RunSummary, fleet: &str) -> Result<String, UnknownColumn> {
     let r = &run.report;
     let mut out = String::new();
     let _ = writeln!(out, "{} (seed {})", r.scenario_name, r.seed);
@@ -72,7 +75,7 @@ fn summary(run: &RunSummary, fleet: &str) -> String {
         format_percent_whole(r.utilization)
     );
     let _ = writeln!(out);
-    write_table(&mut out, &class_table(run).select(&CLASS_COLUMNS), "  ");
+    write_table(&mut out, &class_table(run).select(&CLASS_COLUMNS)?, "  ");
     let o = &r.overall;
     let _ = writeln!(out);
     let _ = writeln!(
@@ -105,5 +108,5 @@ fn summary(run: &RunSummary, fleet: &str) -> String {
     for w in &r.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
-    out
+    Ok(out)
 }
