@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::exceedance::{Exceedance, ShareOver};
 use crate::format::{duration, percent, percentile_label};
 use crate::model::scenario::Scenario;
-use crate::params::plan::{DecisionRule, TargetMetric, TargetParams};
+use crate::params::plan::{DecisionRule, TargetMetric};
 use crate::report::{Quantiles, Report};
 pub use crate::run_summary::{ClassTotals, RunSummary};
 use crate::serde_float::nonfinite;
@@ -73,30 +73,26 @@ impl CheckSpec {
             .collect();
         let plan = &scenario.params().plan;
         let mut out = Vec::new();
-        for target in &TargetParams::effective(&plan.targets) {
-            let classes: Vec<usize> = match target.class() {
-                Some(name) => names.iter().position(|n| *n == name).into_iter().collect(),
-                None => (0..names.len()).collect(),
-            };
-            for k in classes {
+        for target in scenario.targets() {
+            for k in target.classes(names.len()) {
                 let name = names[k].to_string();
                 let deadline_s = scenario.classes()[k].deadline_s;
-                let spec = match target {
-                    TargetParams::MissProbability { epsilon, .. } => CheckSpec {
+                // A miss target has no percentile; every other one has.
+                let spec = match target.percentile {
+                    None => CheckSpec {
                         metric: CheckMetric::MissProbability,
                         class: Some(k),
                         percentile: 0.0,
-                        threshold: *epsilon,
+                        threshold: target.bound,
                         description: format!(
                             "{name}: P(sojourn > {}) <= {}",
                             duration(deadline_s),
-                            percent(*epsilon)
+                            percent(target.bound)
                         ),
                         class_name: Some(name),
                     },
-                    _ => {
-                        let (p, bound_s) = target.percentile_bound().unwrap_or_default();
-                        let (metric, label) = match target.metric() {
+                    Some(p) => {
+                        let (metric, label) = match target.metric {
                             TargetMetric::Ttft => (CheckMetric::Ttft, "TTFT"),
                             TargetMetric::Tpot => (CheckMetric::Tpot, "TPOT"),
                             _ => (CheckMetric::Sojourn, "sojourn"),
@@ -105,11 +101,11 @@ impl CheckSpec {
                             metric,
                             class: Some(k),
                             percentile: p,
-                            threshold: bound_s,
+                            threshold: target.bound,
                             description: format!(
                                 "{name}: {} {label} <= {}",
                                 percentile_label(p),
-                                duration(bound_s)
+                                duration(target.bound)
                             ),
                             class_name: Some(name),
                         }

@@ -16,6 +16,7 @@ pub mod scenario;
 pub mod sections;
 pub mod service;
 pub mod step_time;
+pub mod targets;
 
 pub use class::Class;
 pub use dist::{Dist, DistSummary};
@@ -23,3 +24,4 @@ pub use load::Load;
 pub use memory::{Fit, MemoryBudget, WeightBytes};
 pub use scenario::Scenario;
 pub use step_time::{StepShape, StepTimeModel};
+pub use targets::Target;

@@ -10,6 +10,7 @@ use crate::model::plan_checks::check_plan;
 use crate::model::sections::{MAX_REPLICAS, Sections, check_sections};
 use crate::model::service::service_alone;
 use crate::model::step_time::StepTimeModel;
+use crate::model::targets::Target;
 use crate::params::ScenarioParams;
 
 /// A checked scenario with its derived quantities.
@@ -20,6 +21,7 @@ pub struct Scenario {
     memory: MemoryBudget,
     step_time: StepTimeModel,
     drain_s: f64,
+    targets: Vec<Target>,
 }
 
 impl TryFrom<ScenarioParams> for Scenario {
@@ -41,6 +43,7 @@ impl TryFrom<ScenarioParams> for Scenario {
                 step_time,
                 drain_s,
             }) => Ok(Scenario {
+                targets: Target::all(&params),
                 params,
                 classes,
                 memory,
@@ -94,6 +97,12 @@ impl Scenario {
     /// The step-time model built from the scenario's sections.
     pub fn step_time(&self) -> &StepTimeModel {
         &self.step_time
+    }
+
+    /// The plan's targets, validated, the default applied when none is
+    /// listed.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
     }
 
     /// How long the fleet keeps working after the horizon \[s\]: infinite
