@@ -5,12 +5,12 @@
 //! A pass never simulates. When it needs a run the cache lacks, it records
 //! the run as pending and the branch that needed it stops with
 //! [`Halt::Pending`]; independent branches (the searches of several
-//! configurations, the cases) go on and record theirs. The driver
-//! (`mod.rs`) then runs every pending simulation, on as many threads or Web
-//! Workers as it has, and repeats the pass. A pass's decisions depend only on
-//! the cached results, and each run's result only on its key, so the plan
-//! is the same whatever the number of workers and whatever order they
-//! finish in.
+//! configurations, the cases) go on and record theirs. The pass loop
+//! (`session.rs`) then hands out every pending simulation, to run on as
+//! many threads or Web Workers as there are, and repeats the pass. A pass's
+//! decisions depend only on the cached results, and each run's result only
+//! on its key, so the plan is the same whatever the number of workers and
+//! whatever order they finish in.
 //!
 //! Replication r of every case uses the scenario's seed + r, so every
 //! configuration and case sees the same arrivals and token lengths (common
@@ -27,7 +27,7 @@ use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate
 use crate::plan::jobs::{PlanJob, RunKey};
 use crate::plan::levers::Variant;
 use crate::plan::space::{Configuration, configurations};
-use crate::plan::{PlanError, PlanOptions, PlanProgress};
+use crate::plan::{PlanError, PlanOptions};
 use crate::sim::RunOptions;
 
 /// A scenario the planner simulates: a configuration with multipliers
@@ -362,21 +362,6 @@ impl<'a> Runner<'a> {
     /// The candidate `case` runs on.
     pub fn candidate_of(&self, case: usize) -> &ResolvedCandidate {
         &self.candidates[self.config_of(case).candidate]
-    }
-
-    /// Where the plan stands: runs done, and those pending counted as
-    /// `running_fraction` done.
-    pub fn progress(&self, running_fraction: f64) -> PlanProgress {
-        let pending = self.state.pending.len() as u64;
-        let done = self.state.simulations as f64 + running_fraction * pending as f64;
-        let estimated = self.estimated.max(self.state.simulations + pending).max(1);
-        PlanProgress {
-            phase: self.phase.clone(),
-            simulations_done: self.state.simulations,
-            simulations_estimated: estimated,
-            fraction: (done / estimated as f64).clamp(0.0, 1.0),
-            run_fraction: running_fraction,
-        }
     }
 
     /// The jobs of the runs the last pass needed (never none: a pass that
