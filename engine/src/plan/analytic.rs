@@ -2,7 +2,7 @@
 //! starts, and the comparison shown beside the simulated result.
 
 use crate::model::analytic::{QueueModel, load_estimate};
-use crate::plan::evaluate::{CheckMetric, RunSummary, mean_ci};
+use crate::plan::evaluate::{CheckMetric, RunAggregates, mean_ci};
 use crate::plan::result::{AnalyticComparison, ComparisonRow};
 use crate::plan::runner::Runner;
 use crate::plan::search::{self, Probe};
@@ -77,7 +77,7 @@ pub(super) fn comparison(runner: &mut Runner, case: usize, replicas: u32) -> Ana
     let runs = runner.runs(case, replicas, runner.replications());
     let mut rows = Vec::new();
     for (k, class) in estimate.classes.iter().enumerate() {
-        let simulated = |f: &dyn Fn(&RunSummary) -> f64| -> f64 {
+        let simulated = |f: &dyn Fn(&RunAggregates) -> f64| -> f64 {
             mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>()).0
         };
         let sojourn = |of: fn(&Quantiles) -> f64| simulated(&|r| of(&r.classes[k].sojourn));

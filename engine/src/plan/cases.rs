@@ -6,7 +6,7 @@
 
 use crate::params::plan::{Multipliers, PlanParams};
 use crate::plan::cost::FleetCost;
-use crate::plan::evaluate::{RunSummary, mean_ci, pooled_exact_upper, upper95_bounds};
+use crate::plan::evaluate::{RunAggregates, mean_ci, pooled_exact_upper, upper95_bounds};
 use crate::plan::explore::Exploration;
 use crate::plan::result::{ClassIntervals, Interval};
 use crate::plan::result::{Cover, Recommendation, ScenarioResult, SearchResult};
@@ -123,7 +123,7 @@ impl Runner<'_> {
     /// the misses pooled over the replications (no miss is not P(miss) 0).
     pub fn class_intervals(&self, case: usize, replicas: u32, count: u32) -> Vec<ClassIntervals> {
         let runs = self.runs(case, replicas, count);
-        let interval = |f: &dyn Fn(&RunSummary) -> f64| {
+        let interval = |f: &dyn Fn(&RunAggregates) -> f64| {
             let (mean, ci95) = mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>());
             Interval { mean, ci95 }
         };

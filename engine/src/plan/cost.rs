@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::format::duration;
 use crate::params::ScenarioParams;
 use crate::params::plan::{PricingModel, PricingParams};
-use crate::plan::evaluate::{ClassTotals, RunSummary, mean_ci};
+use crate::plan::evaluate::{ClassTotals, RunAggregates, mean_ci};
 use crate::plan::result::CostSummary;
 use crate::plan::runner::Runner;
 use crate::report::Report;
@@ -245,7 +245,7 @@ pub fn attribute(basis: &CostBasis, fleet: &FleetCost, work: &WorkTotals) -> Uni
 /// run by run and averaged; a figure is absent when any run lacks it.
 pub(crate) fn summarize(
     basis: CostBasis,
-    runs: &[&RunSummary],
+    runs: &[&RunAggregates],
     replicas: u32,
     reserve: u32,
 ) -> CostSummary {

@@ -8,7 +8,7 @@ use crate::format::{duration, percent, percentile_label};
 use crate::model::scenario::Scenario;
 use crate::params::plan::{DecisionRule, TargetMetric, TargetParams};
 use crate::plan::exceedance::{Exceedance, ShareOver};
-pub(crate) use crate::plan::run_summary::{ClassTotals, RunSummary};
+pub(crate) use crate::plan::run_summary::{ClassTotals, RunAggregates};
 use crate::report::{Quantiles, Report};
 use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
@@ -152,7 +152,7 @@ impl CheckSpec {
     /// This check's value in one run: NaN when it is undefined there (no
     /// request of the class arrived in the measured window, or none reached
     /// what the percentile measures), which is never a pass.
-    pub fn value(&self, index: usize, run: &RunSummary) -> f64 {
+    pub fn value(&self, index: usize, run: &RunAggregates) -> f64 {
         let Some(k) = self.class else {
             return run.offered_load;
         };
@@ -189,7 +189,7 @@ impl CheckSpec {
     }
 
     /// Why this check has no value in `run` (see [`CheckSpec::value`]).
-    fn undefined_reason(&self, run: &RunSummary) -> String {
+    fn undefined_reason(&self, run: &RunAggregates) -> String {
         let (Some(k), Some(name)) = (self.class, &self.class_name) else {
             return "no value".to_string();
         };
@@ -277,7 +277,7 @@ impl CheckSpec {
 
     /// The share of requests over this check's bound pooled over `runs`
     /// (`None` unless every run counted it).
-    fn share_over(&self, index: usize, runs: &[&RunSummary]) -> Option<ShareOver> {
+    fn share_over(&self, index: usize, runs: &[&RunAggregates]) -> Option<ShareOver> {
         let allowed = self.allowed_share()?;
         let mut batches = Vec::new();
         for run in runs {
@@ -425,7 +425,7 @@ pub(crate) fn mean_ci(values: &[f64]) -> (f64, Option<[f64; 2]>) {
 
 /// The exact (Clopper-Pearson) 95% upper bound of class `k`'s P(miss), from
 /// its misses and requests pooled over `runs`.
-pub(crate) fn pooled_exact_upper(runs: &[&RunSummary], k: usize) -> f64 {
+pub(crate) fn pooled_exact_upper(runs: &[&RunAggregates], k: usize) -> f64 {
     let (misses, arrived) = runs.iter().fold((0, 0), |(m, n), r| {
         let c = &r.classes[k];
         (m + c.arrived - c.met, n + c.arrived)
@@ -498,7 +498,7 @@ pub(crate) fn judge(
 /// alone decides and nothing is uncertain.
 pub(crate) fn evaluate(
     checks: &[CheckSpec],
-    runs: &[&RunSummary],
+    runs: &[&RunAggregates],
     decision: DecisionRule,
 ) -> Evaluation {
     let mut out = Vec::with_capacity(checks.len());

@@ -33,7 +33,7 @@ use crate::plan::binding::{decide_without, others};
 use crate::plan::cost::FleetCost;
 use crate::plan::evaluate::Evaluation;
 use crate::plan::explore;
-use crate::plan::runner::{Case, Gather, Halt, Runner};
+use crate::plan::runner::{Gather, Halt, Runner, SimulatedCase};
 use crate::plan::search::{Probe, smallest_meeting};
 use crate::serde_float::NonFinite;
 
@@ -204,7 +204,7 @@ impl Runner<'_> {
         let mut params = Multipliers::BASE.apply(&self.configs[config].params);
         variant.apply(&mut params);
         let scenario = Scenario::try_from(params).ok()?;
-        self.state.cases.push(Case {
+        self.state.cases.push(SimulatedCase {
             label: label.to_string(),
             config,
             multipliers: Multipliers::BASE,

@@ -23,7 +23,7 @@ use crate::model::analytic::{QueueEstimate, QueueModel};
 use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, ResolvedCandidate};
 use crate::plan::diagnose::{self, Unreachable};
-use crate::plan::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate};
+use crate::plan::evaluate::{CheckSpec, Evaluation, RunAggregates, Verdict, evaluate};
 use crate::plan::jobs::{PlanJob, RunKey};
 use crate::plan::levers::Variant;
 use crate::plan::space::{Configuration, configurations};
@@ -32,12 +32,12 @@ use crate::sim::RunOptions;
 
 /// A scenario the planner simulates: a configuration with multipliers
 /// applied.
-pub(super) struct Case {
+pub(super) struct SimulatedCase {
     /// The label it was first asked for by, naming it in messages.
     pub label: String,
     pub config: usize,
     /// The multipliers it was built with (the price among them prices its
-    /// runs; cases differing only in price share one [`Case`]).
+    /// runs; cases differing only in price share one [`SimulatedCase`]).
     pub multipliers: Multipliers,
     /// A lever tried on the configuration (`levers.rs`); `None` for the
     /// configuration as the space has it.
@@ -61,9 +61,9 @@ pub(super) struct Case {
 /// What a plan has computed: kept across passes.
 #[derive(Default)]
 pub(super) struct PlanState {
-    pub cases: Vec<Case>,
+    pub cases: Vec<SimulatedCase>,
     /// Every run so far, by (case, replicas, replication).
-    runs: BTreeMap<RunKey, RunSummary>,
+    runs: BTreeMap<RunKey, RunAggregates>,
     /// Runs the last pass needed and the cache lacks.
     pub pending: BTreeSet<RunKey>,
     /// The two-stage estimate's starting point per case.
@@ -86,7 +86,7 @@ struct EarlierCase {
     config: usize,
     multipliers: Multipliers,
     variant: Option<Variant>,
-    runs: BTreeMap<(u32, u32), RunSummary>,
+    runs: BTreeMap<(u32, u32), RunAggregates>,
 }
 
 impl PlanState {
@@ -160,7 +160,7 @@ impl PlanState {
     }
 
     /// Stores the result of a run the plan asked for.
-    pub fn insert(&mut self, key: RunKey, summary: RunSummary) {
+    pub fn insert(&mut self, key: RunKey, summary: RunAggregates) {
         if self.runs.insert(key, summary).is_none() {
             self.simulations += 1;
             self.simulated_requests += self.runs[&key].requests;
@@ -329,7 +329,7 @@ impl<'a> Runner<'a> {
             case: format!("{label} ({})", self.configs[config].label),
             error,
         })?;
-        self.state.cases.push(Case {
+        self.state.cases.push(SimulatedCase {
             label: label.to_string(),
             config,
             multipliers,
@@ -423,7 +423,7 @@ impl<'a> Runner<'a> {
         case: usize,
         replicas: u32,
         replication: u32,
-    ) -> Result<&RunSummary, Halt> {
+    ) -> Result<&RunAggregates, Halt> {
         let key = RunKey {
             case,
             replicas,
@@ -515,7 +515,7 @@ impl<'a> Runner<'a> {
     }
 
     /// The runs so far among replications 0..count of `case` on `replicas`.
-    pub fn runs(&self, case: usize, replicas: u32, count: u32) -> Vec<&RunSummary> {
+    pub fn runs(&self, case: usize, replicas: u32, count: u32) -> Vec<&RunAggregates> {
         (0..count)
             .filter_map(|replication| {
                 self.state.runs.get(&RunKey {
