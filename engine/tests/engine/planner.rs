@@ -19,6 +19,7 @@ fn valid(p: ScenarioParams) -> Scenario {
 }
 
 #[test]
+#[ignore = "slow: oracle: a search against every fleet; scripts/test runs it"]
 fn monotone_search_finds_the_brute_force_answer_with_fewer_simulations() {
     let params = servers_scenario(11);
     let scenario = valid(params.clone());
@@ -293,6 +294,7 @@ fn the_cheapest_candidate_is_chosen() {
 }
 
 #[test]
+#[ignore = "slow: a full plan with sensitivity; scripts/test runs it"]
 fn sensitivity_is_sorted_by_impact_and_price_moves_cost_only() {
     let mut p = servers_scenario(9);
     p.plan.max_replicas = 12;
@@ -392,6 +394,7 @@ fn progress_is_reported_and_cancel_stops_the_plan() {
 }
 
 #[test]
+#[ignore = "slow: two full plans; scripts/test runs it"]
 fn a_session_driven_one_simulation_at_a_time_gives_the_same_plan() {
     let mut p = servers_scenario(25);
     p.plan.max_replicas = 12;
