@@ -93,7 +93,7 @@ pub use plan::{
     AnalyticComparison, BindingTarget, Cause, ClassIntervals, ClassShare, ComparisonRow,
     ConfigurationResult, ConfiguredFleet, CostSummary, Cover, CurvePoint, CurveTarget, Diagnosis,
     ExploredPoint, Interval, JobOutput, Lever, LeverKind, MAX_PLAN_REQUESTS, PlanError, PlanJob,
-    PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession, PlanStep, Recommendation, RunKey,
+    PlanOptions, PlanPoll, PlanProgress, PlanResult, PlanSession, Recommendation, RunKey,
     ScenarioResult, SearchDimension, SearchEffort, SearchResult, SearchStatus, Sensitivity,
     SensitivityRow, ServiceCurve, Verdict, capacity_searches, check_budget, plan,
     plan_with_progress, resolve_threads, run_batch,

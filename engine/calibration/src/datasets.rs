@@ -124,6 +124,7 @@ mod tests {
     /// the caps) and keeps vLLM's caps; a dataset without a table is an
     /// error naming it.
     #[test]
+    #[ignore = "slow: calibration datasets scaled at every point; scripts/test runs it"]
     fn scaling_meets_the_points_means_within_the_caps() {
         for (input, output) in [(217.39, 201.65), (232.6, 220.61), (215.3, 195.5)] {
             let Ok(LengthsParams::Pairs { pairs, weights }) = lengths("sharegpt", input, output)
@@ -153,6 +154,7 @@ mod tests {
     /// rounded to a token, so a mean moves by at most half a token, plus
     /// what the caps cut); too many requests for the table is an error.
     #[test]
+    #[ignore = "slow: calibration datasets at every point; scripts/test runs it"]
     fn offline_requests_are_the_first_pairs_at_the_points_means() {
         let (input, output) = (217.39, 201.65);
         let requests = offline_requests("sharegpt", 1000, input, output).expect("requests");

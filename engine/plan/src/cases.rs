@@ -5,7 +5,7 @@
 //! costs.
 
 use crate::cost::FleetCost;
-use crate::evaluate::{RunSummary, mean_ci, pooled_exact_upper, upper95_bounds};
+use crate::evaluate::{RunAggregates, mean_ci, pooled_exact_upper, upper95_bounds};
 use crate::explore::Exploration;
 use crate::params::plan::{Multipliers, PlanParams};
 use crate::result::{ClassIntervals, Interval};
@@ -123,7 +123,7 @@ impl Runner<'_> {
     /// the misses pooled over the replications (no miss is not P(miss) 0).
     pub fn class_intervals(&self, case: usize, replicas: u32, count: u32) -> Vec<ClassIntervals> {
         let runs = self.runs(case, replicas, count);
-        let interval = |f: &dyn Fn(&RunSummary) -> f64| {
+        let interval = |f: &dyn Fn(&RunAggregates) -> f64| {
             let (mean, ci95) = mean_ci(&runs.iter().map(|r| f(r)).collect::<Vec<_>>());
             Interval { mean, ci95 }
         };

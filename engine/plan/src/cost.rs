@@ -21,7 +21,7 @@
 use crate::serde_float::NonFinite;
 use serde::{Deserialize, Serialize};
 
-use crate::evaluate::{ClassTotals, RunSummary, mean_ci};
+use crate::evaluate::{ClassTotals, RunAggregates, mean_ci};
 use crate::format::duration;
 use crate::params::ScenarioParams;
 use crate::params::plan::{PricingModel, PricingParams};
@@ -245,7 +245,7 @@ pub fn attribute(basis: &CostBasis, fleet: &FleetCost, work: &WorkTotals) -> Uni
 /// run by run and averaged; a figure is absent when any run lacks it.
 pub fn summarize(
     basis: CostBasis,
-    runs: &[&RunSummary],
+    runs: &[&RunAggregates],
     replicas: u32,
     reserve: u32,
 ) -> CostSummary {

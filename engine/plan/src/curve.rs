@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::evaluate::{CheckMetric, CheckSpec, Evaluation, RunSummary, TargetCheck};
+use crate::evaluate::{CheckMetric, CheckSpec, Evaluation, RunAggregates, TargetCheck};
 use crate::format::{duration, percent, percentile_label};
 use crate::params::plan::{Multipliers, ServiceCurveParams};
 use crate::result::{CurvePoint, ServiceCurve};
@@ -207,7 +207,7 @@ pub(super) fn operating_state(
 }
 
 /// The mean of `f` over `runs` (0 without runs).
-fn mean(runs: &[&RunSummary], f: &dyn Fn(&RunSummary) -> f64) -> f64 {
+fn mean(runs: &[&RunAggregates], f: &dyn Fn(&RunAggregates) -> f64) -> f64 {
     runs.iter().map(|r| f(r)).sum::<f64>() / runs.len().max(1) as f64
 }
 
@@ -215,7 +215,7 @@ fn mean(runs: &[&RunSummary], f: &dyn Fn(&RunSummary) -> f64) -> f64 {
 fn curve_point(
     load: f64,
     replicas: u32,
-    runs: &[&RunSummary],
+    runs: &[&RunAggregates],
     evaluation: &Evaluation,
 ) -> CurvePoint {
     let offered_per_s = mean(runs, &|r| r.overall.arrived as f64 / r.window_s);

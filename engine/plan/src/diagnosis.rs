@@ -23,7 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::evaluate::{CheckMetric, Evaluation, RunSummary};
+use crate::evaluate::{CheckMetric, Evaluation, RunAggregates};
 use crate::format::{counted, format_count, format_number};
 use crate::levers::{self, Lever};
 use crate::runner::{Halt, Runner};
@@ -144,7 +144,7 @@ pub(super) fn diagnose(
 /// The figures of `check` (class `k`) on `below`'s runs of `case`.
 fn facts(runner: &Runner, case: usize, below: &Evaluation, check: usize, k: usize) -> Diagnosis {
     let runs = runner.runs(case, below.replicas, below.replications);
-    let mean = |f: &dyn Fn(&RunSummary) -> f64| {
+    let mean = |f: &dyn Fn(&RunAggregates) -> f64| {
         let values: Vec<f64> = runs
             .iter()
             .map(|r| f(r))
@@ -157,8 +157,8 @@ fn facts(runner: &Runner, case: usize, below: &Evaluation, check: usize, k: usiz
         }
     };
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
-    let step_s = |r: &RunSummary| r.steps.prefill_s + r.steps.decode_s + r.steps.recompute_s;
-    let busy = |r: &RunSummary| r.classes.iter().map(|c| c.busy_s).sum::<f64>();
+    let step_s = |r: &RunAggregates| r.steps.prefill_s + r.steps.decode_s + r.steps.recompute_s;
+    let busy = |r: &RunAggregates| r.classes.iter().map(|c| c.busy_s).sum::<f64>();
     let names = &runner.base.params().classes;
     let mut shares: Vec<ClassShare> = names
         .iter()

@@ -9,7 +9,7 @@ use crate::format::{duration, percent, percentile_label};
 use crate::model::scenario::Scenario;
 use crate::params::plan::{DecisionRule, TargetMetric};
 use crate::report::{Quantiles, Report};
-pub use crate::run_summary::{ClassTotals, RunSummary};
+pub use crate::run_summary::{ClassTotals, RunAggregates};
 use crate::serde_float::nonfinite;
 use crate::sim::{RequestRecord, Status};
 use crate::stats::{clopper_pearson, mean_and_half_width};
@@ -148,7 +148,7 @@ impl CheckSpec {
     /// This check's value in one run: NaN when it is undefined there (no
     /// request of the class arrived in the measured window, or none reached
     /// what the percentile measures), which is never a pass.
-    pub fn value(&self, index: usize, run: &RunSummary) -> f64 {
+    pub fn value(&self, index: usize, run: &RunAggregates) -> f64 {
         let Some(k) = self.class else {
             return run.offered_load;
         };
@@ -185,7 +185,7 @@ impl CheckSpec {
     }
 
     /// Why this check has no value in `run` (see [`CheckSpec::value`]).
-    fn undefined_reason(&self, run: &RunSummary) -> String {
+    fn undefined_reason(&self, run: &RunAggregates) -> String {
         let (Some(k), Some(name)) = (self.class, &self.class_name) else {
             return "no value".to_string();
         };
@@ -273,7 +273,7 @@ impl CheckSpec {
 
     /// The share of requests over this check's bound pooled over `runs`
     /// (`None` unless every run counted it).
-    fn share_over(&self, index: usize, runs: &[&RunSummary]) -> Option<ShareOver> {
+    fn share_over(&self, index: usize, runs: &[&RunAggregates]) -> Option<ShareOver> {
         let allowed = self.allowed_share()?;
         let mut batches = Vec::new();
         for run in runs {
@@ -421,7 +421,7 @@ pub fn mean_ci(values: &[f64]) -> (f64, Option<[f64; 2]>) {
 
 /// The exact (Clopper-Pearson) 95% upper bound of class `k`'s P(miss), from
 /// its misses and requests pooled over `runs`.
-pub fn pooled_exact_upper(runs: &[&RunSummary], k: usize) -> f64 {
+pub fn pooled_exact_upper(runs: &[&RunAggregates], k: usize) -> f64 {
     let (misses, arrived) = runs.iter().fold((0, 0), |(m, n), r| {
         let c = &r.classes[k];
         (m + c.arrived - c.met, n + c.arrived)
@@ -488,7 +488,11 @@ pub fn judge(
 /// target, the share of requests over the bound pooled over the
 /// replications ([`ShareOver`]) can show it not met. Under `mean` the mean
 /// alone decides and nothing is uncertain.
-pub fn evaluate(checks: &[CheckSpec], runs: &[&RunSummary], decision: DecisionRule) -> Evaluation {
+pub fn evaluate(
+    checks: &[CheckSpec],
+    runs: &[&RunAggregates],
+    decision: DecisionRule,
+) -> Evaluation {
     let mut out = Vec::with_capacity(checks.len());
     let mut worst_ratio = 0.0f64;
     for (i, spec) in checks.iter().enumerate() {

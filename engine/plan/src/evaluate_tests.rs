@@ -2,7 +2,7 @@
 //! exact bound of no misses.
 
 use crate::evaluate::{
-    CheckMetric, CheckSpec, ClassTotals, RunSummary, TargetCheck, Verdict, evaluate,
+    CheckMetric, CheckSpec, ClassTotals, RunAggregates, TargetCheck, Verdict, evaluate,
 };
 use crate::exceedance::{BATCHES, Exceedance};
 use crate::params::plan::DecisionRule;
@@ -10,7 +10,7 @@ use crate::report::Quantiles;
 use crate::stats::clopper_pearson;
 
 /// A run in which `misses` of `arrived` requests of the one class missed.
-fn run(arrived: u64, misses: u64) -> RunSummary {
+fn run(arrived: u64, misses: u64) -> RunAggregates {
     let totals = ClassTotals {
         arrived,
         met: arrived - misses,
@@ -26,7 +26,7 @@ fn run(arrived: u64, misses: u64) -> RunSummary {
         busy_s_recomputed: 0.0,
         preemptions: 0,
     };
-    RunSummary {
+    RunAggregates {
         replicas: 1,
         window_s: 1.0,
         classes: vec![totals.clone()],
@@ -57,8 +57,8 @@ fn check() -> CheckSpec {
     }
 }
 
-fn verdict(runs: &[RunSummary], rule: DecisionRule) -> Verdict {
-    let refs: Vec<&RunSummary> = runs.iter().collect();
+fn verdict(runs: &[RunAggregates], rule: DecisionRule) -> Verdict {
+    let refs: Vec<&RunAggregates> = runs.iter().collect();
     evaluate(&[check()], &refs, rule).checks[0].verdict
 }
 
@@ -82,7 +82,7 @@ fn the_interval_decides_met_not_met_and_uncertain() {
 #[test]
 fn no_misses_are_bounded_by_the_exact_pooled_limit() {
     let runs = [run(200, 0), run(300, 0)];
-    let refs: Vec<&RunSummary> = runs.iter().collect();
+    let refs: Vec<&RunAggregates> = runs.iter().collect();
     let e = evaluate(&[check()], &refs, DecisionRule::Upper95);
     let c = &e.checks[0];
     assert_eq!(c.mean, 0.0);
@@ -115,17 +115,20 @@ fn the_offered_load_counts_recomputation_once() {
     assert!(report.load.measured);
     let recomputed = report.overall.busy_s_recomputed / (report.horizon_s - report.warmup_s);
     assert!(recomputed > 0.0);
-    assert_eq!(RunSummary::of(&report, &[]).offered_load, report.load.rho);
+    assert_eq!(
+        RunAggregates::of(&report, &[]).offered_load,
+        report.load.rho
+    );
     report.load.measured = false;
     assert_eq!(
-        RunSummary::of(&report, &[]).offered_load,
+        RunAggregates::of(&report, &[]).offered_load,
         report.load.rho + recomputed
     );
 }
 
 /// Two replications of a chat class judged on p99 TTFT <= 2 s: each run's
 /// p99, and per tenth of its window the requests over 2 s of those counted.
-fn ttft_runs(p99s: [f64; 2], batches: [Vec<[u64; 2]>; 2]) -> Vec<RunSummary> {
+fn ttft_runs(p99s: [f64; 2], batches: [Vec<[u64; 2]>; 2]) -> Vec<RunAggregates> {
     p99s.iter()
         .zip(batches)
         .map(|(&p99, batches)| {
@@ -149,8 +152,8 @@ fn ttft_check() -> CheckSpec {
     }
 }
 
-fn judged(runs: &[RunSummary], check: CheckSpec) -> TargetCheck {
-    let refs: Vec<&RunSummary> = runs.iter().collect();
+fn judged(runs: &[RunAggregates], check: CheckSpec) -> TargetCheck {
+    let refs: Vec<&RunAggregates> = runs.iter().collect();
     evaluate(&[check], &refs, DecisionRule::Upper95)
         .checks
         .remove(0)
@@ -256,7 +259,7 @@ fn the_counts_are_the_report_s_own() {
     let mut ttft = ttft_check();
     ttft.class = Some(1);
     let checks = [check(), ttft];
-    let summary = RunSummary::of(&report, &checks);
+    let summary = RunAggregates::of(&report, &checks);
     assert_eq!(summary.exceedances.len(), 2);
     let total = |e: &Exceedance| {
         e.batches

@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::PlanError;
-use crate::evaluate::{CheckSpec, RunSummary};
+use crate::evaluate::{CheckSpec, RunAggregates};
 use crate::model::scenario::Scenario;
 use crate::params::ScenarioParams;
 use crate::report::Report;
@@ -49,7 +49,7 @@ pub struct PlanJob {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobOutput {
     key: RunKey,
-    summary: RunSummary,
+    summary: RunAggregates,
 }
 
 impl JobOutput {
@@ -62,7 +62,7 @@ impl JobOutput {
         self.summary.requests
     }
 
-    pub fn into_parts(self) -> (RunKey, RunSummary) {
+    pub fn into_parts(self) -> (RunKey, RunAggregates) {
         (self.key, self.summary)
     }
 }
@@ -138,7 +138,7 @@ impl PlanJob {
         let report = Report::build(simulation.finish().map_err(run_error)?);
         Ok(JobOutput {
             key: self.key,
-            summary: RunSummary::of(&report, &self.checks),
+            summary: RunAggregates::of(&report, &self.checks),
         })
     }
 }

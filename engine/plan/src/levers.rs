@@ -33,7 +33,7 @@ use crate::format::{counted, format_usd};
 use crate::model::scenario::Scenario;
 use crate::params::plan::Multipliers;
 use crate::params::{Discipline, ScenarioParams};
-use crate::runner::{Case, Gather, Halt, Runner};
+use crate::runner::{Gather, Halt, Runner, SimulatedCase};
 use crate::search::{Probe, smallest_meeting};
 use crate::serde_float::NonFinite;
 
@@ -204,7 +204,7 @@ impl Runner<'_> {
         let mut params = Multipliers::BASE.apply(&self.configs[config].params);
         variant.apply(&mut params);
         let scenario = Scenario::try_from(params).ok()?;
-        self.state.cases.push(Case {
+        self.state.cases.push(SimulatedCase {
             label: label.to_string(),
             config,
             multipliers: Multipliers::BASE,

@@ -24,10 +24,11 @@
 //! and, beside them from the start, the **configured fleet** (the scenario
 //! as it stands) decided like every fleet (`configured.rs`).
 //!
-//! This module holds the entry points, the driver and the order of the
-//! phases. A pass over the phases (`runner.rs`) runs no simulation: it
-//! records the runs it lacks, and the driver runs them as a batch (on
-//! rayon's threads natively, on a pool of Web Workers in the page) and
+//! This module holds the entry points, the native driver and the order of
+//! the phases. A pass over the phases (`runner.rs`) runs no simulation: it
+//! records the runs it lacks, and the one pass loop (`session.rs`, which a
+//! [`PlanSession`] runs on) hands them out as a batch, to run on rayon's
+//! threads natively (`drive`) or on a pool of Web Workers in the page, and
 //! repeats the pass. Every run's seed follows from its replication alone
 //! (common random numbers across configurations and cases), and a pass's
 //! decisions from the cached results alone, so the plan is the same for any
@@ -86,9 +87,10 @@ pub use crate::jobs::{JobOutput, PlanJob, RunKey, resolve_threads, run_batch};
 pub use crate::levers::{Lever, LeverKind};
 use crate::model::scenario::Scenario;
 use crate::params::plan::Multipliers;
-use crate::runner::{Gather, Halt, PlanState, Runner};
+use crate::runner::{Gather, Halt, Runner};
 use crate::serde_float::NonFinite;
-pub use crate::session::{PlanPoll, PlanSession, PlanStep};
+use crate::session::{Passed, Passes};
+pub use crate::session::{PlanPoll, PlanSession};
 use crate::sim::{RunError, RunOptions};
 
 pub use crate::result::{
@@ -252,29 +254,24 @@ pub fn plan_with_progress(
     options: &PlanOptions,
     on_progress: &mut dyn FnMut(&PlanProgress) -> bool,
 ) -> Result<PlanResult, PlanError> {
-    check_budget(scenario, options)?;
-    let mut state = PlanState::default();
-    drive(scenario, options, &mut state, on_progress, run_plan)
+    let mut passes = Passes::new(scenario.clone(), options.clone(), run_plan);
+    drive(&mut passes, on_progress)
 }
 
-/// Repeats `pass` until it needs no more runs, running each batch of the
-/// runs it lacks on `options.threads` threads.
+/// Drives `passes` (the pass loop a [`PlanSession`] runs on) to its end
+/// natively: each batch of runs a pass asks for runs on `options.threads`
+/// threads (rayon), and the pass is polled again.
 fn drive<T>(
-    scenario: &Scenario,
-    options: &PlanOptions,
-    state: &mut PlanState,
+    passes: &mut Passes<T>,
     on_progress: &mut dyn FnMut(&PlanProgress) -> bool,
-    pass: fn(&mut Runner) -> Result<T, Halt>,
 ) -> Result<T, PlanError> {
-    let threads = resolve_threads(options.threads);
+    let threads = resolve_threads(passes.options.threads);
     loop {
-        state.pending.clear();
-        let mut runner = Runner::new(scenario, options, state);
-        let (jobs, progress) = match pass(&mut runner) {
-            Ok(result) => return Ok(result),
-            Err(Halt::Failed(e)) => return Err(e),
-            Err(Halt::Pending) => (runner.pending_jobs()?, runner.progress(0.0)),
+        let jobs = match passes.poll()? {
+            Passed::Done(value) => return Ok(value),
+            Passed::Jobs { jobs, .. } => jobs,
         };
+        let progress = passes.progress();
         let total = jobs.len().max(1) as f64;
         let done_before = progress.simulations_done;
         let outputs = run_batch(&jobs, threads, &mut |done, run_fraction| {
@@ -291,13 +288,12 @@ fn drive<T>(
         })
         .map_err(|e| match e {
             PlanError::Cancelled { .. } => PlanError::Cancelled {
-                simulations: state.simulations,
+                simulations: passes.state.simulations,
             },
             e => e,
         })?;
         for output in outputs {
-            let (key, summary) = output.into_parts();
-            state.insert(key, summary);
+            passes.submit(output);
         }
     }
 }
@@ -310,9 +306,7 @@ pub fn capacity_searches(
     options: &PlanOptions,
     on_progress: &mut dyn FnMut(&PlanProgress) -> bool,
 ) -> Result<(Vec<SearchResult>, u64), PlanError> {
-    check_budget(scenario, options)?;
-    let mut state = PlanState::default();
-    let searches = drive(scenario, options, &mut state, on_progress, |runner| {
+    let searches = |runner: &mut Runner| {
         let plan = runner.base.params().plan.clone();
         let all: Vec<usize> = (0..runner.configs.len()).collect();
         let mut waiting = runner::Gather::default();
@@ -327,8 +321,10 @@ pub fn capacity_searches(
             }
         }
         waiting.finish(out)
-    })?;
-    Ok((searches, state.simulations))
+    };
+    let mut passes = Passes::new(scenario.clone(), options.clone(), searches);
+    let searches = drive(&mut passes, on_progress)?;
+    Ok((searches, passes.state.simulations))
 }
 
 /// One pass over the whole plan, phase by phase (see the module docs).

@@ -88,7 +88,7 @@ impl ClassTotals {
 /// worker sends back for a [`super::PlanJob`]).
 #[serde_with::serde_as]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSummary {
+pub struct RunAggregates {
     pub replicas: u32,
     /// Measured window: horizon - warm-up \[s\].
     #[serde_as(as = "NonFinite")]
@@ -146,8 +146,8 @@ fn offered_load(report: &Report, fleet_s: f64) -> f64 {
     }
 }
 
-impl RunSummary {
-    pub fn of(report: &Report, checks: &[CheckSpec]) -> RunSummary {
+impl RunAggregates {
+    pub fn of(report: &Report, checks: &[CheckSpec]) -> RunAggregates {
         let window_s = report.horizon_s - report.warmup_s;
         let n = report.replicas.max(1) as f64;
         let mut waiting: Vec<f64> = report.series.iter().map(|p| p.waiting as f64 / n).collect();
@@ -176,7 +176,7 @@ impl RunSummary {
                 .filter_map(|(i, c)| c.exceedance(i, report))
                 .collect()
         };
-        RunSummary {
+        RunAggregates {
             replicas: report.replicas,
             window_s,
             classes: report.classes.iter().map(ClassTotals::of).collect(),

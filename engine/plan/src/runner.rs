@@ -5,12 +5,12 @@
 //! A pass never simulates. When it needs a run the cache lacks, it records
 //! the run as pending and the branch that needed it stops with
 //! [`Halt::Pending`]; independent branches (the searches of several
-//! configurations, the cases) go on and record theirs. The driver
-//! (`mod.rs`) then runs every pending simulation, on as many threads or Web
-//! Workers as it has, and repeats the pass. A pass's decisions depend only on
-//! the cached results, and each run's result only on its key, so the plan
-//! is the same whatever the number of workers and whatever order they
-//! finish in.
+//! configurations, the cases) go on and record theirs. The pass loop
+//! (`session.rs`) then hands out every pending simulation, to run on as
+//! many threads or Web Workers as there are, and repeats the pass. A pass's
+//! decisions depend only on the cached results, and each run's result only
+//! on its key, so the plan is the same whatever the number of workers and
+//! whatever order they finish in.
 //!
 //! Replication r of every case uses the scenario's seed + r, so every
 //! configuration and case sees the same arrivals and token lengths (common
@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnose::{self, Unreachable};
-use crate::evaluate::{CheckSpec, Evaluation, RunSummary, Verdict, evaluate};
+use crate::evaluate::{CheckSpec, Evaluation, RunAggregates, Verdict, evaluate};
 use crate::jobs::{PlanJob, RunKey};
 use crate::levers::Variant;
 use crate::model::analytic::{QueueEstimate, QueueModel};
@@ -28,16 +28,16 @@ use crate::model::scenario::Scenario;
 use crate::params::plan::{Multipliers, ResolvedCandidate};
 use crate::sim::RunOptions;
 use crate::space::{Configuration, configurations};
-use crate::{PlanError, PlanOptions, PlanProgress};
+use crate::{PlanError, PlanOptions};
 
 /// A scenario the planner simulates: a configuration with multipliers
 /// applied.
-pub(super) struct Case {
+pub(super) struct SimulatedCase {
     /// The label it was first asked for by, naming it in messages.
     pub label: String,
     pub config: usize,
     /// The multipliers it was built with (the price among them prices its
-    /// runs; cases differing only in price share one [`Case`]).
+    /// runs; cases differing only in price share one [`SimulatedCase`]).
     pub multipliers: Multipliers,
     /// A lever tried on the configuration (`levers.rs`); `None` for the
     /// configuration as the space has it.
@@ -61,9 +61,9 @@ pub(super) struct Case {
 /// What a plan has computed: kept across passes.
 #[derive(Default)]
 pub(super) struct PlanState {
-    pub cases: Vec<Case>,
+    pub cases: Vec<SimulatedCase>,
     /// Every run so far, by (case, replicas, replication).
-    runs: BTreeMap<RunKey, RunSummary>,
+    runs: BTreeMap<RunKey, RunAggregates>,
     /// Runs the last pass needed and the cache lacks.
     pub pending: BTreeSet<RunKey>,
     /// The two-stage estimate's starting point per case.
@@ -86,7 +86,7 @@ struct EarlierCase {
     config: usize,
     multipliers: Multipliers,
     variant: Option<Variant>,
-    runs: BTreeMap<(u32, u32), RunSummary>,
+    runs: BTreeMap<(u32, u32), RunAggregates>,
 }
 
 impl PlanState {
@@ -160,7 +160,7 @@ impl PlanState {
     }
 
     /// Stores the result of a run the plan asked for.
-    pub fn insert(&mut self, key: RunKey, summary: RunSummary) {
+    pub fn insert(&mut self, key: RunKey, summary: RunAggregates) {
         if self.runs.insert(key, summary).is_none() {
             self.simulations += 1;
             self.simulated_requests += self.runs[&key].requests;
@@ -329,7 +329,7 @@ impl<'a> Runner<'a> {
             case: format!("{label} ({})", self.configs[config].label),
             error,
         })?;
-        self.state.cases.push(Case {
+        self.state.cases.push(SimulatedCase {
             label: label.to_string(),
             config,
             multipliers,
@@ -362,21 +362,6 @@ impl<'a> Runner<'a> {
     /// The candidate `case` runs on.
     pub fn candidate_of(&self, case: usize) -> &ResolvedCandidate {
         &self.candidates[self.config_of(case).candidate]
-    }
-
-    /// Where the plan stands: runs done, and those pending counted as
-    /// `running_fraction` done.
-    pub fn progress(&self, running_fraction: f64) -> PlanProgress {
-        let pending = self.state.pending.len() as u64;
-        let done = self.state.simulations as f64 + running_fraction * pending as f64;
-        let estimated = self.estimated.max(self.state.simulations + pending).max(1);
-        PlanProgress {
-            phase: self.phase.clone(),
-            simulations_done: self.state.simulations,
-            simulations_estimated: estimated,
-            fraction: (done / estimated as f64).clamp(0.0, 1.0),
-            run_fraction: running_fraction,
-        }
     }
 
     /// The jobs of the runs the last pass needed (never none: a pass that
@@ -438,7 +423,7 @@ impl<'a> Runner<'a> {
         case: usize,
         replicas: u32,
         replication: u32,
-    ) -> Result<&RunSummary, Halt> {
+    ) -> Result<&RunAggregates, Halt> {
         let key = RunKey {
             case,
             replicas,
@@ -530,7 +515,7 @@ impl<'a> Runner<'a> {
     }
 
     /// The runs so far among replications 0..count of `case` on `replicas`.
-    pub fn runs(&self, case: usize, replicas: u32, count: u32) -> Vec<&RunSummary> {
+    pub fn runs(&self, case: usize, replicas: u32, count: u32) -> Vec<&RunAggregates> {
         (0..count)
             .filter_map(|replication| {
                 self.state.runs.get(&RunKey {

@@ -1,15 +1,112 @@
-//! [`PlanSession`]: a plan driven from outside, one batch of independent
-//! simulations at a time (the page's pool of Web Workers).
+//! The planner's one pass loop ([`Passes`]), and [`PlanSession`], a plan
+//! driven from outside on it, one batch of independent simulations at a
+//! time (the page's pool of Web Workers; natively, `drive` in `mod.rs`
+//! runs each batch on rayon's threads).
 
 use std::collections::{BTreeMap, BTreeSet};
-
-use serde::{Deserialize, Serialize};
 
 use crate::cost::same_but_prices;
 use crate::jobs::{JobOutput, PlanJob};
 use crate::model::scenario::Scenario;
 use crate::runner::{Halt, PlanState, Runner};
 use crate::{PlanError, PlanOptions, PlanProgress, PlanResult, check_budget, run_plan};
+
+/// The pass loop every plan runs on: a pass over the plan's logic on the
+/// runs so far (cheap: only simulations cost) is repeated until it
+/// completes or needs runs nobody has made, which [`Passes::poll`] hands
+/// out as jobs. Whatever runs them (rayon's threads natively, the page's
+/// Web Workers) [`Passes::submit`]s their outputs and polls again.
+pub(super) struct Passes<T> {
+    pub scenario: Scenario,
+    pub options: PlanOptions,
+    pub state: PlanState,
+    /// One pass: the whole plan, or the capacity searches alone.
+    pass: fn(&mut Runner) -> Result<T, Halt>,
+    /// The last pass's phase and estimate.
+    phase: String,
+    estimated: u64,
+}
+
+/// What one [`Passes::poll`] found.
+pub(super) enum Passed<T> {
+    /// The pass completed.
+    Done(T),
+    /// These simulations are needed next; `searched`: the pass got past
+    /// the whole space's search.
+    Jobs { jobs: Vec<PlanJob>, searched: bool },
+}
+
+impl<T> Passes<T> {
+    pub fn new(
+        scenario: Scenario,
+        options: PlanOptions,
+        pass: fn(&mut Runner) -> Result<T, Halt>,
+    ) -> Passes<T> {
+        Passes {
+            scenario,
+            options,
+            state: PlanState::default(),
+            pass,
+            phase: String::new(),
+            estimated: 1,
+        }
+    }
+
+    /// The pass's value, or every simulation it needs next (those already
+    /// submitted are never asked for again). The plan's budget is checked
+    /// before its first simulation.
+    pub fn poll(&mut self) -> Result<Passed<T>, PlanError> {
+        if self.state.simulations == 0 {
+            check_budget(&self.scenario, &self.options)?;
+        }
+        loop {
+            self.state.pending.clear();
+            let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
+            let passed = match (self.pass)(&mut runner) {
+                Ok(value) => Passed::Done(value),
+                Err(Halt::Failed(e)) => return Err(e),
+                // Runs an earlier plan made come back at once, as a batch
+                // of simulations would: the pass is repeated with them.
+                Err(Halt::Pending) if runner.state.take_earlier_runs() => continue,
+                Err(Halt::Pending) => Passed::Jobs {
+                    jobs: runner.pending_jobs()?,
+                    searched: runner.searched,
+                },
+            };
+            self.phase = runner.phase.clone();
+            self.estimated = runner.estimated;
+            return Ok(passed);
+        }
+    }
+
+    /// Stores a job's output (one this plan asked for; others are
+    /// ignored), returning whether it was a new simulation.
+    pub fn submit(&mut self, output: JobOutput) -> bool {
+        let (key, summary) = output.into_parts();
+        let before = self.state.simulations;
+        if key.case < self.state.cases.len() {
+            self.state.insert(key, summary);
+        }
+        self.state.simulations > before
+    }
+
+    /// Where the plan stands: the runs done, and the last pass's phase
+    /// and estimate.
+    pub fn progress(&self) -> PlanProgress {
+        let done = self.state.simulations;
+        let estimated = self
+            .estimated
+            .max(done + self.state.pending.len() as u64)
+            .max(1);
+        PlanProgress {
+            phase: self.phase.clone(),
+            simulations_done: done,
+            simulations_estimated: estimated,
+            fraction: (done as f64 / estimated as f64).clamp(0.0, 1.0),
+            run_fraction: 0.0,
+        }
+    }
+}
 
 /// A plan driven from outside, for a caller that must keep control between
 /// simulations and may run them on several workers (the page: a pool of Web
@@ -19,7 +116,8 @@ use crate::{PlanError, PlanOptions, PlanProgress, PlanResult, check_budget, run_
 /// (cheap: only simulations cost) and returns either the result or the jobs
 /// it needs next. The jobs are independent: run them anywhere, in any order,
 /// [`PlanSession::submit`] each output, and poll again. The result equals
-/// [`plan`](super::plan())'s, whatever ran the jobs.
+/// [`plan`](super::plan())'s, whatever ran the jobs: both run the same pass
+/// loop.
 ///
 /// ```no_run
 /// use sojourn_model::{model::Scenario, params::ScenarioParams};
@@ -40,16 +138,9 @@ use crate::{PlanError, PlanOptions, PlanProgress, PlanResult, check_budget, run_
 /// println!("{} simulations", result.simulations);
 /// ```
 pub struct PlanSession {
-    scenario: Scenario,
-    options: PlanOptions,
-    state: PlanState,
+    /// The whole plan's pass loop.
+    passes: Passes<PlanResult>,
     result: Option<Box<PlanResult>>,
-    /// Jobs handed out by the last poll and not yet submitted, for
-    /// [`PlanSession::step`].
-    queue: Vec<PlanJob>,
-    /// The last pass's phase and estimate.
-    phase: String,
-    estimated: u64,
     /// The search's result, once its runs are in (see
     /// [`PlanSession::provisional`]).
     provisional: Option<Box<PlanResult>>,
@@ -78,26 +169,11 @@ pub enum PlanPoll {
     Done(Box<PlanResult>),
 }
 
-/// What one [`PlanSession::step`] did.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum PlanStep {
-    /// One more simulation ran; more are needed.
-    Running(PlanProgress),
-    /// The plan is complete.
-    Done(Box<PlanResult>),
-}
-
 impl PlanSession {
     pub fn new(scenario: Scenario, options: PlanOptions) -> PlanSession {
         PlanSession {
-            scenario,
-            options,
-            state: PlanState::default(),
+            passes: Passes::new(scenario, options, run_plan),
             result: None,
-            queue: Vec::new(),
-            phase: String::new(),
-            estimated: 1,
             provisional: None,
             searched: false,
             provisional_tried: None,
@@ -116,11 +192,11 @@ impl PlanSession {
     /// it is a new session. Either way the result equals a new session's,
     /// the count of simulations included (a reused run counts as one).
     pub fn reusing(scenario: Scenario, options: PlanOptions, previous: PlanSession) -> PlanSession {
-        let reuse = options == previous.options
-            && same_but_prices(scenario.params(), previous.scenario.params());
+        let reuse = options == previous.passes.options
+            && same_but_prices(scenario.params(), previous.passes.scenario.params());
         let mut session = PlanSession::new(scenario, options);
         if reuse {
-            session.state = PlanState::reusing(previous.state);
+            session.passes.state = PlanState::reusing(previous.passes.state);
             session.reusing = true;
         }
         session
@@ -132,31 +208,13 @@ impl PlanSession {
         if let Some(result) = &self.result {
             return Ok(PlanPoll::Done(result.clone()));
         }
-        if self.state.simulations == 0 {
-            check_budget(&self.scenario, &self.options)?;
-        }
-        let (outcome, searched) = loop {
-            self.state.pending.clear();
-            let mut runner = Runner::new(&self.scenario, &self.options, &mut self.state);
-            let outcome = match run_plan(&mut runner) {
-                Ok(result) => Ok(result),
-                Err(Halt::Failed(e)) => return Err(e),
-                // Runs an earlier plan made come back at once, as a batch
-                // of simulations would: the pass is repeated with them.
-                Err(Halt::Pending) if runner.state.take_earlier_runs() => continue,
-                Err(Halt::Pending) => Err(runner.pending_jobs()?),
-            };
-            self.phase = runner.phase.clone();
-            self.estimated = runner.estimated;
-            break (outcome, runner.searched);
-        };
-        match outcome {
-            Ok(result) => {
+        match self.passes.poll()? {
+            Passed::Done(result) => {
                 let result = Box::new(result);
                 self.result = Some(result.clone());
                 Ok(PlanPoll::Done(result))
             }
-            Err(jobs) => {
+            Passed::Jobs { jobs, searched } => {
                 self.searched |= searched;
                 if self.reusing {
                     for job in &jobs {
@@ -203,73 +261,41 @@ impl PlanSession {
     /// registered are forgotten and the pending runs are the full pass's,
     /// so the plan is the same with or without it.
     fn try_provisional(&mut self) {
-        let search_only = self.options.search_only();
-        let tried = self.provisional_tried == Some(self.state.simulations);
-        if self.provisional.is_some() || tried || search_only == self.options {
+        let passes = &mut self.passes;
+        let search_only = passes.options.search_only();
+        let tried = self.provisional_tried == Some(passes.state.simulations);
+        if self.provisional.is_some() || tried || search_only == passes.options {
             return;
         }
-        self.provisional_tried = Some(self.state.simulations);
-        let pending = std::mem::take(&mut self.state.pending);
-        let cases = self.state.cases.len();
-        let mut runner = Runner::new(&self.scenario, &search_only, &mut self.state);
+        self.provisional_tried = Some(passes.state.simulations);
+        let pending = std::mem::take(&mut passes.state.pending);
+        let cases = passes.state.cases.len();
+        let mut runner = Runner::new(&passes.scenario, &search_only, &mut passes.state);
         runner.decision_only = true;
         if let Ok(result) = run_plan(&mut runner) {
             self.provisional = Some(Box::new(result));
         }
-        self.state.forget_cases_from(cases);
-        self.state.pending = pending;
+        passes.state.forget_cases_from(cases);
+        passes.state.pending = pending;
     }
 
     /// Stores a job's output (one this session asked for; others are
     /// ignored).
     pub fn submit(&mut self, output: JobOutput) {
-        let (key, summary) = output.into_parts();
-        if key.case < self.state.cases.len() {
-            let before = self.state.simulations;
-            self.state.insert(key, summary);
-            self.simulated += self.state.simulations - before;
+        if self.passes.submit(output) {
+            self.simulated += 1;
         }
-    }
-
-    /// Runs at most one simulation itself (for a caller with one worker).
-    /// After `Done`, returns the result again.
-    pub fn step(&mut self) -> Result<PlanStep, PlanError> {
-        if self.queue.is_empty() {
-            match self.poll()? {
-                PlanPoll::Done(result) => return Ok(PlanStep::Done(result)),
-                PlanPoll::Jobs(mut jobs) => {
-                    jobs.reverse();
-                    self.queue = jobs;
-                }
-            }
-        }
-        if let Some(job) = self.queue.pop() {
-            let output = job.run(&mut |_| true)?;
-            self.submit(output);
-        }
-        Ok(PlanStep::Running(self.progress()))
     }
 
     /// Where the plan stands.
     pub fn progress(&self) -> PlanProgress {
-        let done = self.state.simulations;
-        let estimated = self
-            .estimated
-            .max(done + self.state.pending.len() as u64)
-            .max(1);
-        PlanProgress {
-            phase: self.phase.clone(),
-            simulations_done: done,
-            simulations_estimated: estimated,
-            fraction: (done as f64 / estimated as f64).clamp(0.0, 1.0),
-            run_fraction: 0.0,
-        }
+        self.passes.progress()
     }
 
     /// Simulations run so far (the plan's count: runs taken from the
     /// session it reuses included).
     pub fn simulations(&self) -> u64 {
-        self.state.simulations
+        self.passes.state.simulations
     }
 
     /// Simulations actually run for this session: submitted outputs of the

@@ -35,7 +35,7 @@ impl RunSummary {
     /// The summary of `report`, a run of `scenario`.
     pub fn new(report: Report, scenario: &Scenario) -> RunSummary {
         let checks = CheckSpec::all(scenario);
-        let run = evaluate::RunSummary::of(&report, &checks);
+        let run = evaluate::RunAggregates::of(&report, &checks);
         RunSummary {
             digest: format!("{:016x}", report.digest()),
             cost: report_cost(&report, scenario.params()),

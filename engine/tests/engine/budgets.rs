@@ -183,7 +183,9 @@ fn a_plan_checks_every_point_it_will_simulate_before_the_first() {
         ..PlanOptions::default()
     };
     let mut session = PlanSession::new(scenario.clone(), options.clone());
-    let err = session.step().unwrap_err();
+    let Err(err) = session.poll() else {
+        panic!("the plan went ahead");
+    };
     assert_eq!(session.simulations(), 0, "refused before any simulation");
     let text = err.to_string();
     assert!(text.contains("more than the cap"), "{text}");
@@ -261,7 +263,7 @@ fn a_plan_over_its_work_budget_is_refused_before_it_starts() {
         "{advice}"
     );
     let mut session = PlanSession::new(scenario.clone(), PlanOptions::default());
-    assert!(session.step().is_err());
+    assert!(session.poll().is_err());
     assert_eq!(session.simulations(), 0, "refused before any simulation");
 
     // Ten replications of each load fit.
@@ -319,6 +321,7 @@ fn fuzz_input(name: &str) -> Scenario {
 /// visits beside 36 million events, 15 s), which is refused before it
 /// starts. The time itself is measured by the campaign, not here.
 #[test]
+#[ignore = "slow: the fuzz campaign's slowest inputs run to the work budget; scripts/test runs it"]
 fn the_fuzz_campaigns_slowest_inputs_stop_at_the_work_budget() {
     let options = RunOptions::default();
     let err = simulate(&fuzz_input("s39-i39940.json"), &options).unwrap_err();

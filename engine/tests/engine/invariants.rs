@@ -65,6 +65,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
+    #[ignore = "slow: proptest: 24 default-like runs; scripts/test runs it"]
     fn default_like_runs_conserve_requests(seed in any::<u64>(), replicas in 1..4u32, rate in 0.5..3.0f64) {
         let mut p = small_default(2.0 * 3600.0, seed);
         p.cluster.replicas = replicas;
@@ -255,6 +256,7 @@ fn a_bounded_queue_rejects_beyond_m() {
 }
 
 #[test]
+#[ignore = "slow: long overloaded runs; scripts/test runs it"]
 fn overload_is_flagged() {
     let mut p = small_default(3600.0, 1);
     p.cluster.replicas = 1;

@@ -21,6 +21,7 @@ fn planned(params: ScenarioParams) -> PlanResult {
 }
 
 #[test]
+#[ignore = "slow: a full plan; scripts/test runs it"]
 fn tpot_binds_because_the_batch_prompts_share_the_chat_decodes_steps() {
     let result = planned(fixture());
     let binding = result.binding.as_ref().expect("a target binds");
@@ -46,6 +47,7 @@ fn tpot_binds_because_the_batch_prompts_share_the_chat_decodes_steps() {
 }
 
 #[test]
+#[ignore = "slow: a full plan with its levers; scripts/test runs it"]
 fn the_token_budget_lever_meets_every_target_for_less() {
     let result = planned(fixture());
     let d = result.binding.clone().unwrap().diagnosis.unwrap();
@@ -96,6 +98,7 @@ fn the_token_budget_lever_meets_every_target_for_less() {
 }
 
 #[test]
+#[ignore = "slow: two full plans; scripts/test runs it"]
 fn a_session_tries_the_same_levers_as_a_plan() {
     let scenario = Scenario::try_from(fixture()).unwrap();
     let options = PlanOptions::default().search_only();
@@ -116,6 +119,7 @@ fn a_session_tries_the_same_levers_as_a_plan() {
 }
 
 #[test]
+#[ignore = "slow: a full plan; scripts/test runs it"]
 fn no_lever_is_tried_when_no_latency_target_binds() {
     // Only chat's P(miss) against a 3 s deadline: it sets the fleet.
     let mut p = fixture();

@@ -124,6 +124,7 @@ proptest! {
     // 256 cases by default; set PROPTEST_CASES for a longer search.
 
     #[test]
+    #[ignore = "slow: oracle, proptest: both engines on every generated scenario; scripts/test runs it"]
     fn fast_engine_matches_reference_request_by_request(params in scenario()) {
         let (fast, reference) = run_both(&params);
         assert_same_requests(&fast, &reference)?;
@@ -244,6 +245,7 @@ fn kv_pressure_preempts_and_both_engines_agree() {
 /// is 1,000 times tighter than the drift it guards against. (About 5 s in
 /// a debug build, 2 s in release.)
 #[test]
+#[ignore = "slow: oracle: a long run on both engines; scripts/test runs it"]
 fn a_long_busy_run_agrees_to_rounding() {
     let mut params = crate::support::classical_queue(
         76.0,

@@ -8,7 +8,7 @@
 
 use sojourn_engine::{
     CandidateParams, CheckMetric, ClassParams, DistParams, Multipliers, PlanError, PlanOptions,
-    PlanResult, PlanSession, PlanStep, RunOptions, Scenario, ScenarioParams, SearchResult,
+    PlanPoll, PlanResult, PlanSession, RunOptions, Scenario, ScenarioParams, SearchResult,
     SensitivityInput, Shape, TargetParams, plan, plan_with_progress, simulate,
 };
 
@@ -19,6 +19,7 @@ fn valid(p: ScenarioParams) -> Scenario {
 }
 
 #[test]
+#[ignore = "slow: oracle: a search against every fleet; scripts/test runs it"]
 fn monotone_search_finds_the_brute_force_answer_with_fewer_simulations() {
     let params = servers_scenario(11);
     let scenario = valid(params.clone());
@@ -293,6 +294,7 @@ fn the_cheapest_candidate_is_chosen() {
 }
 
 #[test]
+#[ignore = "slow: a full plan with sensitivity; scripts/test runs it"]
 fn sensitivity_is_sorted_by_impact_and_price_moves_cost_only() {
     let mut p = servers_scenario(9);
     p.plan.max_replicas = 12;
@@ -392,7 +394,8 @@ fn progress_is_reported_and_cancel_stops_the_plan() {
 }
 
 #[test]
-fn a_session_stepped_one_simulation_at_a_time_gives_the_same_plan() {
+#[ignore = "slow: two full plans; scripts/test runs it"]
+fn a_session_driven_one_simulation_at_a_time_gives_the_same_plan() {
     let mut p = servers_scenario(25);
     p.plan.max_replicas = 12;
     p.plan.replications = 2;
@@ -402,25 +405,29 @@ fn a_session_stepped_one_simulation_at_a_time_gives_the_same_plan() {
     let scenario = valid(p);
     let whole = plan(&scenario, &PlanOptions::default()).unwrap();
     let mut session = PlanSession::new(scenario, PlanOptions::default());
-    let mut steps = 0;
-    let stepped = loop {
-        steps += 1;
-        match session.step().unwrap() {
-            PlanStep::Running(progress) => {
-                assert_eq!(progress.simulations_done, steps);
+    let mut polls = 0;
+    let one_at_a_time = loop {
+        polls += 1;
+        match session.poll().unwrap() {
+            // Only the first job of each poll runs: the next poll asks
+            // again for the rest.
+            PlanPoll::Jobs(jobs) => {
+                session.submit(jobs[0].run(&mut |_| true).unwrap());
+                let progress = session.progress();
+                assert_eq!(progress.simulations_done, polls);
                 assert!(progress.fraction < 1.0);
             }
-            PlanStep::Done(result) => break result,
+            PlanPoll::Done(result) => break result,
         }
     };
-    assert_eq!(*stepped, whole);
+    assert_eq!(*one_at_a_time, whole);
     assert_eq!(
-        steps,
+        polls,
         whole.simulations + 1,
-        "one simulation per step, then the step that finds the plan complete"
+        "one simulation per poll, then the poll that finds the plan complete"
     );
     // Asking again returns the same result without simulating.
-    assert!(matches!(session.step().unwrap(), PlanStep::Done(_)));
+    assert!(matches!(session.poll().unwrap(), PlanPoll::Done(_)));
     assert_eq!(session.simulations(), whole.simulations);
 }
 

@@ -45,6 +45,7 @@ fn drive(session: &mut PlanSession) -> (Vec<Option<PlanResult>>, PlanResult) {
 }
 
 #[test]
+#[ignore = "slow: full plans; scripts/test runs it"]
 fn the_search_s_decision_comes_early_and_is_the_search_only_plan_s() {
     let scenario = scenario();
     let mut session = PlanSession::new(scenario.clone(), options());
@@ -99,6 +100,7 @@ fn a_search_only_session_has_nothing_provisional() {
 /// whether it is asked for before the next jobs run (as the page does,
 /// once it has handed them out) or after they are back.
 #[test]
+#[ignore = "slow: two full plans; scripts/test runs it"]
 fn the_provisional_decision_does_not_depend_on_when_it_is_asked_for() {
     let mut asked_early = PlanSession::new(scenario(), options());
     let (early, _) = drive(&mut asked_early);

@@ -139,6 +139,7 @@ fn a_report_recosted_at_new_prices_equals_a_fresh_run_at_them() {
 }
 
 #[test]
+#[ignore = "slow: three full plans; scripts/test runs it"]
 fn a_plan_remade_at_new_prices_reuses_every_run_and_equals_a_fresh_plan() {
     let old = priced_scenario(7);
     let before = plan(&valid(old.clone()), &options()).unwrap();
@@ -154,6 +155,7 @@ fn a_plan_remade_at_new_prices_reuses_every_run_and_equals_a_fresh_plan() {
 }
 
 #[test]
+#[ignore = "slow: three full plans; scripts/test runs it"]
 fn prices_that_change_the_choice_still_give_the_fresh_plan() {
     // The same accelerator at two prices: swapping them swaps the choice,
     // and the search may try fleets the first plan did not.
@@ -164,6 +166,7 @@ fn prices_that_change_the_choice_still_give_the_fresh_plan() {
 }
 
 #[test]
+#[ignore = "slow: full plans; scripts/test runs it"]
 fn a_plan_of_other_runs_simulates_afresh() {
     let old = priced_scenario(11);
     let mut new = old.clone();
@@ -174,6 +177,7 @@ fn a_plan_of_other_runs_simulates_afresh() {
 }
 
 #[test]
+#[ignore = "slow: full plans; scripts/test runs it"]
 fn a_session_counts_only_the_simulations_it_ran_and_names_the_new_ones() {
     // The same accelerator at two prices, the dearer one made cheaper: the
     // re-plan reuses the earlier runs and simulates only the fleets of the

@@ -296,6 +296,7 @@ fn a_search_space_is_counted_before_it_is_listed() {
 /// as starting at it, and admitted the request 1.8e-7 s before it arrived.
 /// An admission is never before its arrival.
 #[test]
+#[ignore = "slow: a long closed-loop run; scripts/test runs it"]
 fn no_request_is_admitted_before_it_arrives() {
     let scenario = valid("n09_closed_loop_admitted_before_arrival.json");
     for engine in [EngineKind::Fast, EngineKind::Reference] {
@@ -343,6 +344,7 @@ fn a_run_ends_after_its_last_arrival() {
 /// large fleet. (The time it saves is in docs/performance.md, measured by
 /// the CLI.)
 #[test]
+#[ignore = "slow: oracle: 4,096 replicas on both engines; scripts/test runs it"]
 fn closed_loops_on_many_replicas_agree_between_engines() {
     let mut p = repro("n12_closed_loop_4096_replicas.json");
     let sojourn_engine::LoadParams::ClosedLoop { requests, .. } = &mut p.classes[0].load else {

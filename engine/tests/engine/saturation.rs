@@ -69,6 +69,7 @@ fn completion_rate(r: &Report) -> f64 {
 /// to 37,000 requests; its sampling error at constant lengths is far below
 /// 1%, so 3% is the model's error, not noise.)
 #[test]
+#[ignore = "slow: saturation measured on long runs; scripts/test runs it"]
 fn the_saturation_estimate_is_within_3_percent_where_the_kv_cache_does_not_bind() {
     for (model, hardware, input, output) in [
         ("llama-3.1-8b", "h100-sxm", 200.0, 200.0),
@@ -171,6 +172,7 @@ fn saturated_rate(p: &ScenarioParams, formula_rate: f64, horizon_s: f64, seed: u
 /// 1.40 requests/s without prefix caching), so the simulated saturation is
 /// the median of three runs, the rate a run typically settles at.
 #[test]
+#[ignore = "slow: saturation measured on long runs of every case; scripts/test runs it"]
 fn where_the_kv_cache_binds_the_measured_saturation_estimate_is_within_3_percent() {
     let shapes = kv_bound_shapes().into_iter();
     for ((shape, mut p), prefix_caching) in shapes.flat_map(|s| [(s.clone(), false), (s, true)]) {

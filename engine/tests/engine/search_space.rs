@@ -20,6 +20,7 @@ fn valid(p: ScenarioParams) -> Scenario {
 /// GPUs. The plan must choose a non-FCFS discipline, fewer GPUs than the
 /// baseline, and say so.
 #[test]
+#[ignore = "slow: full plans; scripts/test runs it"]
 fn scheduling_protects_the_tight_class_with_fewer_gpus_and_the_plan_says_so() {
     let result = plan(&valid(flood()), &search_only()).expect("plans");
     let chosen = &result.configurations[result.chosen.expect("a plan")];
@@ -78,6 +79,7 @@ fn grid_scenario() -> ScenarioParams {
 }
 
 #[test]
+#[ignore = "slow: oracle: every fleet of a grid simulated; scripts/test runs it"]
 fn brute_force_over_a_small_grid_agrees_with_the_search() {
     let params = grid_scenario();
     let scenario = valid(params.clone());
@@ -127,6 +129,7 @@ fn brute_force_over_a_small_grid_agrees_with_the_search() {
 /// With one class there is no other class to protect it from: the plan
 /// says the chosen discipline needs fewer replicas.
 #[test]
+#[ignore = "slow: a plan; scripts/test runs it"]
 fn with_one_class_the_plan_says_fewer_replicas_not_protection() {
     // Under a 0.8 s deadline shortest input first needs 7 replicas, FCFS 8.
     let mut p = grid_scenario();
@@ -147,6 +150,7 @@ fn with_one_class_the_plan_says_fewer_replicas_not_protection() {
 /// both) and unpaired (different seeds): pairing removes the variance the
 /// two runs share (the arrivals and lengths), which here is most of it.
 #[test]
+#[ignore = "slow: statistical: paired runs; scripts/test runs it"]
 fn common_random_numbers_make_paired_differences_less_variable() {
     let mut p = grid_scenario();
     p.cluster.replicas = 9;
@@ -190,6 +194,7 @@ fn common_random_numbers_make_paired_differences_less_variable() {
 /// No misses among n requests bound P(miss) by the exact Clopper-Pearson
 /// limit 1 - 0.025^(1/n), per run and pooled over the replications, not 0.
 #[test]
+#[ignore = "slow: a plan; scripts/test runs it"]
 fn zero_misses_have_the_exact_upper_bound() {
     let mut p = grid_scenario();
     p.plan.decision = DecisionRule::Upper95;
@@ -245,6 +250,7 @@ fn small_full_plan(threads: u32) -> PlanResult {
 }
 
 #[test]
+#[ignore = "slow: three full plans, on 1, 2 and 4 threads; scripts/test runs it"]
 fn the_plan_is_the_same_on_any_number_of_threads() {
     let one = small_full_plan(1);
     assert!(one.recommendation.is_some() && one.sensitivity.is_some());
@@ -255,6 +261,7 @@ fn the_plan_is_the_same_on_any_number_of_threads() {
 }
 
 #[test]
+#[ignore = "slow: a full plan; scripts/test runs it"]
 fn the_service_curve_decides_the_base_load_as_the_search_did() {
     // The curve runs on the smallest fleet the search found; at 1x it sees
     // the same runs, judged by the same sequential rule, so it meets every
@@ -273,6 +280,7 @@ fn the_service_curve_decides_the_base_load_as_the_search_did() {
 }
 
 #[test]
+#[ignore = "slow: a full plan; scripts/test runs it"]
 fn cases_are_re_planned_and_named_by_demand() {
     let result = small_full_plan(1);
     let labels: Vec<&str> = result.scenarios.iter().map(|s| s.label.as_str()).collect();
@@ -330,6 +338,7 @@ fn cases_are_re_planned_and_named_by_demand() {
 /// the configured fleet is not judged. (It stopped with "the search space
 /// has no configuration" before.)
 #[test]
+#[ignore = "slow: full plans; scripts/test runs it"]
 fn a_search_that_leaves_out_the_scenarios_own_settings_plans_and_says_so() {
     let mut p = grid_scenario();
     p.plan.search.disciplines = Some(vec![Discipline::ShortestInputFirst]);

@@ -100,6 +100,7 @@ fn a_plan_saved_with_the_earlier_h100_figure_still_judges_its_configured_fleet()
 }
 
 #[test]
+#[ignore = "slow: runs every shipped scenario; scripts/test runs it"]
 fn shipped_scenarios_validate_and_run() {
     let shipped = shipped();
     assert!(

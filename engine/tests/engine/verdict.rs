@@ -37,6 +37,7 @@ fn found(result: &PlanResult) -> u32 {
 }
 
 #[test]
+#[ignore = "slow: two plans; scripts/test runs it"]
 fn a_tight_percentile_sets_the_fleet_and_the_fleet_without_it_is_the_other_targets_plan() {
     // p99 sojourn <= 250 ms leaves 50 ms of waiting at the 99th percentile,
     // far less than P(S > 300 ms) <= 5% allows: it needs more replicas.
