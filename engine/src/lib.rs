@@ -120,6 +120,7 @@ pub use present::run_tables::{
 };
 pub use present::summary::RunSummary;
 pub use present::table::{Cell, CellValue, Column, DataTable, UnknownColumn};
+pub use present::text::{plan_text, run_text};
 pub use present::verdict::{
     COMPARED_CONFIGURATIONS, alternatives_cost_table, cases_budget_table, decision_rule_short,
     frontier_cost_table, plan_budget_table, plan_unit_costs_table, verdict_counts, verdict_table,

@@ -26,6 +26,7 @@ pub mod plan_tables;
 pub mod run_tables;
 pub mod summary;
 pub mod table;
+pub mod text;
 pub mod verdict;
 
 #[cfg(test)]

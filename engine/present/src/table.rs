@@ -133,6 +133,15 @@ impl DataTable {
         self.columns.iter().map(Column::header).collect()
     }
 
+    /// The table's text (`to_text`) appended to `out`, each line indented.
+    pub fn write_text(&self, out: &mut String, indent: &str) {
+        for line in self.to_text() {
+            out.push_str(indent);
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+
     /// The table as CSV (RFC 4180): a header row, then one row per row.
     /// Numbers are written in full precision; infinities as `inf`; missing
     /// values (NaN included) as empty fields.

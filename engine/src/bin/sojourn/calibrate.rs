@@ -12,7 +12,7 @@ use sojourn_engine::calibration::{
 use sojourn_engine::{Scenario, ScenarioParams, format_number};
 
 use crate::args::CalibrateArgs;
-use crate::{load_scenario, pretty_json, write_table};
+use crate::{load_scenario, pretty_json};
 
 pub fn calibrate(args: &CalibrateArgs) -> Result<(), String> {
     let path = &args.measurements;
@@ -67,8 +67,8 @@ fn summary(result: &FitResult, path: &str) -> String {
         format_number(result.rms_log_error_after, 3)
     );
     let _ = writeln!(out);
-    write_table(&mut out, &parameters_table(result), "  ");
+    parameters_table(result).write_text(&mut out, "  ");
     let _ = writeln!(out);
-    write_table(&mut out, &points_table(result.points()), "  ");
+    points_table(result.points()).write_text(&mut out, "  ");
     out
 }

@@ -16,7 +16,7 @@
 
 use std::process::ExitCode;
 
-use sojourn_engine::{DataTable, Scenario, ScenarioParams};
+use sojourn_engine::{Scenario, ScenarioParams};
 
 /// `println!` that ends the program quietly when stdout is closed (e.g.
 /// `sojourn bench | head`) instead of panicking.
@@ -107,13 +107,4 @@ fn load_scenario(path: &str, seed: Option<u64>) -> Result<Scenario, String> {
 /// A value as pretty JSON.
 fn pretty_json(value: &impl serde::Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|e| e.to_string())
-}
-
-/// Appends `table`'s aligned text, each line after `indent`.
-fn write_table(out: &mut String, table: &DataTable, indent: &str) {
-    for line in table.to_text() {
-        out.push_str(indent);
-        out.push_str(&line);
-        out.push('\n');
-    }
 }
