@@ -4,7 +4,7 @@
 //!   modules the page is built on: `link` (share links), `job` (worker
 //!   messages), `results` (figures and the engine's tables of a real run),
 //!   `charts`, `examples` (the shipped scenarios the page offers, its guide),
-//!   `import` (the files a user opens),
+//!   `import` (the files a user opens), `registry` (the inputs' words),
 //!   `form` and `format` (input boxes; the number formats and CSV
 //!   are the engine's, tested there).
 //! - In headless Chromium (`cargo test -p sojourn-app --target
@@ -49,5 +49,7 @@ mod import;
 mod job;
 #[cfg(not(target_arch = "wasm32"))]
 mod link;
+#[cfg(not(target_arch = "wasm32"))]
+mod registry;
 #[cfg(not(target_arch = "wasm32"))]
 mod results;
