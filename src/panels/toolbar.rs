@@ -8,7 +8,8 @@ use leptos::task::spawn_local;
 use sojourn_engine::ScenarioParams;
 
 use crate::browser;
-use crate::form::{import_scenario, import_trace};
+/// The importers, where `fuzz/` names them (they live in `form/import.rs`).
+pub use crate::form::{import_scenario, import_trace};
 use crate::job::Stage;
 use crate::link;
 use crate::state::{AppState, Notice, RunStatus};
