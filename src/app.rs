@@ -11,6 +11,7 @@ use crate::panels::results::ResultsPanel;
 use crate::panels::serving::{ServingPanel, SimulationPanel};
 use crate::panels::toolbar::{NoticeBar, Toolbar};
 use crate::panels::workload::WorkloadPanel;
+use crate::registry::inputs;
 use crate::state::AppState;
 
 /// The whole page.
@@ -42,9 +43,7 @@ pub fn App() -> impl IntoView {
                 <section class="panel scenario-name">
                     <TextField
                         state
-                        path="name"
-                        label="Scenario name"
-                        help="A name for this scenario; it is part of the link and of file names."
+                        input=&inputs::NAME
                         get=|p| p.name.clone()
                         set=|p, v| p.name = v
                     />

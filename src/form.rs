@@ -1,7 +1,8 @@
 //! What the input panels need besides the engine: reading what a user typed
 //! (numbers, durations, lists), switching a distribution's family or how a
-//! class's lengths go together, and the edits that add or remove things.
-//! No DOM; tested natively.
+//! class's lengths go together, and the edits that add or remove things;
+//! reading the files a user opens (`form/import.rs`: scenarios and traces;
+//! `form/measurements.rs`: step-time measurements). No DOM; tested natively.
 
 use sojourn_engine::presets;
 use sojourn_engine::{ClassParams, DistParams, ModelParams, ScenarioParams, Shape, WeightBytes};
@@ -9,15 +10,19 @@ use sojourn_engine::{ClassParams, DistParams, ModelParams, ScenarioParams, Shape
 use crate::format::{format_gib, format_number};
 use crate::registry::enum_text;
 
+mod import;
 mod lengths;
 mod load;
+mod measurements;
 mod typed;
+pub use import::{import_scenario, import_trace};
 use lengths::typical_lengths;
 pub use lengths::{LENGTHS_KINDS, lengths_kind, lengths_preview, pairs_csv, set_lengths_kind};
 pub use load::{
     LOAD_KINDS, NO_THINK, TRACE_KIND, load_kind, load_kinds, load_requests, load_summary,
     set_load_kind, set_think_kind, think, think_kind, think_mut,
 };
+pub use measurements::{Next, Prepared, fit_record, prepare};
 pub use typed::{
     AMBIGUOUS_COMMA, NOT_A_COUNT, NOT_A_DURATION, NOT_A_NUMBER, NOT_COUNTS, NOT_LIMITS,
     counts_text, duration_echo, duration_text, duration_words, list_text, parse_count,

@@ -11,9 +11,13 @@
 //! `finished`; for a plan job `job_progress` and `job_done`; for a fit
 //! (`fit`, sent by the calibration panel to its own worker) `fitted`;
 //! `failed` if something stops it. [`PlanDispatch`] holds the plan itself on the page's
-//! thread and hands its jobs out. See `docs/app.md`.
+//! thread and hands its jobs out; [`JobController`] (`job/controller.rs`)
+//! is the page's jobs as a plain state machine. See `docs/app.md`.
 
 use std::collections::BTreeMap;
+
+mod controller;
+pub use controller::{Command, JobController, PlanStatus, Results, RunStatus, Shown, Touched};
 
 use serde::{Deserialize, Serialize};
 use sojourn_engine::NonFinite;

@@ -1,14 +1,86 @@
 //! The page's inputs declared once, below the panels that draw them and
-//! the words that name them in messages: how a box reads its number
-//! ([`Kind`]), the distributions of a class ([`Which`]), the numbers of
-//! each step-time model and of each distribution shape, with their JSON
-//! names, labels, units and explanations, and the JSON names of menu
-//! values. A panel draws a field from here; `words` reads the same label
-//! when a message names the field, so the two cannot drift.
+//! the words that name them in messages: every input with a fixed place
+//! in the scenario (`registry/inputs.rs`: path, label, unit, help, how its
+//! box reads), how a box reads its number ([`Kind`]), the distributions of
+//! a class ([`Which`]), the numbers of each step-time model and of each
+//! distribution shape, with their JSON names, labels, units and
+//! explanations, and the JSON names of menu values. A panel draws a field
+//! from here ([`Words`]); `words` reads the same label when a message
+//! names the field, so the two cannot drift.
 
 use sojourn_engine::{ClassParams, DistParams, Shape, StepTimeParams};
 
 use crate::help;
+
+pub mod inputs;
+
+pub use inputs::{INPUTS, Input};
+
+/// How a box is named, measured and explained: an [`Input`]'s words, or
+/// words made from one of the tables below (a distribution's numbers, a
+/// step-time model's) or from the value a box stands for (an hour, a
+/// sensitivity input).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Words {
+    pub label: String,
+    /// The unit shown after the box ("" for none).
+    pub unit: &'static str,
+    /// The explanation shown on hover and keyboard focus.
+    pub help: &'static str,
+    /// How the box reads a number, where not as the value's type says.
+    pub kind: Option<Kind>,
+}
+
+impl Words {
+    pub fn new(label: impl Into<String>, unit: &'static str, help: &'static str) -> Words {
+        Words {
+            label: label.into(),
+            unit,
+            help,
+            kind: None,
+        }
+    }
+}
+
+impl From<&Input> for Words {
+    fn from(input: &Input) -> Words {
+        Words {
+            label: input.label.to_string(),
+            unit: input.unit,
+            help: input.help,
+            kind: input.kind,
+        }
+    }
+}
+
+/// The input declared at `path` (`[]` for any item: `classes[].name`).
+/// Two inputs share a path where a mode decides what the value means
+/// (a class's `load.requests`); this gives the first.
+pub fn input(path: &str) -> Option<&'static Input> {
+    INPUTS.iter().copied().find(|input| input.path == path)
+}
+
+/// `path` with every list index as `[]`: `classes[0].deadline_s` gives
+/// `classes[].deadline_s`, the path an [`Input`] declares.
+pub fn pattern(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_index = false;
+    for c in path.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                out.push('[');
+            }
+            ']' => {
+                in_index = false;
+                out.push(']');
+            }
+            _ if in_index && c.is_ascii_digit() => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
 
 /// How a box reads and shows its number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +148,37 @@ impl Which {
             Which::Input => &mut class.input_tokens,
             Which::Output => &mut class.output_tokens,
         }
+    }
+}
+
+/// The label of a distribution's menu of families.
+const FAMILY_LABEL: &str = "Distribution";
+/// The label of a distribution's cap.
+const CAP_LABEL: &str = "Cap (max)";
+
+impl Which {
+    /// The menu of the distribution's family.
+    pub fn family_words(self) -> Words {
+        Words::new(FAMILY_LABEL, "", self.help())
+    }
+
+    /// The box of the distribution's cap.
+    pub fn cap_words(self) -> Words {
+        Words::new(
+            CAP_LABEL,
+            self.unit(),
+            "Draws above this become this. Empty: no cap.",
+        )
+    }
+}
+
+/// The label of a field every distribution has (`kind`, `max`), by its
+/// JSON name.
+pub fn dist_label(field: &str) -> Option<&'static str> {
+    match field {
+        "kind" => Some(FAMILY_LABEL),
+        "max" => Some(CAP_LABEL),
+        _ => None,
     }
 }
 

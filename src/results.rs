@@ -24,10 +24,45 @@ use sojourn_engine::{
 
 use crate::charts::{CdfCurve, CdfInput, CurveKind};
 use crate::format::{format_count, format_number, format_percent_whole, format_usd};
+use crate::help;
+
+/// What a headline figure is, whatever its label says: the key its
+/// explanation is found by, so a renamed label keeps its help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topic {
+    /// The share of requests that missed their deadline.
+    MissProbability,
+    Goodput,
+    /// Cost per successful request, simulated or planned.
+    CostPerSuccess,
+    Utilization,
+    Concurrency,
+    /// The plan's fleet when no fleet meets the targets.
+    PlannedFleet,
+    PlannedConfiguration,
+    PlannedReplicas,
+}
+
+impl Topic {
+    /// The explanation shown beside a figure of this topic, if it has one.
+    pub fn help(self) -> Option<&'static str> {
+        match self {
+            Topic::MissProbability => Some(help::P_MISS),
+            Topic::Goodput => Some(help::GOODPUT),
+            Topic::CostPerSuccess => Some(help::COST_PER_SUCCESS),
+            Topic::Utilization => Some(help::UTILIZATION),
+            Topic::Concurrency => Some(help::CONCURRENCY),
+            Topic::PlannedReplicas => Some(help::FAILURE_RESERVE),
+            Topic::PlannedConfiguration => Some(help::CONFIGURATION),
+            Topic::PlannedFleet => None,
+        }
+    }
+}
 
 /// One headline figure: what, its value, and a line of detail.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
+    pub topic: Topic,
     pub label: &'static str,
     pub value: String,
     pub detail: String,
@@ -50,6 +85,7 @@ pub(crate) fn per_success(units: &UnitCosts) -> String {
 pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
     let (Some(rec), Some(chosen)) = (&plan.recommendation, chosen_configuration(plan)) else {
         return vec![Figure {
+            topic: Topic::PlannedFleet,
             label: "Planned fleet",
             value: "none meets the targets".to_string(),
             detail: "why: under the verdict, at the top of the results".to_string(),
@@ -65,6 +101,7 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
         .unwrap_or_default();
     vec![
         Figure {
+            topic: Topic::PlannedConfiguration,
             label: "Planned configuration",
             value: chosen.name.clone(),
             detail: format!(
@@ -75,6 +112,7 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
             warning: None,
         },
         Figure {
+            topic: Topic::PlannedReplicas,
             label: "Planned replicas",
             value: format!("{} + {}", rec.steady_replicas, reserve_replicas(plan)),
             detail: format!(
@@ -84,6 +122,7 @@ pub fn plan_figures(plan: &PlanResult) -> Vec<Figure> {
             warning: None,
         },
         Figure {
+            topic: Topic::CostPerSuccess,
             label: "Planned cost per success",
             value: per_success(&rec.budget.units),
             detail: format!("{ci}{} for the fleet", monthly(plan)),

@@ -3,27 +3,22 @@
 //!
 //! The scenario in the URL is the source of truth: it is read once at load,
 //! written back (with `history.replaceState`) after every edit, and every
-//! result on the page derives from it through a job. A job is the single
-//! run (the configured fleet, then its best and worst cases), which starts
-//! first on one worker of the pool, and the plan, whose simulations go to
-//! the other workers, and to that one too once the single run is done. The
-//! plan's decisions are made here, on the page's thread ([`PlanDispatch`]);
-//! its result is shown once the single run's are.
+//! result on the page derives from it through a job. The jobs themselves
+//! are a plain state machine, [`JobController`] (`job/controller.rs`,
+//! tested natively); `AppState` feeds it the page's events and the
+//! workers' messages, mirrors what it shows into signals and carries out
+//! its commands on the pool of workers.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use leptos::prelude::*;
-use sojourn_engine::{
-    PlanResult, PlanSession, RunSummary, Scenario, ScenarioError, ScenarioParams,
-};
+use sojourn_engine::{PlanResult, Scenario, ScenarioError, ScenarioParams};
 
 use crate::browser;
-use crate::job::{
-    Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_label, recost,
-};
+use crate::job::{Command, JobController, WorkerMessage};
+pub use crate::job::{PlanStatus, Results, RunStatus};
 use crate::link;
-use crate::words;
 use crate::worker_client::{self, WorkerPool};
 
 mod currency;
@@ -66,48 +61,6 @@ impl Notice {
     }
 }
 
-/// Where the current job is.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RunStatus {
-    Idle,
-    Running {
-        stage: Stage,
-        fraction: f64,
-        label: String,
-    },
-    Done,
-    Cancelled,
-    Failed(String),
-}
-
-impl RunStatus {
-    pub fn is_running(&self) -> bool {
-        matches!(self, RunStatus::Running { .. })
-    }
-}
-
-/// The simulated results of one job.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Results {
-    /// The scenario they are for.
-    pub params: ScenarioParams,
-    pub base: RunSummary,
-    /// The best and worst cases on the configured fleet, as they arrive.
-    pub cases: BTreeMap<Case, RunSummary>,
-}
-
-/// The planner's result, or where it is.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlanStatus {
-    NotRun,
-    Running,
-    Done {
-        params: Box<ScenarioParams>,
-        plan: Box<PlanResult>,
-    },
-    Failed(String),
-}
-
 /// Every signal of the page, cheap to copy into components.
 #[derive(Clone, Copy)]
 pub struct AppState {
@@ -136,16 +89,8 @@ pub struct AppState {
     /// plan never made: the engine's count, for the note and its
     /// `data-simulated` attribute.
     pub plan_simulated: RwSignal<(u64, Option<String>)>,
-    current_job: StoredValue<u64>,
-    /// The scenario of the current job.
-    job_params: StoredValue<Option<ScenarioParams>>,
-    /// Whether the current job's single run has ended.
-    single_run_done: StoredValue<bool>,
-    /// The current job's plan until its result is shown (or it fails).
-    planner: StoredValue<Option<PlanDispatch>, LocalStorage>,
-    /// The last plan's session once it has ended, whose runs a plan after
-    /// a price edit reuses.
-    previous_plan: StoredValue<Option<PlanSession>, LocalStorage>,
+    /// The jobs' state machine, whose `shown` the signals above mirror.
+    jobs: StoredValue<JobController, LocalStorage>,
     pool: StoredValue<Option<WorkerPool>, LocalStorage>,
     debounce: StoredValue<Option<TimeoutHandle>, LocalStorage>,
 }
@@ -213,11 +158,7 @@ impl AppState {
             window_width: RwSignal::new(1200.0),
             recosted: RwSignal::new(false),
             plan_simulated: RwSignal::new((0, None)),
-            current_job: StoredValue::new(0),
-            job_params: StoredValue::new(None),
-            single_run_done: StoredValue::new(false),
-            planner: StoredValue::new_local(None),
-            previous_plan: StoredValue::new_local(None),
+            jobs: StoredValue::new_local(JobController::new()),
             pool: StoredValue::new_local(None),
             debounce: StoredValue::new_local(None),
         };
@@ -276,12 +217,10 @@ impl AppState {
             }
             // An edit supersedes a cancelled or failed run: what it brings
             // is on its way ("updating" from now, not "press Run").
-            if self
-                .run
-                .with_untracked(|r| matches!(r, RunStatus::Cancelled | RunStatus::Failed(_)))
-            {
-                self.run.set(RunStatus::Idle);
-            }
+            self.drive(|jobs| {
+                jobs.edited();
+                Vec::new()
+            });
             let handle = set_timeout_with_handle(move || self.start(), DEBOUNCE).ok();
             self.debounce.set_value(handle);
         });
@@ -299,74 +238,16 @@ impl AppState {
             return;
         };
         let recosting = self.can_recost();
-        let id = self.current_job.get_value() + 1;
-        self.current_job.set_value(id);
-        self.job_params.set_value(Some(params.clone()));
-        let previous = self.take_plan_session();
-        self.planner
-            .set_value(Some(PlanDispatch::reusing(scenario, previous)));
-        self.recosted.set(recosting);
-        self.plan_simulated.set((0, None));
-        self.provisional.set(None);
-        self.plan.update(|plan| {
-            if !matches!(plan, PlanStatus::Done { .. }) {
-                *plan = PlanStatus::Running;
-            }
+        self.drive(|jobs| {
+            jobs.begin(params, scenario, recosting);
+            Vec::new()
         });
         let Some(pool) = self.pool.get_value() else {
             return;
         };
         pool.revive();
-        if recosting {
-            self.recost_results(&params);
-            self.dispatch_plan();
-            self.show_plan_progress();
-            return;
-        }
-        self.single_run_done.set_value(false);
-        self.run.set(RunStatus::Running {
-            stage: Stage::Simulate,
-            fraction: 0.0,
-            label: "Starting the simulation".to_string(),
-        });
-        // The single run first, on one worker; the plan on the others.
-        let Some(&first) = pool.idle().first() else {
-            self.fail_run("no simulation worker could start".to_string());
-            return;
-        };
-        let single_run = JobRequest::Simulate {
-            id,
-            params: Box::new(params),
-            cases: true,
-        };
-        pool.post(first, &single_run);
-        self.dispatch_plan();
-    }
-
-    /// The last plan's session (running or ended), for the next plan to
-    /// reuse its runs.
-    fn take_plan_session(self) -> Option<PlanSession> {
-        let running = self
-            .planner
-            .try_update_value(Option::take)
-            .flatten()
-            .map(PlanDispatch::into_session);
-        let ended = self.previous_plan.try_update_value(Option::take).flatten();
-        running.or(ended)
-    }
-
-    /// The single run's results and cases re-costed at the prices of
-    /// `params`, which differs from theirs in prices alone.
-    fn recost_results(self, params: &ScenarioParams) {
-        self.results.update(|results| {
-            if let Some(results) = results {
-                recost(&mut results.base, Case::Base, params);
-                for (case, summary) in &mut results.cases {
-                    recost(summary, *case, params);
-                }
-                results.params = params.clone();
-            }
-        });
+        let idle = pool.idle();
+        self.drive(|jobs| jobs.launch(recosting, idle));
     }
 
     /// Stops the job in flight.
@@ -376,19 +257,7 @@ impl AppState {
                 handle.clear();
             }
         });
-        self.current_job.update_value(|id| *id += 1);
-        let runs = self.take_plan_session();
-        self.previous_plan.set_value(runs);
-        if let Some(pool) = self.pool.get_value() {
-            pool.stop_all();
-        }
-        self.run.set(RunStatus::Cancelled);
-        self.provisional.set(None);
-        self.plan.update(|plan| {
-            if *plan == PlanStatus::Running {
-                *plan = PlanStatus::NotRun;
-            }
-        });
+        self.drive(JobController::cancel);
     }
 
     /// Replaces the whole scenario (import, reset, preset).
@@ -411,176 +280,80 @@ impl AppState {
     }
 
     fn on_message(self, message: WorkerMessage) {
-        let current = self.current_job.get_value();
-        if message.job_id().is_some_and(|id| id != current && id != 0) {
+        let idle = self
+            .pool
+            .with_value(|pool| pool.as_ref().map(WorkerPool::idle))
+            .unwrap_or_default();
+        self.drive(|jobs| jobs.on_message(message, idle));
+    }
+
+    /// Gives `event` to the jobs' state machine, mirrors what it changed
+    /// into the signals, then carries out its commands on the pool (after
+    /// the machine is released: stopping a worker can report at once).
+    fn drive(self, event: impl FnOnce(&mut JobController) -> Vec<Command>) {
+        let Some((commands, mirror)) = self.jobs.try_update_value(|jobs| {
+            let commands = event(jobs);
+            (commands, Mirror::of(jobs))
+        }) else {
             return;
-        }
-        match message {
-            WorkerMessage::Ready => {}
-            WorkerMessage::Progress {
-                stage,
-                fraction,
-                label,
-                ..
-            } => self.run.set(RunStatus::Running {
-                stage,
-                fraction,
-                label,
-            }),
-            WorkerMessage::Simulated { case, result, .. } => match case {
-                Case::Base => self.results.set(Some(Results {
-                    params: self.current_params(),
-                    base: *result,
-                    cases: BTreeMap::new(),
-                })),
-                other => self.results.update(|results| {
-                    if let Some(results) = results {
-                        results.cases.insert(other, *result);
-                    }
-                }),
-            },
-            WorkerMessage::JobProgress { key, fraction, .. } => {
-                self.planner.update_value(|planner| {
-                    if let Some(planner) = planner {
-                        planner.job_progress(key, fraction);
-                    }
-                });
-                self.show_plan_progress();
-            }
-            WorkerMessage::JobDone { output, .. } => {
-                self.planner.update_value(|planner| {
-                    if let Some(planner) = planner {
-                        planner.submit(*output);
-                    }
-                });
-                self.dispatch_plan();
-                self.show_plan_progress();
-            }
-            // The engine's advice names fields by their paths: in the
-            // form's words.
-            WorkerMessage::Failed {
-                stage: Stage::Plan,
-                message,
-                ..
-            } => self.fail_plan(self.in_words(&message)),
-            WorkerMessage::Failed { message, .. } => self.fail_run(self.in_words(&message)),
-            // Fits run in the calibration panel's own worker.
-            WorkerMessage::Fitted { .. } => {}
-            WorkerMessage::Finished { .. } => {
-                self.single_run_done.set_value(true);
-                self.dispatch_plan();
-                self.show_plan_progress();
-            }
-        }
-    }
-
-    fn current_params(self) -> ScenarioParams {
-        self.job_params
-            .get_value()
-            .unwrap_or_else(ScenarioParams::overnight_batch)
-    }
-
-    /// Hands the plan's next simulations to the idle workers, and shows the
-    /// plan once it is complete and the single run is done.
-    fn dispatch_plan(self) {
+        };
+        mirror.show(self);
         let Some(pool) = self.pool.get_value() else {
             return;
         };
-        let id = self.current_job.get_value();
-        for worker in pool.idle() {
-            let next = self
-                .planner
-                .try_update_value(|planner| planner.as_mut().map(PlanDispatch::next_job))
-                .flatten();
-            match next {
-                Some(Ok(PlanNext::Run(job))) => pool.post(worker, &JobRequest::PlanJob { id, job }),
-                Some(Ok(PlanNext::Done(plan))) if self.single_run_done.get_value() => {
-                    self.count_plan_simulations();
-                    let ended = self.take_plan_session();
-                    self.previous_plan.set_value(ended);
-                    self.provisional.set(None);
-                    self.plan.set(PlanStatus::Done {
-                        params: Box::new(self.current_params()),
-                        plan,
-                    });
-                    return;
-                }
-                Some(Ok(PlanNext::Wait | PlanNext::Done(_))) | None => return,
-                Some(Err(error)) => {
-                    let params = self.params.get_untracked();
-                    self.fail_plan(words::plan_error_message(&error, Some(&params)));
-                    return;
-                }
+        for command in commands {
+            match command {
+                Command::Post { worker, request } => pool.post(worker, &request),
+                Command::StopAll => pool.stop_all(),
+                Command::StopPlan => pool.stop_plan(),
             }
         }
     }
+}
 
-    /// Once the single run is done, the status line follows the plan, and
-    /// says done when the plan has ended too.
-    fn show_plan_progress(self) {
-        if !self.single_run_done.get_value() {
-            return;
+/// What the jobs' state machine changed of what the page shows.
+struct Mirror {
+    run: Option<RunStatus>,
+    results: Option<Option<Results>>,
+    plan: Option<PlanStatus>,
+    provisional: Option<Option<Box<PlanResult>>>,
+    recosted: Option<bool>,
+    plan_simulated: Option<(u64, Option<String>)>,
+}
+
+impl Mirror {
+    fn of(jobs: &mut JobController) -> Mirror {
+        let touched = jobs.take_touched();
+        let shown = jobs.shown();
+        Mirror {
+            run: touched.run.then(|| shown.run.clone()),
+            results: touched.results.then(|| shown.results.clone()),
+            plan: touched.plan.then(|| shown.plan.clone()),
+            provisional: touched.provisional.then(|| shown.provisional.clone()),
+            recosted: touched.recosted.then_some(shown.recosted),
+            plan_simulated: touched.plan_simulated.then(|| shown.plan_simulated.clone()),
         }
-        if self.provisional.with_untracked(Option::is_none) {
-            let provisional = self
-                .planner
-                .try_update_value(|planner| {
-                    planner
-                        .as_mut()
-                        .and_then(PlanDispatch::provisional)
-                        .map(|plan| Box::new(plan.clone()))
-                })
-                .flatten();
-            if provisional.is_some() {
-                self.provisional.set(provisional);
-            }
-        }
-        self.count_plan_simulations();
-        let progress = self
-            .planner
-            .with_value(|planner| planner.as_ref().map(PlanDispatch::progress));
-        self.run.set(match progress {
-            Some(progress) => RunStatus::Running {
-                stage: Stage::Plan,
-                fraction: progress.fraction,
-                label: plan_label(&progress),
-            },
-            None => RunStatus::Done,
-        });
     }
 
-    /// A worker's message with its field paths in the form's words, for
-    /// the scenario of the current job.
-    fn in_words(self, message: &str) -> String {
-        self.job_params
-            .with_value(|params| words::paths_in_words(message, params.as_ref()))
-    }
-
-    /// The plan failed: its other simulations stop; the single run goes on.
-    fn fail_plan(self, message: String) {
-        self.planner.set_value(None);
-        self.provisional.set(None);
-        if let Some(pool) = self.pool.get_value() {
-            pool.stop_plan();
+    fn show(self, state: AppState) {
+        if let Some(recosted) = self.recosted {
+            state.recosted.set(recosted);
         }
-        self.plan.set(PlanStatus::Failed(message));
-        self.show_plan_progress();
-    }
-
-    /// The single run failed (or a worker did): the whole job stops, as
-    /// the plan would fail the same way.
-    fn fail_run(self, message: String) {
-        self.planner.set_value(None);
-        self.provisional.set(None);
-        if let Some(pool) = self.pool.get_value() {
-            pool.stop_all();
+        if let Some(count) = self.plan_simulated {
+            state.plan_simulated.set(count);
         }
-        self.run.set(RunStatus::Failed(message));
-        self.plan.update(|plan| {
-            if *plan == PlanStatus::Running {
-                *plan = PlanStatus::NotRun;
-            }
-        });
+        if let Some(provisional) = self.provisional {
+            state.provisional.set(provisional);
+        }
+        if let Some(plan) = self.plan {
+            state.plan.set(plan);
+        }
+        if let Some(results) = self.results {
+            state.results.set(results);
+        }
+        if let Some(run) = self.run {
+            state.run.set(run);
+        }
     }
 }
 

@@ -15,7 +15,9 @@ use sojourn_engine::{
     SensitivityInput, StepTimeParams,
 };
 
-use crate::registry::{dist_title, enum_parse, shape_fields, shape_lists, step_time_labels};
+use crate::registry::{
+    self, dist_label, dist_title, enum_parse, inputs, shape_fields, shape_lists, step_time_labels,
+};
 
 /// `error` as the page shows it: the field in words, then the engine's
 /// reason (`params`, when known, names classes and tells load modes apart).
@@ -194,23 +196,23 @@ fn scenario_words(path: &[Segment], params: Option<&ScenarioParams>) -> Vec<Stri
     let [Name(section), rest @ ..] = path else {
         return rest_words(path);
     };
-    let within = |title: &str, labels: &[(&str, &str)]| {
+    let within = |title: &str, section: &str| {
         let mut words = vec![title.to_string()];
-        words.extend(labelled(rest, labels));
+        words.extend(labelled(rest, section));
         words
     };
     match *section {
         "version" => vec!["format version".to_string()],
-        "name" if rest.is_empty() => vec!["scenario name".to_string()],
+        "name" if rest.is_empty() => vec![after_comma(inputs::NAME.label)],
         "classes" => classes_words(rest, params),
-        "model" => within("Model", MODEL),
-        "hardware" => within("Hardware", HARDWARE),
-        "replica" => within("Hardware", REPLICA),
-        "engine" => within("Serving engine", ENGINE),
-        "cluster" => within("Cluster", CLUSTER),
+        "model" => within("Model", "model"),
+        "hardware" => within("Hardware", "hardware"),
+        "replica" => within("Hardware", "replica"),
+        "engine" => within("Serving engine", "engine"),
+        "cluster" => within("Cluster", "cluster"),
         "step_time" => step_time_words(rest, params.map(|p| &p.step_time)),
-        "step_time_scale" => vec!["step-time calibration".to_string()],
-        "run" => within("Simulation", RUN),
+        "step_time_scale" => vec![after_comma(inputs::STEP_TIME_SCALE.label)],
+        "run" => within("Simulation", "run"),
         "plan" => plan_words(rest),
         _ => rest_words(path),
     }
@@ -260,7 +262,7 @@ fn class_words(path: &[Segment], class: Option<&ClassParams>) -> Vec<String> {
             words
         }
         "load" => load_words(rest, class.map(|c| &c.load)),
-        _ => labelled(path, CLASS),
+        _ => labelled(path, "classes[]"),
     }
 }
 
@@ -286,7 +288,7 @@ fn dist_words(path: &[Segment], dist: Option<&DistParams>) -> Vec<String> {
             words.extend(rest_words(rest));
             words
         }
-        None => labelled(path, DIST),
+        None => labelled(path, "dist"),
     }
 }
 
@@ -298,7 +300,7 @@ fn lengths_words(path: &[Segment]) -> Vec<String> {
             vec![format!("pairs, row {}, {column}", row + 1)]
         }
         [Name("pairs"), Index(row), ..] => vec![format!("pairs, row {}", row + 1)],
-        _ => labelled(path, LENGTHS),
+        _ => labelled(path, "classes[].lengths"),
     }
 }
 
@@ -308,33 +310,35 @@ const PAIR_COLUMNS: [&str; 3] = ["input", "output", "weight"];
 /// A class's load: its mode's boxes, or a trace's request by number.
 fn load_words(path: &[Segment], load: Option<&LoadParams>) -> Vec<String> {
     match path {
-        [] | [Name("kind")] => vec!["load".to_string()],
+        [] | [Name("kind")] => vec![after_comma(inputs::CLASS_LOAD_KIND.label)],
         [Name("requests"), Index(i), rest @ ..] => {
             let mut words = vec![format!("trace request {}", i + 1)];
-            words.extend(labelled(rest, TRACE_REQUEST));
+            words.extend(labelled(rest, "classes[].load.requests[]"));
             words
         }
         [Name("requests")] => match load {
-            Some(LoadParams::ClosedLoop { .. }) => vec!["requests in all".to_string()],
+            Some(LoadParams::ClosedLoop { .. }) => {
+                vec![after_comma(inputs::CLASS_LOAD_REQUESTS_IN_ALL.label)]
+            }
             Some(LoadParams::Trace { .. }) => vec!["trace requests".to_string()],
-            _ => vec!["requests".to_string()],
+            _ => vec![after_comma(inputs::CLASS_LOAD_REQUESTS.label)],
         },
         [Name("think_ms"), rest @ ..] => {
             let think = match load {
                 Some(LoadParams::ClosedLoop { think_ms, .. }) => think_ms.as_ref(),
                 _ => None,
             };
-            let mut words = vec!["think time".to_string()];
+            let mut words = vec![after_comma(inputs::CLASS_LOAD_THINK_MS.label)];
             words.extend(dist_words(rest, think));
             words
         }
-        _ => labelled(path, LOAD),
+        _ => labelled(path, "classes[].load"),
     }
 }
 
 /// The step-time model's fields, labelled as the serving panel's boxes.
 fn step_time_words(path: &[Segment], model: Option<&StepTimeParams>) -> Vec<String> {
-    let mut words = vec!["Step-time model".to_string()];
+    let mut words = vec![inputs::STEP_TIME_KIND.label.to_string()];
     match path {
         [] | [Name("kind")] => {}
         [Name("step_s"), Index(row), Index(column), ..] => words.push(format!(
@@ -344,8 +348,12 @@ fn step_time_words(path: &[Segment], model: Option<&StepTimeParams>) -> Vec<Stri
         )),
         [Name("step_s"), Index(row), ..] => words.push(format!("measured table, row {}", row + 1)),
         [Name(field), rest @ ..] => {
-            match model.and_then(|m| step_time_labels(m).find(|&(f, _)| f == *field)) {
-                Some((_, label)) => {
+            let label = model
+                .and_then(|m| step_time_labels(m).find(|&(f, _)| f == *field))
+                .map(|(_, label)| label)
+                .or_else(|| registry::input(&format!("step_time.{field}")).map(|i| i.label));
+            match label {
+                Some(label) => {
                     words.push(after_comma(label));
                     words.extend(rest_words(rest));
                 }
@@ -363,52 +371,70 @@ fn plan_words(path: &[Segment]) -> Vec<String> {
         [Name(first), rest @ ..] => (*first, rest),
         _ => return rest_words(path),
     };
-    let within = |title: &str, labels: &[(&str, &str)]| {
+    let within = |title: &str, section: &str| {
         let mut words = vec![title.to_string()];
-        words.extend(labelled(rest, labels));
+        words.extend(labelled(rest, section));
         words
     };
     match (first, rest) {
-        ("pricing", _) => within("Prices", PRICING),
-        ("reserve", _) => within("Reserve", RESERVE),
+        ("pricing", _) => within("Prices", "plan.pricing"),
+        ("reserve", _) => within("Reserve", "plan.reserve"),
         ("targets", [Index(i), rest @ ..]) => {
             let mut words = vec![format!("SLA target {}", i + 1)];
-            words.extend(labelled(rest, TARGET));
+            words.extend(labelled(rest, "plan.targets[]"));
             words
         }
-        ("targets", _) => within("SLA targets", &[]),
+        ("targets", _) => within("SLA targets", "plan.targets"),
         ("candidates", [Index(i), rest @ ..]) => {
             let mut words = vec![format!("Hardware option {}", i + 1)];
-            words.extend(labelled(rest, CANDIDATE));
+            words.extend(labelled(rest, "plan.candidates[]"));
             words
         }
-        ("candidates", _) => within("Hardware options", &[]),
+        ("candidates", _) => within("Hardware options", "plan.candidates"),
         ("best" | "worst", [Name(input), ..]) => {
             let case = if first == "best" { "Best" } else { "Worst" };
             let input = enum_parse::<SensitivityInput>(input).map_or(*input, |i| i.label());
             vec![format!("{case} case"), input.to_string()]
         }
-        ("sensitivity", _) => within("Sensitivity", SENSITIVITY),
-        ("service_curve", _) => within("Service curve", SERVICE_CURVE),
-        ("search", _) => within("What the plan compares", SEARCH),
+        ("sensitivity", _) => within("Sensitivity", "plan.sensitivity"),
+        ("service_curve", _) => within("Service curve", "plan.service_curve"),
+        ("search", _) => within("What the plan compares", "plan.search"),
         _ => {
             let mut words = vec!["Capacity plan".to_string()];
-            words.extend(labelled(path, PLAN));
+            words.extend(labelled(path, "plan"));
             words
         }
     }
 }
 
-/// `path`'s first name by `labels` (spaced out if not there), then the rest.
-fn labelled(path: &[Segment], labels: &[(&str, &str)]) -> Vec<String> {
+/// `path`'s first name as labelled in `section` (`model`, `classes[]`; a
+/// path with `[]` for any item), spaced out if not there, then the rest.
+fn labelled(path: &[Segment], section: &str) -> Vec<String> {
     match path {
         [Name(name), rest @ ..] => {
-            let label = labels.iter().find(|(field, _)| field == name);
-            let mut words = vec![label.map_or_else(|| spaced(name), |(_, l)| l.to_string())];
+            let mut words = vec![label_at(section, name).unwrap_or_else(|| spaced(name))];
             words.extend(rest_words(rest));
             words
         }
         _ => rest_words(path),
+    }
+}
+
+/// The label of field `name` of `section`, as it reads after a comma: the
+/// registry's input there, or a field the form leaves to files.
+fn label_at(section: &str, name: &str) -> Option<String> {
+    if section == "dist"
+        && let Some(label) = dist_label(name)
+    {
+        return Some(after_comma(label));
+    }
+    let path = format!("{section}.{name}");
+    match registry::input(&path) {
+        Some(input) => Some(after_comma(input.label)),
+        None => LEFT_TO_FILES
+            .iter()
+            .find(|(field, _)| *field == path)
+            .map(|(_, label)| label.to_string()),
     }
 }
 
@@ -450,144 +476,22 @@ fn after_comma(label: &str) -> String {
     }
 }
 
-// The form's labels, field by field, as they read after a comma (the
-// panels' boxes show the same words capitalised; a label here that no box
-// shows names a field the form leaves to files).
-
-const MODEL: &[(&str, &str)] = &[
-    ("preset", "preset"),
-    ("name", "name"),
-    ("params_b", "parameters"),
-    ("active_params_b", "active parameters (MoE)"),
-    ("layers", "layers"),
-    ("q_heads", "query heads"),
-    ("kv_heads", "KV heads"),
-    ("head_dim", "head dimension"),
-    ("kv_latent_dim", "latent KV dimension (MLA)"),
-    ("weight_dtype", "weight precision"),
-    ("kv_dtype", "KV cache precision"),
-    ("moe", "mixture of experts"),
-    ("mla", "MLA"),
-];
-
-const HARDWARE: &[(&str, &str)] = &[
-    ("preset", "accelerator preset"),
-    ("name", "name"),
-    ("memory_gib", "memory"),
-    ("bandwidth_gb_s", "memory bandwidth"),
-    ("peak_tflops", "peak compute"),
-];
-
-const REPLICA: &[(&str, &str)] = &[
-    ("gpus_per_replica", "GPUs per replica"),
-    ("gpu_memory_utilization", "memory the engine may use"),
-    ("runtime_reserve_gib", "runtime reserve per GPU"),
-];
-
-const ENGINE: &[(&str, &str)] = &[
-    ("max_num_seqs", "max sequences per step"),
-    ("max_num_batched_tokens", "token budget per step"),
-    ("long_prefill_threshold", "prefill chunk per request"),
-    ("discipline", "queue discipline"),
-    ("max_waiting", "queue bound per replica"),
-    ("block_size", "KV block size"),
-    ("max_model_len", "longest sequence"),
-    ("schedule", "schedule"),
-];
-
-const CLUSTER: &[(&str, &str)] = &[("replicas", "replicas"), ("router", "router")];
-
-const RUN: &[(&str, &str)] = &[
-    ("horizon_s", "horizon"),
-    ("seed", "seed"),
-    ("warmup_s", "warm-up"),
-    ("drain_s", "drain after the horizon"),
-    ("series_interval_s", "time-series interval"),
-];
-
-const CLASS: &[(&str, &str)] = &[
-    ("name", "class name"),
-    ("batches_per_hour", "batch arrivals"),
-    ("prefix_cache_hit", "prefix cache hit"),
-    ("priority", "priority"),
-    ("deadline_s", "deadline (SLA)"),
-    ("timeout_s", "client timeout"),
-];
-
-const DIST: &[(&str, &str)] = &[
-    ("kind", "distribution"),
-    ("max", "cap (max)"),
-    ("min", "floor (min)"),
-];
-
-const LENGTHS: &[(&str, &str)] = &[
-    ("kind", "lengths"),
-    ("rho", "correlation (rho)"),
-    ("pairs", "pairs"),
-];
-
-const LOAD: &[(&str, &str)] = &[("clients", "clients")];
-
-const TRACE_REQUEST: &[(&str, &str)] = &[
-    ("arrival_s", "arrival time"),
-    ("input_tokens", "input tokens"),
-    ("output_tokens", "output tokens"),
-    ("prefix_hit", "prefix cache hit"),
-];
-
-const PRICING: &[(&str, &str)] = &[
-    ("usd_per_gpu_hour", "price per GPU-hour"),
-    ("pricing_model", "pricing model"),
-    ("price_date", "price date"),
-    ("provider_region", "provider and region"),
-    ("fixed_usd_per_month", "fixed costs"),
-];
-
-const RESERVE: &[(&str, &str)] = &[
-    ("failure_reserve_replicas", "failure reserve (N+k)"),
-    ("warm_idle_replicas", "warm idle replicas"),
-];
-
-const TARGET: &[(&str, &str)] = &[
-    ("metric", "metric"),
-    ("class", "applies to"),
-    ("epsilon", "largest P(miss)"),
-    ("percentile", "percentile"),
-    ("bound_s", "at most"),
-];
-
-const CANDIDATE: &[(&str, &str)] = &[
-    ("name", "name"),
-    ("hardware", "accelerator"),
-    ("gpus_per_replica", "GPUs per replica"),
-    ("usd_per_gpu_hour", "price per GPU-hour"),
-    ("pricing_model", "pricing model"),
-];
-
-const SENSITIVITY: &[(&str, &str)] = &[
-    ("delta", "sensitivity step"),
-    ("replications", "sensitivity replications"),
-];
-
-const SERVICE_CURVE: &[(&str, &str)] = &[
-    ("load_multipliers", "service-curve loads"),
-    ("headroom_fraction", "headroom below the knee"),
-];
-
-const SEARCH: &[(&str, &str)] = &[
-    ("disciplines", "disciplines"),
-    ("max_num_seqs", "sequence limits compared"),
-    ("max_num_batched_tokens", "token budgets compared"),
-    ("max_waiting", "queue bounds compared"),
-    ("routers", "routers"),
-];
-
-const PLAN: &[(&str, &str)] = &[
-    ("replications", "replications"),
-    ("min_replications", "replications to start with"),
-    ("max_replicas", "largest fleet searched"),
-    ("max_busy_fraction", "most busy time"),
-    ("decision", "decide targets by"),
+/// The words of fields no box edits (the form leaves them to files, or
+/// edits them as a whole: a list of checkboxes, a table of pairs), as
+/// they read after a comma; `dist` is any distribution. Every field a box
+/// edits is named by its input in the registry.
+const LEFT_TO_FILES: &[(&str, &str)] = &[
+    ("model.moe", "mixture of experts"),
+    ("model.mla", "MLA"),
+    ("dist.min", "floor (min)"),
+    ("classes[].lengths.pairs", "pairs"),
+    ("classes[].load.requests[].arrival_s", "arrival time"),
+    ("classes[].load.requests[].input_tokens", "input tokens"),
+    ("classes[].load.requests[].output_tokens", "output tokens"),
+    ("classes[].load.requests[].prefix_hit", "prefix cache hit"),
+    ("plan.candidates[].hardware", "accelerator"),
+    ("plan.search.disciplines", "disciplines"),
+    ("plan.search.routers", "routers"),
 ];
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::form::{
 };
 use crate::format::input_text;
 use crate::panels::at::{At, Number, Reader, Writer};
-use crate::registry::{Kind, enum_parse, enum_text};
+use crate::registry::{Input, Kind, Words, enum_parse, enum_text};
 use crate::state::AppState;
 
 mod boxes;
@@ -122,15 +122,11 @@ enum Control {
     },
 }
 
-/// A number box for the value at `at`, with its unit ("" for none); the
-/// value's type says how the box reads (see [`Number`]), [`Field::percent`]
-/// and [`Field::duration`] change it.
-pub fn number<T: Number>(
-    at: At<T>,
-    label: impl Into<String>,
-    unit: &str,
-    help: &'static str,
-) -> Field {
+/// A number box for the value at `at`, named by `words` (an input of the
+/// registry, or [`Words`] made from one of its tables); the value's type
+/// says how the box reads (see [`Number`]) unless the words say otherwise,
+/// as [`Field::percent`] and [`Field::duration`] do.
+pub fn number<T: Number>(at: At<T>, words: impl Into<Words>) -> Field {
     let At { path, get, set } = at;
     let control = Control::Number {
         kind: T::KIND,
@@ -142,71 +138,55 @@ pub fn number<T: Number>(
             }
         }),
     };
-    Field::new(path, label, help, control).unit(unit)
+    Field::new(path, words.into(), control)
 }
 
 /// A list of numbers typed as text ("0.5, 1, 2"), with their unit.
-pub fn list(at: At<Vec<f64>>, label: impl Into<String>, unit: &str, help: &'static str) -> Field {
+pub fn list(at: At<Vec<f64>>, words: impl Into<Words>) -> Field {
     let get = or_default(at.get);
-    Field::new(at.path, label, help, Control::List { get, set: at.set }).unit(unit)
+    Field::new(at.path, words.into(), Control::List { get, set: at.set })
 }
 
 /// Whole numbers typed as a list ("64, 256"), or left empty (`None`, the
 /// default the placeholder names).
-pub fn counts(
-    at: At<Option<Vec<u32>>>,
-    label: impl Into<String>,
-    unit: &str,
-    help: &'static str,
-) -> Field {
+pub fn counts(at: At<Option<Vec<u32>>>, words: impl Into<Words>) -> Field {
     let at = at.map(
         |values| values.map(|v| v.into_iter().map(Some).collect()),
         |values: Option<Vec<Option<u32>>>| Some(values.map(|v| v.into_iter().flatten().collect())),
     );
-    count_list(at, false, label, help).unit(unit)
+    count_list(at, false, words.into())
 }
 
 /// Like [`counts`], with "none" for an entry without a limit.
-pub fn limits(
-    at: At<Option<Vec<Option<u32>>>>,
-    label: impl Into<String>,
-    unit: &str,
-    help: &'static str,
-) -> Field {
-    count_list(at, true, label, help).unit(unit)
+pub fn limits(at: At<Option<Vec<Option<u32>>>>, words: impl Into<Words>) -> Field {
+    count_list(at, true, words.into())
 }
 
-fn count_list(
-    at: At<Option<Vec<Option<u32>>>>,
-    none_allowed: bool,
-    label: impl Into<String>,
-    help: &'static str,
-) -> Field {
+fn count_list(at: At<Option<Vec<Option<u32>>>>, none_allowed: bool, words: Words) -> Field {
     let control = Control::Counts {
         none_allowed,
         get: or_default(at.get),
         set: at.set,
     };
-    Field::new(at.path, label, help, control)
+    Field::new(at.path, words, control)
 }
 
 /// A free-text box.
-pub fn text(at: At<String>, label: impl Into<String>, help: &'static str) -> Field {
+pub fn text(at: At<String>, words: impl Into<Words>) -> Field {
     let get = or_default(at.get);
-    Field::new(at.path, label, help, Control::Text { get, set: at.set })
+    Field::new(at.path, words.into(), Control::Text { get, set: at.set })
 }
 
 /// A checkbox.
-pub fn check(at: At<bool>, label: impl Into<String>, help: &'static str) -> Field {
+pub fn check(at: At<bool>, words: impl Into<Words>) -> Field {
     let get = or_default(at.get);
-    Field::new(at.path, label, help, Control::Check { get, set: at.set })
+    Field::new(at.path, words.into(), Control::Check { get, set: at.set })
 }
 
 /// A drop-down of `options`, (value, label) pairs.
 pub fn menu(
     at: At<String>,
-    label: impl Into<String>,
-    help: &'static str,
+    words: impl Into<Words>,
     options: impl Fn(&ScenarioParams) -> Vec<(String, String)> + Send + Sync + 'static,
 ) -> Field {
     let control = Control::Menu {
@@ -214,18 +194,17 @@ pub fn menu(
         get: or_default(at.get),
         set: at.set,
     };
-    Field::new(at.path, label, help, control)
+    Field::new(at.path, words.into(), control)
 }
 
 /// A drop-down of an enum's values, by their JSON names ("fcfs").
 pub fn choice<T: Serialize + DeserializeOwned + 'static>(
     at: At<T>,
-    label: impl Into<String>,
-    help: &'static str,
+    words: impl Into<Words>,
     options: impl Fn(&ScenarioParams) -> Vec<(String, String)> + Send + Sync + 'static,
 ) -> Field {
     let at = at.map(|value| enum_text(&value), |name: String| enum_parse(&name));
-    menu(at, label, help, options)
+    menu(at, words, options)
 }
 
 /// Menu options from (value, label) pairs.
@@ -242,20 +221,25 @@ fn or_default<T: Default + 'static>(get: Reader<Option<T>>) -> Reader<T> {
 }
 
 impl Field {
-    fn new(path: String, label: impl Into<String>, help: &'static str, control: Control) -> Field {
-        Field {
+    fn new(path: String, words: Words, control: Control) -> Field {
+        let Words {
+            label,
+            unit,
+            help,
+            kind,
+        } = words;
+        let field = Field {
             path,
-            label: label.into(),
-            unit: String::new(),
+            label,
+            unit: unit.to_string(),
             help,
             placeholder: String::new(),
             control,
+        };
+        match kind {
+            Some(kind) => field.reads_as(kind),
+            None => field,
         }
-    }
-
-    fn unit(mut self, unit: &str) -> Field {
-        self.unit = unit.to_string();
-        self
     }
 
     pub fn placeholder(mut self, text: &str) -> Field {
@@ -484,17 +468,16 @@ where
     }
 }
 
-/// A free-text field as a component (the scenario's name, above the panels).
+/// A free-text field of the registry's `input` as a component (the
+/// scenario's name, above the panels).
 #[component]
 pub fn TextField(
     state: AppState,
-    #[prop(into)] path: String,
-    #[prop(into)] label: String,
-    help: &'static str,
+    input: &'static Input,
     get: impl Fn(&ScenarioParams) -> String + Send + Sync + 'static,
     set: impl Fn(&mut ScenarioParams, String) + Send + Sync + 'static,
 ) -> impl IntoView {
-    text(At::new(path, move |p| Some(get(p)), set), label, help).view(state)
+    text(At::new(input.path, move |p| Some(get(p)), set), input).view(state)
 }
 
 /// A "?" button that shows an explanation on hover and focus, for terms

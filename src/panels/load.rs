@@ -13,6 +13,7 @@ use crate::help;
 use crate::panels::at::{At, Item};
 use crate::panels::fields::{Field, fields, menu, number, options};
 use crate::panels::workload::{class_item, shape_rows};
+use crate::registry::inputs;
 use crate::state::{AppState, Notice};
 
 /// The load mode's menu and the boxes its mode has.
@@ -28,7 +29,7 @@ pub fn LoadEditor(state: AppState, index: usize) -> impl IntoView {
             .params
             .with(|p| p.classes.get(index).map_or(NO_THINK.0, think_kind))
     });
-    let mode = menu(mode_at(state, index), "Load", help::LOAD, move |p| {
+    let mode = menu(mode_at(state, index), &inputs::CLASS_LOAD_KIND, move |p| {
         options(&p.classes.get(index).map_or(LOAD_KINDS.to_vec(), load_kinds))
     });
     let boxes = move || {
@@ -77,18 +78,13 @@ fn mode_at(state: AppState, index: usize) -> At<String> {
 fn mode_fields(state: AppState, index: usize, kind: &str) -> Vec<Field> {
     let class = class_item(index);
     match kind {
-        "fixed_count" | "offline" => vec![number(
-            counted_at(&class),
-            "Requests",
-            "requests",
-            help::LOAD_REQUESTS,
-        )],
+        "fixed_count" | "offline" => vec![number(counted_at(&class), &inputs::CLASS_LOAD_REQUESTS)],
         "closed_loop" => {
             let mut rows = vec![
-                number(clients_at(&class), "Clients", "", help::LOAD_CLIENTS),
-                number(total_at(&class), "Requests in all", "", help::LOAD_TOTAL)
+                number(clients_at(&class), &inputs::CLASS_LOAD_CLIENTS),
+                number(total_at(&class), &inputs::CLASS_LOAD_REQUESTS_IN_ALL)
                     .placeholder("until the horizon"),
-                menu(think_kind_at(&class), "Think time", help::THINK, |_| {
+                menu(think_kind_at(&class), &inputs::CLASS_LOAD_THINK_MS, |_| {
                     let mut kinds = vec![NO_THINK];
                     kinds.extend(SHAPE_KINDS);
                     options(&kinds)

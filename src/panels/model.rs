@@ -15,7 +15,7 @@ use crate::help;
 use crate::panels::at::{At, at};
 use crate::panels::fields::{Info, choice, fields, menu, number, text};
 use crate::panels::{LazyDetails, Panel};
-use crate::registry::enum_text;
+use crate::registry::{enum_text, inputs};
 use crate::state::AppState;
 
 const DTYPES: [Dtype; 7] = [
@@ -48,39 +48,21 @@ pub fn ModelPanel(state: AppState) -> impl IntoView {
         )
     };
     let rows = vec![
-        menu(preset, "Preset", help::MODEL, preset_options),
-        text(at!(model.name), "Name", help::MODEL),
-        number(at!(model.params_b), "Parameters", "B", help::PARAMS_B),
-        number(
-            at!(model.active_params_b),
-            "Active parameters (MoE)",
-            "B",
-            help::ACTIVE_PARAMS_B,
-        )
-        .placeholder("dense"),
-        number(at!(model.layers), "Layers", "", help::LAYERS),
-        number(at!(model.q_heads), "Query heads", "", help::Q_HEADS),
-        number(at!(model.kv_heads), "KV heads", "", help::KV_HEADS),
-        number(at!(model.head_dim), "Head dimension", "", help::HEAD_DIM),
-        number(
-            at!(model.kv_latent_dim),
-            "Latent KV dimension (MLA)",
-            "",
-            help::KV_LATENT,
-        )
-        .placeholder("none"),
+        menu(preset, &inputs::MODEL_PRESET, preset_options),
+        text(at!(model.name), &inputs::MODEL_NAME),
+        number(at!(model.params_b), &inputs::MODEL_PARAMS_B),
+        number(at!(model.active_params_b), &inputs::MODEL_ACTIVE_PARAMS_B).placeholder("dense"),
+        number(at!(model.layers), &inputs::MODEL_LAYERS),
+        number(at!(model.q_heads), &inputs::MODEL_Q_HEADS),
+        number(at!(model.kv_heads), &inputs::MODEL_KV_HEADS),
+        number(at!(model.head_dim), &inputs::MODEL_HEAD_DIM),
+        number(at!(model.kv_latent_dim), &inputs::MODEL_KV_LATENT_DIM).placeholder("none"),
         choice(
             at!(model.weight_dtype),
-            "Weight precision",
-            help::DTYPE,
+            &inputs::MODEL_WEIGHT_DTYPE,
             dtype_options,
         ),
-        choice(
-            at!(model.kv_dtype),
-            "KV cache precision",
-            help::DTYPE,
-            dtype_options,
-        ),
+        choice(at!(model.kv_dtype), &inputs::MODEL_KV_DTYPE, dtype_options),
     ];
     let sources = Memo::new(move |_| state.params.with(model_sources));
     let layout_note = move || {
@@ -153,39 +135,25 @@ pub fn HardwarePanel(state: AppState) -> impl IntoView {
         with_custom(named, "Custom accelerator")
     };
     let rows = vec![
-        menu(preset, "Accelerator preset", help::HARDWARE, preset_options),
-        text(at!(hardware.name), "Name", help::HARDWARE),
-        number(at!(hardware.memory_gib), "Memory", "GiB", help::MEMORY_GIB),
+        menu(preset, &inputs::HARDWARE_PRESET, preset_options),
+        text(at!(hardware.name), &inputs::HARDWARE_NAME),
+        number(at!(hardware.memory_gib), &inputs::HARDWARE_MEMORY_GIB),
         number(
             at!(hardware.bandwidth_gb_s),
-            "Memory bandwidth",
-            "GB/s",
-            help::BANDWIDTH,
+            &inputs::HARDWARE_BANDWIDTH_GB_S,
         ),
-        number(
-            at!(hardware.peak_tflops),
-            "Peak compute",
-            "TFLOP/s",
-            help::PEAK_TFLOPS,
-        ),
+        number(at!(hardware.peak_tflops), &inputs::HARDWARE_PEAK_TFLOPS),
         number(
             at!(replica.gpus_per_replica),
-            "GPUs per replica",
-            "",
-            help::GPUS_PER_REPLICA,
+            &inputs::REPLICA_GPUS_PER_REPLICA,
         ),
         number(
             at!(replica.gpu_memory_utilization),
-            "Memory the engine may use",
-            "%",
-            help::GPU_MEMORY_UTILIZATION,
-        )
-        .percent(),
+            &inputs::REPLICA_GPU_MEMORY_UTILIZATION,
+        ),
         number(
             at!(replica.runtime_reserve_gib),
-            "Runtime reserve per GPU",
-            "GiB",
-            help::RUNTIME_RESERVE,
+            &inputs::REPLICA_RUNTIME_RESERVE_GIB,
         )
         .placeholder("as vLLM profiles"),
     ];

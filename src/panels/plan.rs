@@ -13,7 +13,7 @@ use crate::panels::at::{At, Item, at};
 use crate::panels::fields::{Field, check, choice, fields, list, menu, number, options, text};
 use crate::panels::search::{SearchSpace, toggled};
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
-use crate::registry::{enum_parse, enum_text};
+use crate::registry::{Words, enum_parse, enum_text, inputs};
 use crate::state::AppState;
 
 fn pricing_options(inherit: bool) -> Vec<(String, String)> {
@@ -36,42 +36,32 @@ pub fn PricesPanel(state: AppState) -> impl IntoView {
     let rows = vec![
         number(
             at!(plan.pricing.usd_per_gpu_hour),
-            "Price per GPU-hour",
-            "USD",
-            help::PRICE,
+            &inputs::PRICING_USD_PER_GPU_HOUR,
         )
         .placeholder("none (GPU-hours only)"),
         choice(
             at!(plan.pricing.pricing_model),
-            "Pricing model",
-            help::PRICING_MODEL,
+            &inputs::PRICING_PRICING_MODEL,
             |_| pricing_options(false),
         ),
-        text(at!(plan.pricing.price_date), "Price date", help::PRICE_DATE)
+        text(at!(plan.pricing.price_date), &inputs::PRICING_PRICE_DATE)
             .placeholder("e.g. 2025-09-01"),
         text(
             at!(plan.pricing.provider_region),
-            "Provider and region",
-            help::PROVIDER_REGION,
+            &inputs::PRICING_PROVIDER_REGION,
         )
         .placeholder("e.g. cloud, region, instance"),
         number(
             at!(plan.pricing.fixed_usd_per_month),
-            "Fixed costs",
-            "USD/month",
-            help::FIXED_COSTS,
+            &inputs::PRICING_FIXED_USD_PER_MONTH,
         ),
         number(
             at!(plan.reserve.failure_reserve_replicas),
-            "Failure reserve (N+k)",
-            "replicas",
-            help::FAILURE_RESERVE,
+            &inputs::RESERVE_FAILURE_RESERVE_REPLICAS,
         ),
         number(
             at!(plan.reserve.warm_idle_replicas),
-            "Warm idle replicas",
-            "replicas",
-            help::WARM_IDLE,
+            &inputs::RESERVE_WARM_IDLE_REPLICAS,
         ),
     ];
     view! {
@@ -177,7 +167,7 @@ fn bound_fields(index: usize, miss: bool) -> Vec<Field> {
                 }
             },
         );
-        return vec![number(epsilon, "Largest P(miss)", "%", help::P_MISS).percent()];
+        return vec![number(epsilon, &inputs::TARGET_EPSILON)];
     }
     let percentile = target.at(
         "percentile",
@@ -198,14 +188,8 @@ fn bound_fields(index: usize, miss: bool) -> Vec<Field> {
         },
     );
     vec![
-        number(
-            percentile,
-            "Percentile",
-            "%",
-            "Which percentile is bounded: 99 for p99.",
-        )
-        .percent(),
-        number(bound, "At most", "", "The bound on that percentile.").duration(),
+        number(percentile, &inputs::TARGET_PERCENTILE),
+        number(bound, &inputs::TARGET_BOUND_S),
     ]
 }
 
@@ -231,7 +215,7 @@ fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
         |t, name: String| set_class(t, (!name.is_empty()).then_some(name)),
     );
     let rows = vec![
-        menu(metric, "Metric", help::TARGETS, |_| {
+        menu(metric, &inputs::TARGET_METRIC, |_| {
             options(&[
                 ("miss_probability", "P(sojourn > deadline)"),
                 ("sojourn_percentile", "Sojourn percentile"),
@@ -239,16 +223,11 @@ fn TargetEditor(state: AppState, index: usize) -> impl IntoView {
                 ("tpot_percentile", "Time per output token percentile"),
             ])
         }),
-        menu(
-            class,
-            "Applies to",
-            "Every class separately, or one class.",
-            |p| {
-                let mut options = vec![(String::new(), "Every class".to_string())];
-                options.extend(p.classes.iter().map(|c| (c.name.clone(), c.name.clone())));
-                options
-            },
-        ),
+        menu(class, &inputs::TARGET_CLASS, |p| {
+            let mut options = vec![(String::new(), "Every class".to_string())];
+            options.extend(p.classes.iter().map(|c| (c.name.clone(), c.name.clone())));
+            options
+        }),
     ];
     view! {
         <fieldset class="target">
@@ -293,7 +272,7 @@ fn Candidates(state: AppState) -> impl IntoView {
         |p, on| p.plan.candidates = on.then(|| vec![new_candidate(p)]),
     );
     view! {
-        {check(on, "Compare hardware options", help::CANDIDATES).view(state)}
+        {check(on, &inputs::CANDIDATES_ON).view(state)}
         {move || {
             count
                 .get()
@@ -346,13 +325,8 @@ fn CandidateEditor(state: AppState, index: usize) -> impl IntoView {
         |c, name: String| c.pricing_model = enum_parse(&name),
     );
     let rows = vec![
-        text(
-            at!(option, name),
-            "Name",
-            "A name for this option; empty names it after the hardware.",
-        )
-        .placeholder("automatic"),
-        menu(hardware, "Accelerator", help::HARDWARE, |_| {
+        text(at!(option, name), &inputs::CANDIDATE_NAME).placeholder("automatic"),
+        menu(hardware, &inputs::CANDIDATE_HARDWARE_PRESET, |_| {
             let mut options = vec![(String::new(), "The configured hardware".to_string())];
             options.extend(
                 presets::hardware_presets()
@@ -363,18 +337,14 @@ fn CandidateEditor(state: AppState, index: usize) -> impl IntoView {
         }),
         number(
             at!(option, gpus_per_replica),
-            "GPUs per replica",
-            "",
-            help::GPUS_PER_REPLICA,
+            &inputs::CANDIDATE_GPUS_PER_REPLICA,
         ),
         number(
             at!(option, usd_per_gpu_hour),
-            "Price per GPU-hour",
-            "USD",
-            help::PRICE,
+            &inputs::CANDIDATE_USD_PER_GPU_HOUR,
         )
         .placeholder("as in Prices"),
-        menu(pricing, "Pricing model", help::PRICING_MODEL, |_| {
+        menu(pricing, &inputs::CANDIDATE_PRICING_MODEL, |_| {
             pricing_options(true)
         }),
     ];
@@ -436,78 +406,40 @@ fn sensitivity_input(input: SensitivityInput) -> At<bool> {
 pub fn CasesPanel(state: AppState) -> impl IntoView {
     let cell = move |which: &'static str, case: &str, input: SensitivityInput| {
         let label = format!("{case}: {}", input.label());
-        let field = number(multiplier_at(which, input), label, "x", help::MULTIPLIERS);
+        let field = number(
+            multiplier_at(which, input),
+            Words::new(label, "x", help::MULTIPLIERS),
+        );
         view! { <td>{field.view(state)}</td> }
     };
     let advanced = move || {
         let rows = vec![
-            number(
-                at!(plan.replications),
-                "Replications",
-                "seeds",
-                help::REPLICATIONS,
-            ),
-            number(
-                at!(plan.min_replications),
-                "Replications to start with",
-                "seeds",
-                help::MIN_REPLICATIONS,
-            ),
-            number(
-                at!(plan.max_replicas),
-                "Largest fleet searched",
-                "replicas",
-                help::MAX_REPLICAS,
-            ),
-            number(
-                at!(plan.max_busy_fraction),
-                "Highest load",
-                "%",
-                help::MAX_BUSY,
-            )
-            .percent(),
-            choice(
-                at!(plan.decision),
-                "Decide targets by",
-                help::DECISION,
-                |_| {
-                    options(&[
-                        ("mean", "Mean over replications"),
-                        ("upper95", "Upper end of the 95% interval"),
-                    ])
-                },
-            ),
-            number(
-                at!(plan.sensitivity.delta),
-                "Sensitivity step",
-                "%",
-                help::SENSITIVITY,
-            )
-            .percent(),
+            number(at!(plan.replications), &inputs::PLAN_REPLICATIONS),
+            number(at!(plan.min_replications), &inputs::PLAN_MIN_REPLICATIONS),
+            number(at!(plan.max_replicas), &inputs::PLAN_MAX_REPLICAS),
+            number(at!(plan.max_busy_fraction), &inputs::PLAN_MAX_BUSY_FRACTION),
+            choice(at!(plan.decision), &inputs::PLAN_DECISION, |_| {
+                options(&[
+                    ("mean", "Mean over replications"),
+                    ("upper95", "Upper end of the 95% interval"),
+                ])
+            }),
+            number(at!(plan.sensitivity.delta), &inputs::SENSITIVITY_DELTA),
             number(
                 at!(plan.sensitivity.replications),
-                "Sensitivity replications",
-                "seeds",
-                help::REPLICATIONS,
+                &inputs::SENSITIVITY_REPLICATIONS,
             ),
             list(
                 at!(plan.service_curve.load_multipliers),
-                "Service-curve loads",
-                "x base",
-                help::LOAD_MULTIPLIERS,
+                &inputs::SERVICE_CURVE_LOAD_MULTIPLIERS,
             ),
             number(
                 at!(plan.service_curve.headroom_fraction),
-                "Headroom below the knee",
-                "%",
-                help::HEADROOM,
-            )
-            .percent(),
+                &inputs::SERVICE_CURVE_HEADROOM_FRACTION,
+            ),
             number(
                 at!(plan.service_curve.replications),
-                "Service-curve replications",
-                "seeds",
-                help::CURVE_REPLICATIONS,
+                &inputs::SERVICE_CURVE_REPLICATIONS,
             )
             .placeholder("decided like a fleet"),
         ];
@@ -516,8 +448,7 @@ pub fn CasesPanel(state: AppState) -> impl IntoView {
             .map(|input| {
                 check(
                     sensitivity_input(input),
-                    input.label(),
-                    help::SENSITIVITY_INPUTS,
+                    Words::new(input.label(), "", help::SENSITIVITY_INPUTS),
                 )
             })
             .collect();

@@ -34,22 +34,9 @@ use plan::{PlanHeadline, PlanResults};
 pub use table::TableView;
 use verdict::Verdict;
 
-fn figure_help(label: &str) -> Option<&'static str> {
-    Some(match label {
-        "P(miss)" => help::P_MISS,
-        "Goodput" => help::GOODPUT,
-        "Cost per successful request" | "Planned cost per success" => help::COST_PER_SUCCESS,
-        "Utilization" => help::UTILIZATION,
-        "Concurrency" => help::CONCURRENCY,
-        "Planned replicas" => help::FAILURE_RESERVE,
-        "Planned configuration" => help::CONFIGURATION,
-        _ => return None,
-    })
-}
-
 #[component]
 fn FigureCard(figure: Figure) -> impl IntoView {
-    let help_text = figure_help(figure.label);
+    let help_text = figure.topic.help();
     let warning = figure.warning.clone();
     let warn = warning.is_some();
     view! {

@@ -12,7 +12,7 @@ use crate::panels::at::{At, at};
 use crate::panels::fields::{check, counts, fields, limits};
 use crate::panels::serving::{DISCIPLINES, ROUTERS};
 use crate::panels::{FieldMessage, LazyDetails};
-use crate::registry::enum_text;
+use crate::registry::{Words, enum_text, inputs};
 use crate::state::AppState;
 
 /// Reads a dimension's listed values.
@@ -59,7 +59,7 @@ impl<T: Copy + PartialEq + serde::Serialize + Send + Sync + 'static> Dimension<T
         let boxes = self
             .order
             .iter()
-            .map(|(value, label)| check(self.member(*value), *label, help))
+            .map(|(value, label)| check(self.member(*value), Words::new(*label, "", help)))
             .collect();
         view! {
             <div class="grid checks">{fields(state, boxes)}</div>
@@ -108,27 +108,15 @@ const SEARCHED_ROUTERS: Dimension<sojourn_engine::Router> = Dimension {
 pub fn SearchSpace(state: AppState) -> impl IntoView {
     let settings = move || {
         let rows = vec![
-            counts(
-                at!(plan.search.max_num_seqs),
-                "Sequence limits compared",
-                "",
-                help::SEARCH_MAX_NUM_SEQS,
-            )
-            .placeholder("the scenario's own"),
+            counts(at!(plan.search.max_num_seqs), &inputs::SEARCH_MAX_NUM_SEQS)
+                .placeholder("the scenario's own"),
             counts(
                 at!(plan.search.max_num_batched_tokens),
-                "Token budgets compared",
-                "tokens",
-                help::SEARCH_TOKEN_BUDGETS,
+                &inputs::SEARCH_MAX_NUM_BATCHED_TOKENS,
             )
             .placeholder("the scenario's own"),
-            limits(
-                at!(plan.search.max_waiting),
-                "Queue bounds compared",
-                "requests",
-                help::SEARCH_QUEUE_BOUNDS,
-            )
-            .placeholder("the scenario's own"),
+            limits(at!(plan.search.max_waiting), &inputs::SEARCH_MAX_WAITING)
+                .placeholder("the scenario's own"),
         ];
         view! {
             <div class="grid">{fields(state, rows)}</div>

@@ -5,12 +5,11 @@
 use leptos::prelude::*;
 use sojourn_engine::{CudaGraphs, Discipline, OperationsParams, Router, StepTimeParams};
 
-use crate::help;
 use crate::panels::at::{At, at};
 use crate::panels::calibration::FitMeasurements;
 use crate::panels::fields::{choice, fields, menu, number, options};
 use crate::panels::{LazyDetails, Panel};
-use crate::registry::{OPERATIONS, enum_text, step_time_kind, step_time_numbers};
+use crate::registry::{OPERATIONS, Words, enum_text, inputs, step_time_kind, step_time_numbers};
 use crate::state::AppState;
 
 /// The service disciplines in words, in the planner's order.
@@ -39,58 +38,30 @@ fn labelled_options<T: serde::Serialize>(values: &[(T, &str)]) -> Vec<(String, S
 #[component]
 pub fn ServingPanel(state: AppState) -> impl IntoView {
     let rows = vec![
-        number(at!(cluster.replicas), "Replicas", "", help::REPLICAS),
-        choice(at!(cluster.router), "Router", help::ROUTER, |_| {
+        number(at!(cluster.replicas), &inputs::CLUSTER_REPLICAS),
+        choice(at!(cluster.router), &inputs::CLUSTER_ROUTER, |_| {
             labelled_options(&ROUTERS)
         }),
-        number(
-            at!(engine.max_num_seqs),
-            "Max sequences per step",
-            "",
-            help::MAX_NUM_SEQS,
-        ),
+        number(at!(engine.max_num_seqs), &inputs::ENGINE_MAX_NUM_SEQS),
         number(
             at!(engine.max_num_batched_tokens),
-            "Token budget per step",
-            "tokens",
-            help::MAX_BATCHED_TOKENS,
+            &inputs::ENGINE_MAX_NUM_BATCHED_TOKENS,
         ),
         number(
             at!(engine.long_prefill_threshold),
-            "Prefill chunk per request",
-            "tokens",
-            help::CHUNK_THRESHOLD,
+            &inputs::ENGINE_LONG_PREFILL_THRESHOLD,
         ),
-        choice(
-            at!(engine.discipline),
-            "Queue discipline",
-            help::DISCIPLINE,
-            |_| labelled_options(&DISCIPLINES),
-        ),
-        number(
-            at!(engine.max_waiting),
-            "Queue bound per replica",
-            "requests",
-            help::QUEUE_BOUND,
-        )
-        .placeholder("unbounded"),
+        choice(at!(engine.discipline), &inputs::ENGINE_DISCIPLINE, |_| {
+            labelled_options(&DISCIPLINES)
+        }),
+        number(at!(engine.max_waiting), &inputs::ENGINE_MAX_WAITING).placeholder("unbounded"),
     ];
     let advanced = move || {
         let rows = vec![
-            number(
-                at!(engine.block_size),
-                "KV block size",
-                "tokens",
-                help::BLOCK_SIZE,
-            ),
-            number(
-                at!(engine.max_model_len),
-                "Longest sequence",
-                "tokens",
-                help::MAX_MODEL_LEN,
-            )
-            .placeholder("what fits"),
-            choice(at!(engine.schedule), "Schedule", help::SCHEDULE, |_| {
+            number(at!(engine.block_size), &inputs::ENGINE_BLOCK_SIZE),
+            number(at!(engine.max_model_len), &inputs::ENGINE_MAX_MODEL_LEN)
+                .placeholder("what fits"),
+            choice(at!(engine.schedule), &inputs::ENGINE_SCHEDULE, |_| {
                 options(&[
                     ("decode_first", "Decodes first, chunked prefill (vLLM V1)"),
                     ("prefill_first", "Prefills first, whole prompts (vLLM V0)"),
@@ -101,16 +72,10 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                     |on| if on { "on" } else { "off" }.to_string(),
                     |text: String| Some(text == "on"),
                 ),
-                "Prefix caching",
-                help::PREFIX_CACHING,
+                &inputs::ENGINE_PREFIX_CACHING,
                 |_| options(&[("on", "On (vLLM V1)"), ("off", "Off (vLLM V0)")]),
             ),
-            number(
-                at!(step_time_scale),
-                "Step-time calibration",
-                "x",
-                help::STEP_TIME_SCALE,
-            ),
+            number(at!(step_time_scale), &inputs::STEP_TIME_SCALE),
             menu(
                 At::new(
                     "step_time.kind",
@@ -129,8 +94,7 @@ pub fn ServingPanel(state: AppState) -> impl IntoView {
                         }
                     },
                 ),
-                "Step-time model",
-                help::STEP_TIME,
+                &inputs::STEP_TIME_KIND,
                 |p| {
                     let mut choices = vec![
                         ("roofline", "Roofline (from model and hardware)"),
@@ -249,7 +213,7 @@ fn operations_fields(state: AppState) -> impl IntoView {
                     }
                 },
             );
-            number(at, label, unit, help)
+            number(at, Words::new(label, unit, help))
                 .reads_as(reads)
                 .placeholder("accelerator's default")
         })
@@ -272,8 +236,7 @@ fn operations_fields(state: AppState) -> impl IntoView {
                     }
                 },
             ),
-            "CUDA graphs",
-            help::OPS_CUDA_GRAPHS,
+            &inputs::STEP_TIME_CUDA_GRAPHS,
             |p| {
                 let mut choices = vec![
                     ("piecewise", "vLLM V1: steps up to 512 tokens"),
@@ -322,7 +285,7 @@ fn StepTimeFields(state: AppState) -> impl IntoView {
                         }
                     },
                 );
-                number(at, label, unit, help).reads_as(reads)
+                number(at, Words::new(label, unit, help)).reads_as(reads)
             })
             .collect();
         fields(state, rows)
@@ -332,22 +295,14 @@ fn StepTimeFields(state: AppState) -> impl IntoView {
 #[component]
 pub fn SimulationPanel(state: AppState) -> impl IntoView {
     let rows = vec![
-        number(at!(run.horizon_s), "Horizon", "", help::HORIZON).duration(),
-        number(at!(run.seed), "Seed", "", help::SEED),
+        number(at!(run.horizon_s), &inputs::RUN_HORIZON_S),
+        number(at!(run.seed), &inputs::RUN_SEED),
     ];
     let advanced = move || {
         let rows = vec![
-            number(at!(run.warmup_s), "Warm-up", "", help::WARMUP).duration(),
-            number(at!(run.drain_s), "Drain after the horizon", "", help::DRAIN)
-                .duration()
-                .placeholder("longest deadline"),
-            number(
-                at!(run.series_interval_s),
-                "Time-series interval",
-                "",
-                help::SERIES_INTERVAL,
-            )
-            .duration(),
+            number(at!(run.warmup_s), &inputs::RUN_WARMUP_S),
+            number(at!(run.drain_s), &inputs::RUN_DRAIN_S).placeholder("longest deadline"),
+            number(at!(run.series_interval_s), &inputs::RUN_SERIES_INTERVAL_S),
         ];
         view! { <div class="grid">{fields(state, rows)}</div> }
     };

@@ -18,7 +18,7 @@ use crate::panels::at::{Item, at};
 use crate::panels::fields::{Field, check, fields, list, menu, number, options, text};
 use crate::panels::load::LoadEditor;
 use crate::panels::{FieldMessage, LazyDetails, ListEditors, Panel, RemoveButton};
-use crate::registry::{Which, shape_fields, shape_lists};
+use crate::registry::{Which, Words, inputs, shape_fields, shape_lists};
 use crate::state::AppState;
 
 #[component]
@@ -97,19 +97,14 @@ fn ClassEditor(state: AppState, index: usize) -> impl IntoView {
     });
     let class = class_item(index);
     let rows = vec![
-        text(at!(class, name), "Class name", help::CLASS_NAME),
-        number(at!(class, deadline_s), "Deadline (SLA)", "", help::DEADLINE).duration(),
+        text(at!(class, name), &inputs::CLASS_NAME),
+        number(at!(class, deadline_s), &inputs::CLASS_DEADLINE_S),
         number(
             at!(class, prefix_cache_hit),
-            "Prefix cache hit",
-            "%",
-            help::PREFIX_CACHE,
-        )
-        .percent(),
-        number(at!(class, priority), "Priority", "", help::PRIORITY),
-        number(at!(class, timeout_s), "Client timeout", "", help::TIMEOUT)
-            .duration()
-            .placeholder("none"),
+            &inputs::CLASS_PREFIX_CACHE_HIT,
+        ),
+        number(at!(class, priority), &inputs::CLASS_PRIORITY),
+        number(at!(class, timeout_s), &inputs::CLASS_TIMEOUT_S).placeholder("none"),
     ];
     view! {
         <details class="class-editor" open=true>
@@ -149,9 +144,7 @@ fn rate_field(index: usize) -> Field {
     let class = class_item(index);
     number(
         at!(class, batches_per_hour),
-        "Batch arrivals",
-        "batches/h",
-        help::BATCHES_PER_HOUR,
+        &inputs::CLASS_BATCHES_PER_HOUR,
     )
 }
 
@@ -177,7 +170,7 @@ pub(crate) fn shape_rows(
             move |d| shape_get(&d.shape, field),
             move |d, v| shape_set(&mut d.shape, field, v),
         );
-        number(at, label, unit, help)
+        number(at, Words::new(label, unit, help))
     });
     let lists = shape_lists(shape)
         .iter()
@@ -191,7 +184,7 @@ pub(crate) fn shape_rows(
                     }
                 },
             );
-            list(at, label, if in_unit { unit } else { "" }, help)
+            list(at, Words::new(label, if in_unit { unit } else { "" }, help))
         });
     numbers.chain(lists).collect()
 }
@@ -263,16 +256,8 @@ fn DistEditor(state: AppState, index: usize, which: Which) -> impl IntoView {
         |d| Some(shape_kind(&d.shape).to_string()),
         |d, kind: String| d.shape = convert_shape(&d.shape, &kind),
     );
-    let family = menu(family, "Distribution", which.help(), |_| {
-        options(&SHAPE_KINDS)
-    });
-    let cap = number(
-        at!(item, max),
-        "Cap (max)",
-        which.unit(),
-        "Draws above this become this. Empty: no cap.",
-    )
-    .placeholder("none");
+    let family = menu(family, which.family_words(), |_| options(&SHAPE_KINDS));
+    let cap = number(at!(item, max), which.cap_words()).placeholder("none");
     view! {
         <fieldset class="dist">
             <legend>{label}</legend>
@@ -295,7 +280,7 @@ fn LengthsEditor(state: AppState, index: usize) -> impl IntoView {
         |c| Some(lengths_kind(c).to_string()),
         |c, kind: String| set_lengths_kind(c, &kind),
     );
-    let choice = menu(choice, "Lengths", help::LENGTHS, |_| {
+    let choice = menu(choice, &inputs::CLASS_LENGTHS_KIND, |_| {
         options(&LENGTHS_KINDS)
     });
     let rho = move || {
@@ -312,7 +297,7 @@ fn LengthsEditor(state: AppState, index: usize) -> impl IntoView {
                     }
                 },
             );
-            number(at, "Correlation (rho)", "", help::LENGTHS_RHO).view(state)
+            number(at, &inputs::CLASS_LENGTHS_RHO).view(state)
         })
     };
     let note = move || match kind.get() {
@@ -447,7 +432,7 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
                             }
                         },
                     );
-                    number(at, format!("{hour:02}h"), "", help::TIME_OF_DAY)
+                    number(at, Words::new(format!("{hour:02}h"), "", help::TIME_OF_DAY))
                 })
                 .collect();
             fields(state, rows)
@@ -465,7 +450,7 @@ fn TimeOfDay(state: AppState, index: usize) -> impl IntoView {
         |c| Some(c.time_of_day.is_some()),
         |c, on| c.time_of_day = on.then(|| vec![1.0; 24]),
     );
-    let toggle = check(toggle, "Vary the rate by hour of day", help::TIME_OF_DAY);
+    let toggle = check(toggle, &inputs::CLASS_TIME_OF_DAY_ON);
     view! {
         <fieldset class="dist">
             <legend>"Time of day"</legend>

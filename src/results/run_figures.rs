@@ -6,7 +6,7 @@
 
 use sojourn_engine::{CheckMetric, MISSING, RunSummary};
 
-use super::{Figure, per_success};
+use super::{Figure, Topic, per_success};
 use crate::format::{
     format_count, format_number, format_percent, format_percent_interval, format_percent_whole,
     format_usd,
@@ -29,6 +29,7 @@ pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
     };
     vec![
         Figure {
+            topic: Topic::MissProbability,
             label: "P(miss), all classes",
             value: format_percent(overall.p_miss),
             detail: format!(
@@ -38,6 +39,7 @@ pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
             warning: None,
         },
         Figure {
+            topic: Topic::Goodput,
             label: "Goodput",
             value: format!("{} req/h", format_number(overall.goodput_per_h, 4)),
             detail: format!(
@@ -48,12 +50,14 @@ pub fn run_figures(run: &RunSummary) -> Vec<Figure> {
             warning: None,
         },
         Figure {
+            topic: Topic::CostPerSuccess,
             label: "Cost per successful request",
             value: per_success(units),
             detail: cost_detail,
             warning: None,
         },
         Figure {
+            topic: Topic::Utilization,
             label: "Utilization",
             value: format_percent_whole(report.utilization),
             detail: format!(
@@ -103,6 +107,7 @@ fn concurrency_figure(run: &RunSummary) -> Figure {
     };
     let saturation = report.load.decode_concurrency;
     Figure {
+        topic: Topic::Concurrency,
         label: "Concurrency",
         value: if mean.is_finite() {
             format_number(mean, 3)

@@ -4,11 +4,10 @@
 //! download carries.
 
 use leptos::prelude::*;
-use sojourn_engine::{ScenarioParams, same_but_prices};
+use sojourn_engine::ScenarioParams;
 
 use super::{AppState, PlanStatus, RunStatus};
 use crate::browser;
-use crate::job::PlanDispatch;
 use crate::link;
 use crate::provenance::Provenance;
 
@@ -17,17 +16,13 @@ impl AppState {
     /// alone, with that job's single run complete: then its results are
     /// re-costed rather than simulated again.
     pub fn can_recost(&self) -> bool {
-        let Some(previous) = self.job_params.get_value() else {
-            return false;
-        };
-        self.single_run_done.get_value()
-            && self.blocked_reason().is_none()
-            && self
-                .results
-                .with_untracked(|r| r.as_ref().is_some_and(|r| r.params == previous))
+        let ran = self
+            .jobs
+            .with_value(|jobs| jobs.job_params().is_some() && jobs.single_run_done());
+        ran && self.blocked_reason().is_none()
             && self
                 .params
-                .with_untracked(|p| same_but_prices(p, &previous))
+                .with_untracked(|p| self.jobs.with_value(|jobs| jobs.can_recost(p)))
     }
 
     /// What the results on the page are for, when "Done." alone would
@@ -70,18 +65,6 @@ impl AppState {
             _ => None,
         }
         .map(str::to_string)
-    }
-
-    /// Copies the engine's count of the plan's own simulations to the page.
-    pub(super) fn count_plan_simulations(self) {
-        let count = self
-            .planner
-            .with_value(|planner| planner.as_ref().map(PlanDispatch::simulated));
-        if let Some(count) = count
-            && self.plan_simulated.with_untracked(|c| *c != count)
-        {
-            self.plan_simulated.set(count);
-        }
     }
 
     /// Where a download comes from: the scenario of the results shown (the

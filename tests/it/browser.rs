@@ -185,3 +185,53 @@ async fn a_missing_worker_is_reported_not_a_blank_page() {
         .await;
     assert!(container.find("h1").is_some(), "the page is still there");
 }
+
+/// Issue 41: every box the page draws, the advanced ones opened too, has
+/// a label and an explanation (the registry's words, or its tables').
+#[wasm_bindgen_test]
+async fn every_box_on_the_page_has_a_label_and_an_explanation() {
+    let container = Container::new();
+    let _mounted = mount_to(container.0.clone(), App);
+    let labels = |c: &Container| {
+        let found =
+            c.0.query_selector_all("label[for^='f-']")
+                .expect("a valid selector");
+        (0..found.length())
+            .filter_map(|idx| found.item(idx))
+            .filter_map(|node| node.dyn_into::<Element>().ok())
+            .collect::<Vec<_>>()
+    };
+    container
+        .wait_until("the form is drawn", |c| !labels(c).is_empty())
+        .await;
+    let closed = labels(&container).len();
+    // The advanced sections build their boxes when first opened.
+    let details = container
+        .0
+        .query_selector_all("details")
+        .expect("a valid selector");
+    for details in (0..details.length()).filter_map(|idx| details.item(idx)) {
+        if let Ok(details) = details.dyn_into::<web_sys::HtmlDetailsElement>() {
+            details.set_open(true);
+        }
+    }
+    container
+        .wait_until("the advanced boxes are drawn", |c| {
+            labels(c).len() > closed + 10
+        })
+        .await;
+    for label in labels(&container) {
+        let name = label.text_content().unwrap_or_default();
+        let control = label.get_attribute("for").unwrap_or_default();
+        assert!(!name.trim().is_empty(), "the box {control} has no label");
+        let help = label
+            .parent_element()
+            .and_then(|frame| frame.query_selector("[role='tooltip']").ok().flatten())
+            .and_then(|tip| tip.text_content())
+            .unwrap_or_default();
+        assert!(
+            !help.trim().is_empty(),
+            "the box {name:?} ({control}) has no explanation"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! The worker's messages survive their trip through JSON, non-finite
 //! numbers included, so the page shows exactly what the worker computed;
 //! and a plan run by the page's pool of workers is the engine's plan,
-//! whatever the number of workers and the order their answers arrive in.
+//! whatever the number of workers and the order their answers arrive in;
+//! the page's jobs as a state machine (`job/controller.rs`).
 
 use sojourn_app::job::{
     Case, JobRequest, PlanDispatch, PlanNext, Stage, WorkerMessage, plan_options, recost,
@@ -11,6 +12,8 @@ use sojourn_engine::{
     Discipline, DistParams, PlanOptions, PlanResult, RunOptions, RunParams, RunSummary, Scenario,
     ScenarioParams, SensitivityInput, plan, simulate,
 };
+
+mod controller;
 
 fn small_params() -> ScenarioParams {
     let mut params = ScenarioParams {

@@ -211,24 +211,6 @@ fn bless_current_format() {
     std::fs::write(path, text + "\n").expect("writable");
 }
 
-#[test]
-fn an_imported_file_with_a_wrong_type_names_the_field() {
-    use sojourn_app::panels::toolbar::import_scenario;
-    let error = import_scenario(r#"{"engine": {"max_num_seqs": "256"}}"#).unwrap_err();
-    assert!(
-        error.contains("Serving engine, max sequences per step: invalid type"),
-        "{error}"
-    );
-    let error = import_scenario(
-        r#"{"classes": [{"name": "api", "input_tokens": {"kind": "constant", "value": 9, "median": 5}}]}"#,
-    )
-    .unwrap_err();
-    assert!(
-        error.contains("Class 1, input (prompt) tokens, median: unknown field"),
-        "{error}"
-    );
-}
-
 /// A scenario whose JSON is over the link limit: r17 of the review, prompt
 /// lengths from a 700,000-value trace (4.49 MB of JSON).
 fn trace_scenario() -> ScenarioParams {

@@ -4,6 +4,7 @@
 //!   modules the page is built on: `link` (share links), `job` (worker
 //!   messages), `results` (figures and the engine's tables of a real run),
 //!   `charts`, `examples` (the shipped scenarios the page offers, its guide),
+//!   `import` (the files a user opens), `registry` (the inputs' words),
 //!   `form` and `format` (input boxes; the number formats and CSV
 //!   are the engine's, tested there).
 //! - In headless Chromium (`cargo test -p sojourn-app --target
@@ -43,8 +44,12 @@ mod form;
 #[cfg(not(target_arch = "wasm32"))]
 mod format;
 #[cfg(not(target_arch = "wasm32"))]
+mod import;
+#[cfg(not(target_arch = "wasm32"))]
 mod job;
 #[cfg(not(target_arch = "wasm32"))]
 mod link;
+#[cfg(not(target_arch = "wasm32"))]
+mod registry;
 #[cfg(not(target_arch = "wasm32"))]
 mod results;

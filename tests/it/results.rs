@@ -59,6 +59,21 @@ fn the_cost_breakdown_adds_up_to_the_total() {
     );
 }
 
+/// Issue 41: a figure's explanation is found by its topic, not its label;
+/// when the P(miss) figure's label became "P(miss), all classes", a lookup
+/// by label lost its explanation without a sound.
+#[test]
+fn every_headline_figure_of_a_run_explains_itself_whatever_its_label() {
+    let result = run(Some(3.0));
+    for figure in run_figures(&result) {
+        assert!(
+            figure.topic.help().is_some_and(|help| !help.is_empty()),
+            "{} has no explanation",
+            figure.label
+        );
+    }
+}
+
 #[test]
 fn headline_figures_name_the_fleet_and_its_cost_basis_and_measure_load_as_simulated() {
     let result = run(Some(3.0));

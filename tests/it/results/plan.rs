@@ -70,6 +70,13 @@ fn the_plan_names_its_configuration_and_what_the_search_did() {
         decision_summary(&once)
     );
     let figures = plan_figures(result);
+    for figure in &figures {
+        assert!(
+            figure.topic.help().is_some(),
+            "{} has no explanation",
+            figure.label
+        );
+    }
     assert_eq!(figures[0].label, "Planned configuration");
     assert_eq!(figures[0].value, chosen.name);
     // The interval is the cost per success's; the monthly cost is the
