@@ -18,9 +18,7 @@ use sojourn_engine::ScenarioParams;
 use sojourn_engine::calibration::{BENCHMARK_EVALUATIONS, points_table};
 
 use crate::browser;
-/// Reading measurements, where `fuzz/` names it (it lives in
-/// `form/measurements.rs`).
-pub use crate::form::{Next, Prepared, fit_record, prepare};
+use crate::form::{Next, Prepared, fit_record, prepare};
 use crate::job::{JobRequest, WorkerMessage};
 use crate::panels::results::TableView;
 use crate::state::AppState;

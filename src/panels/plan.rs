@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use sojourn_engine::presets;
 use sojourn_engine::{
-    CandidateParams, PricingModel, ScenarioParams, SensitivityInput, TargetParams,
+    CandidateParams, DEFAULT_EPSILON, PricingModel, ScenarioParams, SensitivityInput, TargetParams,
 };
 
 use crate::form::hardware_preset_id;
@@ -86,7 +86,7 @@ pub fn TargetsPanel(state: AppState) -> impl IntoView {
                         .targets
                         .push(TargetParams::MissProbability {
                             class: None,
-                            epsilon: 0.01,
+                            epsilon: DEFAULT_EPSILON,
                         })
                 }
                 add_label="Add target"
@@ -128,7 +128,7 @@ fn with_metric(target: &TargetParams, metric: &str) -> TargetParams {
         },
         _ => TargetParams::MissProbability {
             class,
-            epsilon: 0.01,
+            epsilon: DEFAULT_EPSILON,
         },
     }
 }

@@ -8,8 +8,7 @@ use leptos::task::spawn_local;
 use sojourn_engine::ScenarioParams;
 
 use crate::browser;
-/// The importers, where `fuzz/` names them (they live in `form/import.rs`).
-pub use crate::form::{import_scenario, import_trace};
+use crate::form::{import_scenario, import_trace};
 use crate::job::Stage;
 use crate::link;
 use crate::state::{AppState, Notice, RunStatus};

@@ -27,7 +27,7 @@ pub(super) fn trace(input: &Input, ctx: &mut Ctx) {
         scenario(ScenarioParams { classes, ..base }, ctx);
     } else {
         ctx.at("import_trace");
-        let params = match sojourn_app::panels::toolbar::import_trace(&base, &input.text) {
+        let params = match sojourn_app::form::import_trace(&base, &input.text) {
             Ok((params, _)) => params,
             Err(e) => return ctx.refused(Stage::NotRead, e),
         };
@@ -108,13 +108,11 @@ pub(super) fn calibration(input: &Input, ctx: &mut Ctx) {
         }
         _ => {
             ctx.at("calibration::prepare (page)");
-            match sojourn_app::panels::calibration::prepare(&base, &input.text) {
-                Ok(sojourn_app::panels::calibration::Next::Show(prepared)) => {
-                    prepared.apply(&mut base)
-                }
+            match sojourn_app::form::prepare(&base, &input.text) {
+                Ok(sojourn_app::form::Next::Show(prepared)) => prepared.apply(&mut base),
                 // Benchmark points (the page's worker fits them) are the
                 // branch above.
-                Ok(sojourn_app::panels::calibration::Next::FitInWorker(_)) => return,
+                Ok(sojourn_app::form::Next::FitInWorker(_)) => return,
                 Err(e) => return ctx.refused(Stage::Checked, e),
             }
         }
